@@ -1,0 +1,82 @@
+// Command volsched schedules work on volatile resources: it analyzes
+// availability models, runs the simulators and experiment campaigns that
+// reproduce the papers' tables, and (later) drives real runtimes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// usageError marks errors caused by how the command was called (bad flag
+// values, missing arguments); they exit with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// rootCmd is the volsched command; subcommands add themselves in init
+// functions of their own files.
+var rootCmd = &cobra.Command{
+	Use:   "volsched",
+	Short: "Scheduling on volatile resources: analysis, simulation and reproduction of the papers",
+	Long: `volsched schedules work on volatile resources: desktop grids, volunteer
+computing, clusters whose machines fail, get reclaimed by their owners and
+come back.
+
+It implements five research papers (docs/papers.md): the Markov analysis and
+on-line heuristics for iterative master-worker applications with independent
+or tightly-coupled tasks, redundant task allocation, and decentralized
+scheduling on a tree overlay. Every reproduced table is printed next to the
+published numbers, with its seed and parameters.
+
+Machine-readable output (JSON, CSV) goes to standard output or files; logs
+and progress go to standard error.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := rootCmd.ExecuteContext(ctx)
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "volsched: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+func init() {
+	rootCmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
+	})
+}
+
+// isFlagError recognizes cobra's own argument errors (unknown command,
+// wrong number of arguments), which are not wrapped.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "requires at most"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
