@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as the volsched command: runCLI
+// re-executes it with VOLSCHED_RUN_MAIN=1, so every invocation gets fresh
+// flags, a real exit status and real stdout/stderr.
+func TestMain(m *testing.M) {
+	if os.Getenv("VOLSCHED_RUN_MAIN") == "1" {
+		os.Args = append([]string{"volsched"}, strings.Fields(os.Getenv("VOLSCHED_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runCLI runs `volsched args...` with the given standard input and returns
+// its standard output, standard error and exit status. Arguments must not
+// contain spaces.
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+strings.Join(args, " "))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestHelpListsSubcommands(t *testing.T) {
+	out, _, code := runCLI(t, "", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, sub := range []string{"analyze", "reproduce"} {
+		if !strings.Contains(out, sub) {
+			t.Errorf("--help does not list %q", sub)
+		}
+	}
+	for _, sub := range []string{"analyze", "reproduce"} {
+		out, _, code := runCLI(t, "", sub, "--help")
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%s --help: exit %d, output %q", sub, code, out)
+		}
+	}
+}
+
+func TestUnknownCommandExits2(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "no-such-command")
+	if code != 2 || !strings.Contains(errOut, "no-such-command") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
