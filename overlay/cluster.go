@@ -1,0 +1,144 @@
+package overlay
+
+import (
+	"math"
+	"sync"
+)
+
+// metric is a policy's sum and distance of sampled functions of type C,
+// with the per-attribute ranges Δ of the summary being clustered fixed.
+type metric[C any] interface {
+	dist(a, b *C) float64
+	sum(a, b *C) C
+}
+
+// nnWork is the scratch space of agglomerate, pooled so that aggregation
+// does not allocate in steady state.
+type nnWork struct {
+	nn  []int32
+	nd  []float64
+	bad []bool
+}
+
+var nnPool = sync.Pool{New: func() any { return new(nnWork) }}
+
+// agglomerate clusters z in place down to k sampled functions by
+// agglomerative hierarchical clustering (Fig. 3): repeatedly replace the
+// closest pair by its sum. It returns z[:k] (or z when len(z) <= k).
+//
+// The closest pair is found with nearest-neighbour lists: every sampled
+// function keeps its nearest neighbour and the distance to it (n²/2
+// distance evaluations to start); after a merge only the merged function's
+// row and the rows of the functions whose nearest neighbour was one of the
+// merged pair are recomputed. Each merge then costs O(n) plus O(n) per
+// invalidated row, instead of the O(n²) of a naive scan. Ties are broken by
+// the lowest index, so the result is deterministic.
+func agglomerate[C any, M metric[C]](z []C, k int, m M) []C {
+	n := len(z)
+	if k < 1 {
+		k = 1
+	}
+	if n <= k {
+		return z
+	}
+	w := nnPool.Get().(*nnWork)
+	defer nnPool.Put(w)
+	if cap(w.nn) < n {
+		w.nn, w.nd, w.bad = make([]int32, n), make([]float64, n), make([]bool, n)
+	}
+	nn, nd, bad := w.nn[:n], w.nd[:n], w.bad[:n]
+	for i := range nd {
+		nd[i], nn[i], bad[i] = math.Inf(1), -1, false
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			d := m.dist(&z[i], &z[j])
+			if d < nd[i] {
+				nd[i], nn[i] = d, int32(j)
+			}
+			if d < nd[j] {
+				nd[j], nn[j] = d, int32(i)
+			}
+		}
+	}
+	row := func(x, n int) {
+		nd[x], nn[x] = math.Inf(1), -1
+		for y := 0; y < n; y++ {
+			if y == x {
+				continue
+			}
+			if d := m.dist(&z[x], &z[y]); d < nd[x] {
+				nd[x], nn[x] = d, int32(y)
+			}
+		}
+	}
+	for n > k {
+		i := 0
+		for x := 1; x < n; x++ {
+			if nd[x] < nd[i] {
+				i = x
+			}
+		}
+		j := int(nn[i])
+		z[i] = m.sum(&z[i], &z[j])
+		for x := 0; x < n; x++ {
+			bad[x] = nn[x] == int32(i) || nn[x] == int32(j)
+		}
+		last := n - 1
+		if j != last {
+			z[j], nn[j], nd[j], bad[j] = z[last], nn[last], nd[last], bad[last]
+			for x := 0; x < last; x++ {
+				if nn[x] == int32(last) {
+					nn[x] = int32(j)
+				}
+			}
+			if i == last {
+				i = j
+			}
+		}
+		n--
+		bad[i] = false
+		// Row of the merged function; it may become others' neighbour.
+		nd[i], nn[i] = math.Inf(1), -1
+		for y := 0; y < n; y++ {
+			if y == i {
+				continue
+			}
+			d := m.dist(&z[i], &z[y])
+			if d < nd[i] {
+				nd[i], nn[i] = d, int32(y)
+			}
+			if !bad[y] && d < nd[y] {
+				nd[y], nn[y] = d, int32(i)
+			}
+		}
+		for x := 0; x < n; x++ {
+			if bad[x] {
+				bad[x] = false
+				row(x, n)
+			}
+		}
+	}
+	var zero C
+	for x := n; x < len(z); x++ {
+		z[x] = zero
+	}
+	return z[:n]
+}
+
+// span returns max-min, or 0.
+func span(lo, hi float64) float64 {
+	if hi > lo {
+		return hi - lo
+	}
+	return 0
+}
+
+// inv returns 1/x, or 0 when x is 0 (an attribute without spread adds no
+// distance).
+func inv(x float64) float64 {
+	if x > 0 {
+		return 1 / x
+	}
+	return 0
+}

@@ -1,0 +1,50 @@
+// Package overlay implements the decentralized scheduling model of seed 004
+// (Celaya & Arronategui): execution, submission and routing roles on a
+// balanced binary tree, availability summaries aggregated by agglomerative
+// clustering under a size limit SF_max, stateless forwarding of task
+// requests, and the three policies IBP (idle/busy), MMP (makespan
+// minimization, FCFS queues) and DP (deadlines, EDF queues).
+//
+// # One core, several drivers
+//
+// Every role is a deterministic state machine with no clock, network or
+// randomness of its own, in the style of etcd's raft library:
+//
+//   - a Router (routing role, an internal vertex of the tree) consumes a Msg
+//     with Router.Step(policy, now, msg, out) and appends the messages it
+//     wants sent to out;
+//   - a Leaf (execution role, a leaf of the tree) does the same with
+//     Leaf.Step, and wraps an Exec (the local scheduler of the policy:
+//     IBPExec, MMPExec or DPExec);
+//   - the submission role is just a leaf address that sends a KindRequest
+//     message to the father of its leaf (see NewRequest) and receives
+//     KindReturn (tasks the tree could not place) and KindDone (finished
+//     tasks) messages.
+//
+// Time is the argument now (seconds, any origin, non-decreasing per role).
+// A role that wants to be woken later says so through its Wake method
+// (Router.Wake: a pending, bandwidth-delayed update; Leaf.Wake: the next
+// task completion); the driver then calls Step with a KindTick message at
+// that time. Messages are values; the Summary they carry is immutable and
+// may be shared by any number of routers and messages.
+//
+// # How a driver uses it
+//
+//	t := overlay.NewTree(n)                 // n leaves, ordered by address
+//	routers := make([]overlay.Router, t.Vertices())
+//	for v := range routers { routers[v] = t.Router(overlay.Addr(v)) } // internal vertices only
+//	leaves: overlay.Leaf{Self: t.Leaf(i), Father: t.Father(t.Leaf(i)), Exec: ...}
+//	out = leaf.Step(p, now, overlay.Msg{Kind: overlay.KindTick}, out) // first summary goes up
+//	deliver each out message to msg.To (a router or a leaf) after the
+//	network delay of your choice, calling Step there; repeat.
+//
+// Tree is plain data (a balanced binary tree built by splitting the sorted
+// leaves in halves); a real deployment would replace it by a self-balancing
+// peer-to-peer tree overlay such as VBI-Tree (see docs/overlay.md).
+//
+// # Aggregation experiment
+//
+// Accuracy (accuracy.go) reproduces §7.1 of the paper: random node states
+// aggregated recursively up a balanced tree, and the fraction of the nodes'
+// availability the final summary still represents.
+package overlay

@@ -1,0 +1,216 @@
+package overlay
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// IBPCluster is a sampled function of the IBP policy (§6.1.1): V idle
+// nodes, each with at least Mem MB of memory and Disk MB of disk.
+type IBPCluster struct {
+	Mem, Disk float64
+	V         int
+}
+
+// IBPSummary is an IBP availability summary. A busy node reports nil.
+type IBPSummary []IBPCluster
+
+func (s IBPSummary) Nodes() int {
+	n := 0
+	for _, c := range s {
+		n += c.V
+	}
+	return n
+}
+func (s IBPSummary) Len() int   { return len(s) }
+func (s IBPSummary) Bytes() int { return 12 * len(s) } // float32 M, D; uint32 v
+
+// IBP is the idle/busy policy: one task per idle node with enough memory
+// and disk; conservative sum (min, min, v1+v2); forwarding of Fig. 5, best
+// fit first.
+type IBP struct {
+	SFMax int // maximum summary size (>= 1)
+}
+
+// NewIBP validates sfmax.
+func NewIBP(sfmax int) (*IBP, error) {
+	if sfmax < 1 {
+		return nil, fmt.Errorf("ibp: sfmax %d, want >= 1", sfmax)
+	}
+	return &IBP{SFMax: sfmax}, nil
+}
+
+func (*IBP) Name() string { return "ibp" }
+
+func asIBP(s Summary) IBPSummary {
+	if s == nil {
+		return nil
+	}
+	return s.(IBPSummary)
+}
+
+// sumIBP is the conservative sum of two IBP sampled functions.
+func sumIBP(a, b *IBPCluster) IBPCluster {
+	return IBPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V}
+}
+
+// ibpMetric: the distance of two sampled functions is the availability
+// their sum loses, per attribute normalized by the summary's range:
+// Σ_attr (v_a(a−h) + v_b(b−h))/Δ_attr, h = sum(a, b).
+type ibpMetric struct{ im, id float64 }
+
+func (m ibpMetric) sum(a, b *IBPCluster) IBPCluster { return sumIBP(a, b) }
+func (m ibpMetric) dist(a, b *IBPCluster) float64 {
+	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
+	va, vb := float64(a.V), float64(b.V)
+	return (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
+}
+
+func (p *IBP) Aggregate(x, y Summary) Summary {
+	xs, ys := asIBP(x), asIBP(y)
+	if len(xs)+len(ys) == 0 {
+		return nil
+	}
+	z := make(IBPSummary, 0, len(xs)+len(ys))
+	z = append(append(z, xs...), ys...)
+	if len(z) <= p.SFMax {
+		return z
+	}
+	lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, c := range z {
+		lm, hm = min(lm, c.Mem), max(hm, c.Mem)
+		ld, hd = min(ld, c.Disk), max(hd, c.Disk)
+	}
+	return IBPSummary(agglomerate(z, p.SFMax, ibpMetric{inv(span(lm, hm)), inv(span(ld, hd))}))
+}
+
+func (*IBP) Equal(x, y Summary) bool { return slices.Equal(asIBP(x), asIBP(y)) }
+
+func (*IBP) MaxQueue(Summary) float64 { return math.Inf(-1) }
+
+// AF is the availability function of a sampled function: the number of
+// tasks of app its nodes can take.
+func (c *IBPCluster) AF(app App) int {
+	if c.Mem >= app.Mem && c.Disk >= app.Disk {
+		return c.V
+	}
+	return 0
+}
+
+// Admits is the number of tasks of app a summary says its nodes can take.
+func (s IBPSummary) Admits(app App) int {
+	n := 0
+	for i := range s {
+		n += s[i].AF(app)
+	}
+	return n
+}
+
+type candidate struct {
+	key   float64
+	left  bool
+	index int
+	n     int
+}
+
+// Forward is Fig. 5: the sampled functions of the children the request did
+// not come from that can run a task, closest to the requirements first
+// (Σ (attr − req)/Δ_attr over the candidates), take one task per node; the
+// rest goes to the father.
+func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
+	var cand []candidate
+	lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	add := func(s IBPSummary, left bool) {
+		for i := range s {
+			if k := s[i].AF(req.App); k > 0 {
+				cand = append(cand, candidate{left: left, index: i, n: k})
+				lm, hm = min(lm, s[i].Mem), max(hm, s[i].Mem)
+				ld, hd = min(ld, s[i].Disk), max(hd, s[i].Disk)
+			}
+		}
+	}
+	ls, rs := asIBP(f.LeftInfo), asIBP(f.RightInfo)
+	if req.Src != f.Left {
+		add(ls, true)
+	}
+	if req.Src != f.Right {
+		add(rs, false)
+	}
+	im, id := inv(span(lm, hm)), inv(span(ld, hd))
+	for i := range cand {
+		c := &rs[cand[i].index]
+		if cand[i].left {
+			c = &ls[cand[i].index]
+		}
+		cand[i].key = (c.Mem-req.App.Mem)*im + (c.Disk-req.App.Disk)*id
+	}
+	return distribute(cand, req.N)
+}
+
+// distribute takes tasks from the sorted candidates in order.
+func distribute(cand []candidate, n int) Split {
+	slices.SortStableFunc(cand, func(a, b candidate) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	var s Split
+	for _, c := range cand {
+		if n == 0 {
+			break
+		}
+		k := min(c.n, n)
+		n -= k
+		if c.left {
+			s.Left += k
+		} else {
+			s.Right += k
+		}
+	}
+	s.Father = n
+	return s
+}
+
+// IBPExec is an IBP execution node: idle or running one task.
+type IBPExec struct {
+	Mem, Disk, Power float64 // MB, MB, MFLOPS
+	busy             bool
+	end              float64
+	app              uint64
+	sub              Addr
+}
+
+func (e *IBPExec) Summary(float64) Summary {
+	if e.busy {
+		return nil
+	}
+	return IBPSummary{{Mem: e.Mem, Disk: e.Disk, V: 1}}
+}
+
+func (e *IBPExec) Accept(now float64, app App, n int, sub Addr) int {
+	if e.busy || n < 1 || e.Mem < app.Mem || e.Disk < app.Disk {
+		return 0
+	}
+	e.busy, e.end, e.app, e.sub = true, now+app.Length/e.Power, app.ID, sub
+	return 1
+}
+
+func (e *IBPExec) Advance(now float64, done []Request) []Request {
+	if e.busy && e.end <= now {
+		e.busy = false
+		done = append(done, Request{App: App{ID: e.app}, Submitter: e.sub, Src: NoAddr, N: 1})
+	}
+	return done
+}
+
+func (e *IBPExec) Wake() float64 {
+	if e.busy {
+		return e.end
+	}
+	return math.Inf(1)
+}

@@ -1,0 +1,65 @@
+package overlay
+
+import "math"
+
+// Exec is the local scheduler of an execution node (§3.2): it says what the
+// node can take (its summary, one sampled function or none), accepts
+// tasks and runs them. Implementations: *IBPExec, *MMPExec, *DPExec.
+type Exec interface {
+	// Summary is the node's availability at time now.
+	Summary(now float64) Summary
+	// Accept offers n tasks of app, submitted from sub, at time now, and
+	// returns how many the local policy admits (0..n).
+	Accept(now float64, app App, n int, sub Addr) int
+	// Advance runs the node up to now and appends the tasks finished by
+	// then (grouped per application).
+	Advance(now float64, done []Request) []Request
+	// Wake is the time of the next task completion, or +Inf.
+	Wake() float64
+}
+
+// Leaf is the execution role at a leaf of the tree. Tasks are started and
+// finished by its Exec; the Leaf turns that into messages.
+type Leaf struct {
+	Self, Father Addr
+	Exec         Exec
+	sent         Summary
+	started      bool
+	done         []Request // scratch
+}
+
+// Wake returns when the leaf wants a KindTick (next task completion).
+func (l *Leaf) Wake() float64 {
+	if l.Exec == nil {
+		return math.Inf(1)
+	}
+	return l.Exec.Wake()
+}
+
+// Step consumes one message at time now and appends the messages to send:
+// KindReturn for refused tasks, KindDone for finished ones, KindUpdate to
+// the father when the node's summary changed. A KindTick at start-up sends
+// the first summary.
+func (l *Leaf) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
+	l.done = l.Exec.Advance(now, l.done[:0])
+	for _, d := range l.done {
+		out = append(out, Msg{Kind: KindDone, From: l.Self, To: d.Submitter, Req: d})
+	}
+	if m.Kind == KindRequest && m.Req.N > 0 {
+		k := l.Exec.Accept(now, m.Req.App, m.Req.N, m.Req.Submitter)
+		if rest := m.Req.N - k; rest > 0 {
+			r := m.Req
+			r.N, r.Src = rest, l.Self
+			out = append(out, Msg{Kind: KindReturn, From: l.Self, To: r.Submitter, Req: r})
+		}
+	}
+	s := l.Exec.Summary(now)
+	if !l.started || !c.Policy.Equal(s, l.sent) {
+		l.started = true
+		l.sent = s
+		if l.Father != NoAddr {
+			out = append(out, Msg{Kind: KindUpdate, From: l.Self, To: l.Father, Sum: s})
+		}
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package overlay
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// MMPCluster is a sampled function of the MMP policy (§6.2.1): V nodes with
+// at least Mem MB, Disk MB and Power MFLOPS, whose queues all end by Q.
+type MMPCluster struct {
+	Mem, Disk, Power, Q float64
+	V                   int
+}
+
+// MMPSummary is an MMP availability summary.
+type MMPSummary []MMPCluster
+
+func (s MMPSummary) Nodes() int {
+	n := 0
+	for _, c := range s {
+		n += c.V
+	}
+	return n
+}
+func (s MMPSummary) Len() int   { return len(s) }
+func (s MMPSummary) Bytes() int { return 24 * len(s) } // float32 M, D, s; float64 Q; uint32 v
+
+// MMP is the makespan minimization policy: FCFS queues, AF = ⌊(q −
+// Q)·s/a⌋ under the memory and disk constraints, conservative sum (min,
+// min, min, max Q), forwarding by the binary search of Fig. 6.
+type MMP struct {
+	SFMax int
+	Beta  float64 // β of Fig. 6 (paper: 0.5)
+}
+
+// NewMMP validates sfmax and beta.
+func NewMMP(sfmax int, beta float64) (*MMP, error) {
+	if sfmax < 1 {
+		return nil, fmt.Errorf("mmp: sfmax %d, want >= 1", sfmax)
+	}
+	if !(beta > 0) || math.IsInf(beta, 0) {
+		return nil, fmt.Errorf("mmp: beta %g, want a finite number > 0", beta)
+	}
+	return &MMP{SFMax: sfmax, Beta: beta}, nil
+}
+
+func (*MMP) Name() string { return "mmp" }
+
+func asMMP(s Summary) MMPSummary {
+	if s == nil {
+		return nil
+	}
+	return s.(MMPSummary)
+}
+
+func sumMMP(a, b *MMPCluster) MMPCluster {
+	return MMPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), Power: min(a.Power, b.Power),
+		Q: max(a.Q, b.Q), V: a.V + b.V}
+}
+
+// mmpMetric: availability lost by the sum in each attribute, normalized by
+// the range (for Q, the loss is the increase of the queue end).
+type mmpMetric struct{ im, id, ip, iq float64 }
+
+func (m mmpMetric) sum(a, b *MMPCluster) MMPCluster { return sumMMP(a, b) }
+func (m mmpMetric) dist(a, b *MMPCluster) float64 {
+	va, vb := float64(a.V), float64(b.V)
+	hm, hd, hp, hq := min(a.Mem, b.Mem), min(a.Disk, b.Disk), min(a.Power, b.Power), max(a.Q, b.Q)
+	return (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id +
+		(va*(a.Power-hp)+vb*(b.Power-hp))*m.ip + (va*(hq-a.Q)+vb*(hq-b.Q))*m.iq
+}
+
+func (p *MMP) Aggregate(x, y Summary) Summary {
+	xs, ys := asMMP(x), asMMP(y)
+	if len(xs)+len(ys) == 0 {
+		return nil
+	}
+	z := make(MMPSummary, 0, len(xs)+len(ys))
+	z = append(append(z, xs...), ys...)
+	if len(z) <= p.SFMax {
+		return z
+	}
+	inf := math.Inf(1)
+	lo := [4]float64{inf, inf, inf, inf}
+	hi := [4]float64{-inf, -inf, -inf, -inf}
+	for _, c := range z {
+		for i, v := range [4]float64{c.Mem, c.Disk, c.Power, c.Q} {
+			lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
+		}
+	}
+	m := mmpMetric{inv(span(lo[0], hi[0])), inv(span(lo[1], hi[1])), inv(span(lo[2], hi[2])), inv(span(lo[3], hi[3]))}
+	return MMPSummary(agglomerate(z, p.SFMax, m))
+}
+
+func (*MMP) Equal(x, y Summary) bool { return slices.Equal(asMMP(x), asMMP(y)) }
+
+func (*MMP) MaxQueue(s Summary) float64 {
+	q := math.Inf(-1)
+	for _, c := range asMMP(s) {
+		q = max(q, c.Q)
+	}
+	return q
+}
+
+// AF is the number of tasks of app the nodes of c can queue so that they
+// finish by q, at time now (a queue end in the past means an empty queue).
+func (c *MMPCluster) AF(app App, q, now float64) int {
+	if c.Mem < app.Mem || c.Disk < app.Disk {
+		return 0
+	}
+	t := (q - max(c.Q, now)) * c.Power / app.Length
+	if !(t >= 1) {
+		return 0
+	}
+	if t > 1<<40 {
+		t = 1 << 40
+	}
+	return c.V * int(math.Floor(t))
+}
+
+// Admits is the number of tasks of app that s can finish by q.
+func (s MMPSummary) Admits(app App, q, now float64) int {
+	n := 0
+	for i := range s {
+		n += s[i].AF(app, q, now)
+		if n > 1<<50 {
+			break
+		}
+	}
+	return n
+}
+
+// Makespan is the binary search of Fig. 6: the earliest queue end q at
+// which the union of the summaries admits n tasks of app, or +Inf if no
+// node can run them.
+func Makespan(app App, n int, now float64, ss ...MMPSummary) float64 {
+	af := func(q float64) int {
+		k := 0
+		for _, s := range ss {
+			k += s.Admits(app, q, now)
+		}
+		return k
+	}
+	fits := false
+	for _, s := range ss {
+		for i := range s {
+			fits = fits || (s[i].Mem >= app.Mem && s[i].Disk >= app.Disk && s[i].Power > 0)
+		}
+	}
+	if !fits || n <= 0 {
+		if n <= 0 {
+			return now
+		}
+		return math.Inf(1)
+	}
+	lo, hi := now, now+1
+	for af(hi) < n {
+		lo, hi = hi, now+2*(hi-now)
+	}
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if af(mid) >= n {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// Forward is Fig. 6: find the makespan q of the request on this branch; if
+// this is not the root, the request did not come from the father and
+// q − now exceeds β times the longest makespan of the tree, send it up;
+// otherwise the left child takes what it can finish by q and the right
+// child the rest.
+func (p *MMP) Forward(f *Fork, req Request, now float64) Split {
+	ls, rs := asMMP(f.LeftInfo), asMMP(f.RightInfo)
+	q := Makespan(req.App, req.N, now, ls, rs)
+	if math.IsInf(q, 1) {
+		return Split{Father: req.N}
+	}
+	maxQ := max(f.Bound, p.MaxQueue(ls), p.MaxQueue(rs), now)
+	if f.Father != NoAddr && req.Src != f.Father && q-now > p.Beta*(maxQ-now) {
+		return Split{Father: req.N}
+	}
+	nl := min(ls.Admits(req.App, q, now), req.N)
+	return Split{Left: nl, Right: req.N - nl}
+}
+
+// mmpRun is a run of consecutive tasks of one application in a FCFS queue.
+type mmpRun struct {
+	app        uint64
+	sub        Addr
+	n, done    int
+	start, dur float64
+}
+
+// MMPExec is an MMP execution node: a FCFS queue that accepts every task
+// whose memory and disk requirements it meets.
+type MMPExec struct {
+	Mem, Disk, Power float64
+	Q                float64 // queue end time
+	runs             []mmpRun
+}
+
+func (e *MMPExec) Summary(float64) Summary {
+	return MMPSummary{{Mem: e.Mem, Disk: e.Disk, Power: e.Power, Q: e.Q, V: 1}}
+}
+
+func (e *MMPExec) Accept(now float64, app App, n int, sub Addr) int {
+	if n < 1 || e.Mem < app.Mem || e.Disk < app.Disk {
+		return 0
+	}
+	start := max(e.Q, now)
+	dur := app.Length / e.Power
+	e.runs = append(e.runs, mmpRun{app: app.ID, sub: sub, n: n, start: start, dur: dur})
+	e.Q = start + float64(n)*dur
+	return n
+}
+
+func (e *MMPExec) Advance(now float64, done []Request) []Request {
+	k := 0
+	for i := range e.runs {
+		r := &e.runs[i]
+		fin := min(r.n, int(math.Floor((now-r.start)/r.dur+1e-9)))
+		if fin > r.done {
+			done = append(done, Request{App: App{ID: r.app}, Submitter: r.sub, Src: NoAddr, N: fin - r.done})
+			r.done = fin
+		}
+		if r.done < r.n {
+			e.runs[k] = *r
+			k++
+		}
+	}
+	clear(e.runs[k:])
+	e.runs = e.runs[:k]
+	return done
+}
+
+func (e *MMPExec) Wake() float64 {
+	if len(e.runs) == 0 {
+		return math.Inf(1)
+	}
+	r := e.runs[0]
+	return r.start + float64(r.done+1)*r.dur
+}

@@ -1,0 +1,188 @@
+package overlay
+
+import "math"
+
+// Summary is an availability summary: a set of sampled functions, each
+// covering v execution nodes (§4.2). Summaries are immutable once built:
+// routers, leaves and messages share them freely. A nil Summary is the
+// empty summary (no available node, e.g. a busy IBP node).
+type Summary interface {
+	// Nodes is the number of nodes covered (the sum of v).
+	Nodes() int
+	// Len is the number of sampled functions.
+	Len() int
+	// Bytes is the size of the summary on the wire, used for the bandwidth
+	// limit of update messages.
+	Bytes() int
+}
+
+// Split is the result of one forwarding step (Figs. 5, 6): how many of the
+// request's tasks go to the left child, the right child and the father.
+// Left+Right+Father equals the request's N.
+type Split struct{ Left, Right, Father int }
+
+// Fork is what a routing node knows when it forwards: its links, the
+// summaries its children reported and, for MMP, the maximum queue end time
+// outside its branch that its father reported.
+type Fork struct {
+	Self, Father, Left, Right Addr
+	LeftInfo, RightInfo       Summary
+	Bound                     float64 // MMP: max queue end outside the branch (-Inf if unknown)
+}
+
+// Policy is a scheduling policy (§6): its summaries' sum and distance (used
+// by Aggregate, Fig. 3), its availability function and its forwarding
+// algorithm. Implementations: *IBP, *MMP, *DP. A Policy is read-only and
+// may be shared by any number of goroutines.
+type Policy interface {
+	Name() string
+	// Aggregate returns the summary of the union of x and y, clustered down
+	// to SF_max sampled functions (Fig. 3). x and y are not modified.
+	Aggregate(x, y Summary) Summary
+	// Equal says whether two summaries carry the same information (an
+	// update is only sent up when the summary changed, §4.3).
+	Equal(x, y Summary) bool
+	// Forward splits a request (Figs. 5, 6). It never returns more tasks
+	// for a child than that child's summary admits.
+	Forward(f *Fork, req Request, now float64) Split
+	// MaxQueue returns the largest queue end time in s (MMP), or -Inf for
+	// policies that do not propagate queue bounds.
+	MaxQueue(s Summary) float64
+}
+
+// Config is shared by all routers of one overlay.
+type Config struct {
+	Policy Policy
+	// Bandwidth limits update messages on each link, in bytes per second
+	// (§4.3): after sending an update of b bytes a router waits b/Bandwidth
+	// seconds before the next one, grouping the changes that arrive
+	// meanwhile. 0 means unlimited.
+	Bandwidth float64
+}
+
+// Router is the routing role of one internal vertex. Its zero value is not
+// usable: build it with Tree.Router. It holds about 150 bytes plus the
+// summaries it points to (shared with the children that sent them).
+type Router struct {
+	Fork
+	agg      Summary // aggregate of LeftInfo and RightInfo
+	sent     Summary // last summary sent to the father
+	nextSend float64 // earliest time of the next update (bandwidth)
+	pending  bool    // agg differs from sent and waits for nextSend
+	boundL   float64 // last bound sent to the left child (MMP)
+	boundR   float64 // last bound sent to the right child (MMP)
+	started  bool
+}
+
+func (r *Router) init() {
+	if !r.started {
+		r.started = true
+		r.Bound, r.boundL, r.boundR = math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	}
+}
+
+// Summary returns the current aggregated summary of the router's branch.
+func (r *Router) Summary() Summary { return r.agg }
+
+// Wake returns when the router wants a KindTick (a grouped update waiting
+// for the bandwidth limit), or +Inf.
+func (r *Router) Wake() float64 {
+	if r.pending {
+		return r.nextSend
+	}
+	return math.Inf(1)
+}
+
+// Step consumes one message at time now and appends the messages to send.
+func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
+	r.init()
+	p := c.Policy
+	switch m.Kind {
+	case KindUpdate:
+		switch m.From {
+		case r.Left:
+			r.LeftInfo = m.Sum
+		case r.Right:
+			r.RightInfo = m.Sum
+		default:
+			return out // not a child: ignore (stale link)
+		}
+		r.agg = p.Aggregate(r.LeftInfo, r.RightInfo)
+		if !p.Equal(r.agg, r.sent) {
+			r.pending = true
+		}
+		out = r.flush(c, now, out)
+		out = r.bounds(p, out)
+	case KindBound:
+		if m.From == r.Father {
+			r.Bound = m.Bound
+			out = r.bounds(p, out)
+		}
+	case KindTick:
+		out = r.flush(c, now, out)
+	case KindRequest:
+		req := m.Req
+		if req.N <= 0 {
+			return out
+		}
+		s := p.Forward(&r.Fork, req, now)
+		fwd := req
+		fwd.Src = r.Self
+		if s.Left > 0 {
+			fwd.N = s.Left
+			out = append(out, Msg{Kind: KindRequest, From: r.Self, To: r.Left, Req: fwd})
+		}
+		if s.Right > 0 {
+			fwd.N = s.Right
+			out = append(out, Msg{Kind: KindRequest, From: r.Self, To: r.Right, Req: fwd})
+		}
+		if s.Father > 0 {
+			fwd.N = s.Father
+			if r.Father == NoAddr || req.Src == r.Father {
+				// At the root, or tasks the father sent down that this
+				// branch cannot take after all (stale information): back
+				// to the submitter, which treats them as a failed search.
+				out = append(out, Msg{Kind: KindReturn, From: r.Self, To: req.Submitter, Req: fwd})
+			} else {
+				out = append(out, Msg{Kind: KindRequest, From: r.Self, To: r.Father, Req: fwd})
+			}
+		}
+	}
+	return out
+}
+
+func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
+	if !r.pending || now < r.nextSend {
+		return out
+	}
+	r.pending = false
+	r.sent = r.agg
+	if r.Father == NoAddr {
+		return out
+	}
+	if c.Bandwidth > 0 {
+		b := 16
+		if r.agg != nil {
+			b += r.agg.Bytes()
+		}
+		r.nextSend = now + float64(b)/c.Bandwidth
+	}
+	return append(out, Msg{Kind: KindUpdate, From: r.Self, To: r.Father, Sum: r.agg})
+}
+
+// bounds sends each child the maximum queue end outside its branch (MMP).
+func (r *Router) bounds(p Policy, out []Msg) []Msg {
+	ql, qr := p.MaxQueue(r.LeftInfo), p.MaxQueue(r.RightInfo)
+	if math.IsInf(ql, -1) && math.IsInf(qr, -1) && math.IsInf(r.Bound, -1) {
+		return out
+	}
+	if b := max(r.Bound, qr); b != r.boundL {
+		r.boundL = b
+		out = append(out, Msg{Kind: KindBound, From: r.Self, To: r.Left, Bound: b})
+	}
+	if b := max(r.Bound, ql); b != r.boundR {
+		r.boundR = b
+		out = append(out, Msg{Kind: KindBound, From: r.Self, To: r.Right, Bound: b})
+	}
+	return out
+}
