@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/volsched/volsched/experiment"
+)
+
+// expCmd is `volsched exp`, the parent of the campaign commands
+// (`exp independent`, `exp coupled`, ...) and of `exp merge`. Campaign
+// commands attach themselves in init functions of their own files:
+//
+//	func init() { expCmd.AddCommand(myCmd) }
+var expCmd = &cobra.Command{
+	Use:   "exp",
+	Short: "Run experiment campaigns (resumable, shardable) and merge shards",
+	Long: `exp runs the papers' simulation campaigns. Every campaign command takes
+
+  --out DIR       where the campaign writes manifest.json and its results,
+                  one JSON line per finished unit, as it goes
+  --seed S        the campaign seed: the same seed gives the same numbers
+  --workers K     worker goroutines (default: one per CPU); results do not
+                  depend on K
+  --shard i/n     run only shard i of n (1 ≤ i ≤ n; unit u belongs to shard
+                  (u mod n)+1), e.g. as a Slurm array job:
+                  --array=1-8 and --shard ${SLURM_ARRAY_TASK_ID}/8
+
+An interrupted run (Ctrl-C, SIGTERM, a crash) resumes where it stopped when
+the same command is run again with the same --out. Shards run in separate
+directories, possibly on separate machines; 'volsched exp merge' combines
+them and writes the same summary an unsharded run would.`,
+}
+
+// summarizer computes and writes the summary of a complete campaign
+// directory of its kind (summary.json, CSV, SVG files in dir; the
+// human-readable tables to w).
+type summarizer func(ctx context.Context, dir string, w io.Writer) error
+
+var summarizers = map[string]summarizer{}
+
+// registerSummarizer makes `volsched exp merge` (and runCampaign) call fn
+// on a merged directory whose manifest has this kind. Call it from an init
+// function of the file that defines the campaign.
+func registerSummarizer(kind string, fn func(ctx context.Context, dir string, w io.Writer) error) {
+	if _, dup := summarizers[kind]; dup {
+		panic(fmt.Sprintf("registerSummarizer: kind %q registered twice", kind)) // programming error, at init
+	}
+	summarizers[kind] = fn
+}
+
+// summarize runs the summarizer registered for kind on dir.
+func summarize(ctx context.Context, kind, dir string, w io.Writer) error {
+	fn, ok := summarizers[kind]
+	if !ok {
+		kinds := make([]string, 0, len(summarizers))
+		for k := range summarizers {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		return fmt.Errorf("no summary for campaigns of kind %q (known kinds: %s)", kind, strings.Join(kinds, ", "))
+	}
+	if err := fn(ctx, dir, w); err != nil {
+		return fmt.Errorf("summary of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// campaignFlags are the flags every campaign command shares. Add them with
+// addCampaignFlags; the kind-specific flags (--scenarios, --trials, ...)
+// are the command's own.
+type campaignFlags struct {
+	Seed    uint64
+	Workers int
+	Shard   string
+	Out     string
+}
+
+func addCampaignFlags(cmd *cobra.Command, f *campaignFlags) {
+	cmd.Flags().Uint64Var(&f.Seed, "seed", 1, "campaign seed: the same seed gives the same numbers")
+	cmd.Flags().IntVar(&f.Workers, "workers", 0, "worker goroutines (0: one per CPU); results do not depend on it")
+	cmd.Flags().StringVar(&f.Shard, "shard", "1/1", "run only shard i of n (1 ≤ i ≤ n), e.g. --shard ${SLURM_ARRAY_TASK_ID}/8")
+	cmd.Flags().StringVar(&f.Out, "out", "", "campaign directory (required): manifest, results as they finish, summary")
+}
+
+// campaign is what runCampaign needs to run one: Kind and Units of the
+// manifest, and Params, the kind-specific parameters that determine the
+// results (any JSON-encodable value; compared on resume and merge).
+type campaign[R any] struct {
+	Kind   string
+	Units  int
+	Params any
+	Work   func(ctx context.Context, unit int) (R, error)
+}
+
+// runCampaign validates the shared flags, runs c in f.Out (resuming what is
+// there), and, when the shard is the whole campaign (1/1) and every unit is
+// done, calls the summarizer registered for c.Kind with w. A sharded run
+// only says how to merge. Usage errors exit 2; an interruption returns an
+// error that says how to resume.
+func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, stderr io.Writer) error {
+	if f.Out == "" {
+		return usagef("--out is required: the directory where the campaign writes its results")
+	}
+	if f.Workers < 0 {
+		return usagef("--workers %d: want ≥ 1, or 0 for one per CPU", f.Workers)
+	}
+	shard, err := experiment.ParseShard("--shard", f.Shard)
+	if err != nil {
+		return usageError{err}
+	}
+	params, err := experiment.CanonicalJSON(c.Params)
+	if err != nil {
+		return fmt.Errorf("campaign %s parameters: %w", c.Kind, err)
+	}
+	m := experiment.Manifest{Kind: c.Kind, Seed: f.Seed, Units: c.Units, Params: params, Shard: shard}
+	if err := experiment.Run(ctx, f.Out, m, f.Workers, c.Work, experiment.NewProgress(c.Kind+" "+shard.String())); err != nil {
+		return err
+	}
+	if shard != experiment.Whole {
+		fmt.Fprintf(stderr, "shard %s of campaign %s done in %s; when every shard is done: volsched exp merge --out MERGED %s ...\n",
+			shard, c.Kind, f.Out, f.Out)
+		return nil
+	}
+	return summarize(ctx, c.Kind, f.Out, w)
+}
+
+func init() {
+	var out string
+	merge := &cobra.Command{
+		Use:   "merge --out DIR SHARD_DIR...",
+		Short: "Combine the shard directories of one campaign and write its summary",
+		Long: `merge checks that the shard directories belong to one campaign (same kind,
+seed, units and parameters), that a unit found in several of them has the
+same result everywhere, and writes into --out (which must not exist or be
+empty) a manifest and one results file, exactly as an unsharded run would
+have left them. It then computes the campaign's summary there.
+
+If units are missing, the merged directory is still written (running the
+campaign with --shard 1/1 --out DIR computes just the missing ones) and
+merge exits non-zero listing them.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if out == "" {
+				return usagef("--out is required: the directory for the merged campaign")
+			}
+			m, err := experiment.Merge(out, dirs)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shard directories of campaign %s (seed %d, %d units) into %s\n",
+				len(dirs), m.Kind, m.Seed, m.Units, out)
+			return summarize(cmd.Context(), m.Kind, out, cmd.OutOrStdout())
+		},
+	}
+	merge.Flags().StringVar(&out, "out", "", "directory for the merged campaign (must not exist or be empty)")
+	expCmd.AddCommand(merge)
+	rootCmd.AddCommand(expCmd)
+}

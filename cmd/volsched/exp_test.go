@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/stream"
+)
+
+// A campaign kind that exists only in the test binary ("exptest"), to test
+// runCampaign and `exp merge` end to end through the real CLI.
+func init() {
+	var f campaignFlags
+	var units int
+	cmd := &cobra.Command{
+		Use:    "exptest",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCampaign(cmd.Context(), f, campaign[float64]{
+				Kind:   "exptest",
+				Units:  units,
+				Params: map[string]int{"units": units},
+				Work: func(ctx context.Context, u int) (float64, error) {
+					return stream.New(f.Seed, uint64(u)).Float64(), nil
+				},
+			}, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	addCampaignFlags(cmd, &f)
+	cmd.Flags().IntVar(&units, "units", 10, "units")
+	expCmd.AddCommand(cmd)
+	registerSummarizer("exptest", func(ctx context.Context, dir string, w io.Writer) error {
+		_, rs, err := experiment.LoadComplete[float64](dir)
+		if err != nil {
+			return err
+		}
+		sum := 0.0
+		for _, r := range rs { // in unit order: the same sum whatever the shards
+			sum += r
+		}
+		_, err = fmt.Fprintf(w, "exptest sum %.17g over %d units\n", sum, len(rs))
+		return err
+	})
+}
+
+func TestExpShardsAndMerge(t *testing.T) {
+	tmp := t.TempDir()
+	whole := filepath.Join(tmp, "whole")
+	out, errOut, code := runCLI(t, "", "exp", "exptest", "--units", "11", "--seed", "5", "--workers", "3", "--out", whole)
+	if code != 0 || !strings.Contains(out, "over 11 units") {
+		t.Fatalf("unsharded run: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var dirs []string
+	for i := 1; i <= 3; i++ {
+		d := filepath.Join(tmp, fmt.Sprintf("s%d", i))
+		o, e, c := runCLI(t, "", "exp", "exptest", "--units", "11", "--seed", "5", "--shard", fmt.Sprintf("%d/3", i), "--out", d)
+		if c != 0 || o != "" || !strings.Contains(e, "exp merge") {
+			t.Fatalf("shard %d/3: exit %d, stdout %q, stderr %q", i, c, o, e)
+		}
+		dirs = append(dirs, d)
+	}
+	merged := filepath.Join(tmp, "merged")
+	mout, merr, code := runCLI(t, "", append([]string{"exp", "merge", "--out", merged}, dirs...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d, stderr %q", code, merr)
+	}
+	if mout != out {
+		t.Errorf("merged summary %q differs from the unsharded one %q", mout, out)
+	}
+
+	// A shard of another seed cannot be merged in.
+	other := filepath.Join(tmp, "other")
+	if _, e, c := runCLI(t, "", "exp", "exptest", "--units", "11", "--seed", "6", "--shard", "1/3", "--out", other); c != 0 {
+		t.Fatalf("seed 6 shard: exit %d: %s", c, e)
+	}
+	_, merr, code = runCLI(t, "", "exp", "merge", "--out", filepath.Join(tmp, "bad"), dirs[1], other)
+	if code != 1 || !strings.Contains(merr, "seed differs") {
+		t.Errorf("merge of mismatched seeds: exit %d, stderr %q", code, merr)
+	}
+	// Missing shards: written, but exit 1 naming the missing units.
+	_, merr, code = runCLI(t, "", "exp", "merge", "--out", filepath.Join(tmp, "part"), dirs[0])
+	if code != 1 || !strings.Contains(merr, "7 of 11 units missing") {
+		t.Errorf("partial merge: exit %d, stderr %q", code, merr)
+	}
+}
+
+func TestExpUsageErrors(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exp", "exptest", "--out", tmp, "--shard", "0/4"}, `--shard "0/4"`},
+		{[]string{"exp", "exptest", "--out", tmp, "--shard", "3"}, `--shard "3"`},
+		{[]string{"exp", "exptest", "--out", tmp, "--workers", "-1"}, "--workers -1"},
+		{[]string{"exp", "exptest"}, "--out is required"},
+		{[]string{"exp", "merge", tmp}, "--out is required"},
+		{[]string{"exp", "merge", "--out", filepath.Join(tmp, "m")}, "requires at least 1 arg"},
+	} {
+		_, e, code := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, e, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("usage errors left files in the output directory: %v", entries)
+	}
+}
