@@ -1,0 +1,386 @@
+package coupled
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/stream"
+)
+
+// pattern is an availability given slot by slot, one string per processor
+// ('u', 'r', 'd'); past the end the last state repeats.
+type pattern []string
+
+func (pt pattern) States(t int, s []availability.State) {
+	for q, row := range pt {
+		c := row[min(t, len(row)-1)]
+		switch c {
+		case 'u':
+			s[q] = availability.Up
+		case 'r':
+			s[q] = availability.Reclaimed
+		default:
+			s[q] = availability.Down
+		}
+	}
+}
+
+func chainOf(uu, ur, ru, rr, du float64) availability.Chain {
+	return availability.Chain{P: [3][3]float64{
+		{uu, ur, 1 - uu - ur},
+		{ru, rr, 1 - ru - rr},
+		{du, 0.5 * (1 - du), 0.5 * (1 - du)},
+	}}
+}
+
+func evaluator(t *testing.T, chains []availability.Chain, plat Platform, m int) *Evaluator {
+	t.Helper()
+	tab, err := analytic.NewTable(chains, analytic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEvaluator(tab, plat, m, analytic.Published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestFigure1 replays the example of §III.C / Figure 1: m = 5, p = 5,
+// w_i = i, n_com = 2, T_prog = 2, T_data = 1, two tasks on P2 and P3, one
+// on P4, configuration selected at time 1. The availability pattern is the
+// one the text determines (P1, P5 not UP at time 1; P3 RECLAIMED after
+// receiving the program; P2 RECLAIMED at 10–11; P3 RECLAIMED at 12), with
+// communications served in enrolment order (docs/model-002.md).
+func TestFigure1(t *testing.T) {
+	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
+	app := Application{M: 5, Iterations: 1}
+	av := pattern{
+		"rdddddddddddddddd",
+		"ruuuuuuuuurruuuuu",
+		"ruuuruuuuuuuruuuu",
+		"ruuuuuuuuuuuuuuuu",
+		"rrrrrrrrrrrrrrrrr",
+	}
+	chains := make([]availability.Chain, 5)
+	for i := range chains {
+		chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+	}
+	e := evaluator(t, chains, plat, 5)
+	fig := Heuristic{Name: "figure1", fixed: func(s *Snapshot) (Config, bool) {
+		if !s.Up[1] || !s.Up[2] || !s.Up[3] {
+			return Config{}, false
+		}
+		return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
+	}}
+	res, err := Simulate(context.Background(), e, app, fig, av, nil, Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Makespan != 16 || res.Iterations != 1 || res.Failed {
+		t.Fatalf("makespan %d iterations %d failed %v, want 16, 1, false", res.Makespan, res.Iterations, res.Failed)
+	}
+	// P2, P3, P4 receive in enrolment order; P4 waits for a channel during
+	// slots 1–3; compute 7–9, suspended 10–12 (P2 then P3 RECLAIMED), resumed
+	// 13–15; the next iteration could begin at time 16.
+	want := []string{
+		"----------------",
+		"-PPDDIICCCIIICCC",
+		"-PPDIDICCCIIICCC",
+		"-IIIPPDCCCIIICCC",
+		"----------------",
+	}
+	for q := range 5 {
+		var b strings.Builder
+		for _, s := range res.Trace {
+			b.WriteByte(byte(s.Act[q]))
+		}
+		if got := b.String(); got != want[q] {
+			t.Errorf("P%d: got %s, want %s", q+1, got, want[q])
+		}
+	}
+	it, mk, err := Check(plat, app, res.Trace, CheckOptions{Passive: true})
+	if err != nil || it != 1 || mk != 16 {
+		t.Fatalf("check: %d iterations, makespan %d, err %v; want 1, 16, nil", it, mk, err)
+	}
+
+	// A DOWN at time 14 loses the computation and restarts communications.
+	av2 := append(pattern(nil), av...)
+	av2[3] = "ruuuuuuuuuuuuudddd"
+	av2[0] = "rdddddddddddddduuuuuu"
+	res2, err := Simulate(context.Background(), e, app, Heuristic{Name: "fig", fixed: func(s *Snapshot) (Config, bool) {
+		var up []int
+		for q, u := range s.Up {
+			if u {
+				up = append(up, q)
+			}
+		}
+		if len(up) < 3 {
+			return Config{}, false
+		}
+		x := make([]int, 5)
+		x[up[0]], x[up[1]], x[up[2]] = 2, 2, 1
+		return Config{X: x, Order: up[:3]}, true
+	}}, av2, nil, Options{Trace: true, Cap: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Configs < 2 || res2.Makespan <= 16 {
+		t.Fatalf("after a DOWN at 14: %d configurations, makespan %d; want a restart", res2.Configs, res2.Makespan)
+	}
+	if _, _, err := Check(plat, app, res2.Trace, CheckOptions{Passive: true}); err != nil {
+		t.Fatalf("check after DOWN: %v", err)
+	}
+}
+
+// TestCheckRejects mutates a valid trace and expects the checker to object.
+func TestCheckRejects(t *testing.T) {
+	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
+	app := Application{M: 5, Iterations: 1}
+	base := func() []Slot {
+		av := pattern{"rd", "ruuuuuuuuurruuuuu", "ruuuruuuuuuuruuuu", "ru", "r"}
+		chains := make([]availability.Chain, 5)
+		for i := range chains {
+			chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+		}
+		e := evaluator(t, chains, plat, 5)
+		res, err := Simulate(context.Background(), e, app, Heuristic{Name: "f", fixed: func(s *Snapshot) (Config, bool) {
+			if !s.Up[1] {
+				return Config{}, false
+			}
+			return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
+		}}, av, nil, Options{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Trace
+	}
+	cases := map[string]func(tr []Slot){
+		"three communications": func(tr []Slot) { tr[1].Act[3] = RecvProg },
+		"compute while reclaimed": func(tr []Slot) {
+			tr[10].Act[1], tr[10].Act[2], tr[10].Act[3] = Compute, Compute, Compute
+		},
+		"partial compute":       func(tr []Slot) { tr[7].Act[1] = Idle },
+		"data before program":   func(tr []Slot) { tr[1].Act[1] = RecvData },
+		"early completion":      func(tr []Slot) { tr[14].Completed = true },
+		"act without enrolment": func(tr []Slot) { tr[3].Act[4] = RecvProg },
+		"wrong task count":      func(tr []Slot) { tr[5].X = []int{0, 2, 2, 2, 0} },
+	}
+	if _, _, err := Check(plat, app, base(), CheckOptions{}); err != nil {
+		t.Fatalf("valid trace rejected: %v", err)
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			tr := base()
+			mutate(tr)
+			if _, _, err := Check(plat, app, tr, CheckOptions{}); err == nil {
+				t.Fatal("checker accepted an invalid trace")
+			}
+		})
+	}
+}
+
+func TestHeuristicsList(t *testing.T) {
+	hs := Heuristics()
+	if len(hs) != 17 {
+		t.Fatalf("%d heuristics, want 17", len(hs))
+	}
+	seen := map[string]bool{}
+	for _, h := range hs {
+		if seen[h.Name] {
+			t.Fatalf("duplicate %s", h.Name)
+		}
+		seen[h.Name] = true
+		got, err := HeuristicByName(strings.ToLower(h.Name))
+		if err != nil || got.Name != h.Name {
+			t.Fatalf("HeuristicByName(%s) = %v, %v", h.Name, got.Name, err)
+		}
+	}
+	for _, n := range []string{"Y-IE", "P-IE", "E-IAY", "IE", "RANDOM", "P-IP"} {
+		if !seen[n] {
+			t.Errorf("missing %s", n)
+		}
+	}
+	if _, err := HeuristicByName("Z-IE"); err == nil || !strings.Contains(err.Error(), "Z-IE") {
+		t.Fatalf("unknown name: err %v", err)
+	}
+}
+
+// Hand-built states: processor 0 is fast but unreliable, processor 1 slow
+// and reliable, processor 2 is not UP.
+func TestChooseHandBuilt(t *testing.T) {
+	chains := []availability.Chain{
+		chainOf(0.90, 0.02, 0.5, 0.45, 0.1),      // DOWN with prob 0.08 per slot
+		chainOf(0.999, 0.0005, 0.5, 0.4995, 0.1), // almost never DOWN
+		chainOf(0.95, 0.03, 0.05, 0.9, 0.05),
+	}
+	plat := Platform{W: []int{2, 20, 1}, NCom: 3, TProg: 0, TData: 0}
+	e := evaluator(t, chains, plat, 2)
+	s := &Snapshot{Up: []bool{true, true, false}, Prog: make([]int, 3), Data: make([]int, 3)}
+	ie, _ := e.Choose(Time, s, nil)
+	if ie.X[0] != 2 || ie.X[2] != 0 {
+		t.Fatalf("IE chose %v, want both tasks on the fast processor 0", ie.X)
+	}
+	ip, _ := e.Choose(Prob, s, nil)
+	if ip.X[1] != 2 {
+		t.Fatalf("IP chose %v, want both tasks on the reliable processor 1", ip.X)
+	}
+	// Greedy respects μ.
+	plat.Mu = []int{1, 0, 0}
+	e = evaluator(t, chains, plat, 2)
+	ie, _ = e.Choose(Time, s, nil)
+	if ie.X[0] != 1 || ie.X[1] != 1 {
+		t.Fatalf("IE with mu_0 = 1 chose %v, want [1 1 0]", ie.X)
+	}
+	// Nobody UP: no configuration.
+	none := &Snapshot{Up: make([]bool, 3), Prog: make([]int, 3), Data: make([]int, 3)}
+	for _, b := range []Criterion{Prob, Time, Yield, ApparentYield, Random} {
+		if _, ok := e.Choose(b, none, stream.New(1)); ok {
+			t.Fatalf("criterion %d built a configuration with nobody UP", b)
+		}
+	}
+	// RANDOM only uses UP processors.
+	rng := stream.New(7)
+	for range 200 {
+		c, ok := e.Choose(Random, s, rng)
+		if !ok || c.X[2] != 0 || c.X[0]+c.X[1] != 2 || c.X[0] > 1 {
+			t.Fatalf("RANDOM chose %v", c.X)
+		}
+	}
+}
+
+// A processor that already holds the program (and data) is cheaper: IE
+// prefers it over an identical one that does not.
+func TestChooseReusesHoldings(t *testing.T) {
+	c := chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+	chains := []availability.Chain{c, c}
+	plat := Platform{W: []int{3, 3}, NCom: 2, TProg: 10, TData: 2}
+	e := evaluator(t, chains, plat, 1)
+	s := &Snapshot{Up: []bool{true, true}, Prog: []int{0, 10}, Data: []int{0, 0}}
+	got, _ := e.Choose(Time, s, nil)
+	if got.X[1] != 1 {
+		t.Fatalf("IE chose %v, want the processor holding the program", got.X)
+	}
+	v0 := e.Value(Config{X: []int{1, 0}, Order: []int{0}}, s, 0)
+	v1 := e.Value(Config{X: []int{0, 1}, Order: []int{1}}, s, 0)
+	if !(v1.E < v0.E && v1.P > v0.P) {
+		t.Fatalf("values %+v vs %+v: holding the program should be faster and safer", v1, v0)
+	}
+	// progress improves every criterion (non-divergence, §VI.B)
+	cfg := Config{X: []int{0, 1}, Order: []int{1}}
+	prev := e.Value(cfg, s, 0)
+	for done := 1; done < 3; done++ {
+		v := e.Value(cfg, s, done)
+		for _, cr := range []Criterion{Prob, Time, Yield} {
+			if Score(cr, v, 5) <= Score(cr, prev, 5) {
+				t.Fatalf("criterion %d did not improve with progress: %+v then %+v", cr, prev, v)
+			}
+		}
+		prev = v
+	}
+}
+
+func TestScore(t *testing.T) {
+	v := Value{P: 0.5, E: 10}
+	if Score(Prob, v, 0) != 0.5 || Score(Time, v, 0) != -10 || Score(Yield, v, 10) != 0.025 || Score(ApparentYield, v, 3) != 0.05 {
+		t.Fatal("scores")
+	}
+	if s := Score(Yield, Value{P: 0, E: math.Inf(1)}, 0); s != 0 {
+		t.Fatalf("zero over infinite = %v", s)
+	}
+	if s := Score(ApparentYield, Value{P: math.Inf(1), E: math.Inf(1)}, 0); !math.IsInf(s, -1) {
+		t.Fatalf("NaN score = %v, want -Inf", s)
+	}
+}
+
+// Every heuristic on random small scenarios: traces pass the checker,
+// the checker's makespan agrees, passive heuristics never reconfigure
+// alive configurations, every heuristic of a trial sees the same
+// availability, and the caches do not change decisions.
+func TestSimulateRandomScenarios(t *testing.T) {
+	n := 6
+	if testing.Short() {
+		n = 2
+	}
+	for sc := range n {
+		sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
+		scn, err := RandomScenario(stream.New(11, uint64(sc)), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var states0 [][]availability.State
+		for _, h := range Heuristics() {
+			e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
+			if err != nil {
+				t.Fatal(err)
+			}
+			av := NewMarkov(scn.Chains, 5, uint64(sc))
+			res, err := Simulate(context.Background(), e, scn.App, h, av, stream.New(5, uint64(sc), 99), Options{Trace: true, Cap: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, mk, err := Check(scn.Platform, scn.App, res.Trace, CheckOptions{Passive: !h.Proactive()})
+			if err != nil {
+				t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
+			}
+			if !res.Failed && (it != scn.App.Iterations || mk != res.Makespan) {
+				t.Fatalf("scenario %d %s: checker %d iterations makespan %d, simulator %+v", sc, h.Name, it, mk, res)
+			}
+			if !h.Proactive() && res.Proactive != 0 {
+				t.Fatalf("%s: passive heuristic made %d proactive changes", h.Name, res.Proactive)
+			}
+			if states0 == nil {
+				for _, s := range res.Trace {
+					states0 = append(states0, s.States)
+				}
+			}
+			for i := 0; i < len(res.Trace) && i < len(states0); i++ {
+				for q := range states0[i] {
+					if res.Trace[i].States[q] != states0[i][q] {
+						t.Fatalf("%s sees another availability at slot %d", h.Name, i)
+					}
+				}
+			}
+			// same run again with a fresh evaluator reusing nothing, and with
+			// the warmed evaluator: identical results
+			res2, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 5, uint64(sc)), stream.New(5, uint64(sc), 99), Options{Cap: 20000})
+			if err != nil || res2.Makespan != res.Makespan || res2.Configs != res.Configs {
+				t.Fatalf("%s: rerun with warm caches %+v, first %+v (%v)", h.Name, res2, res, err)
+			}
+		}
+	}
+}
+
+func TestValidation(t *testing.T) {
+	bad := []struct {
+		p    Platform
+		m    int
+		want string
+	}{
+		{Platform{}, 1, "w has no processors"},
+		{Platform{W: []int{0}, NCom: 1}, 1, "w[0] = 0"},
+		{Platform{W: []int{1}, NCom: 0}, 1, "ncom = 0"},
+		{Platform{W: []int{1}, NCom: 1, Mu: []int{1}}, 2, "Σ mu = 1 < m = 2"},
+		{Platform{W: []int{1}, NCom: 1, TProg: -1}, 1, "tprog = -1"},
+	}
+	for _, b := range bad {
+		err := b.p.Validate(b.m)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("Validate(%+v) = %v, want %q", b.p, err, b.want)
+		}
+	}
+	if err := (ScenarioParams{P: 20, M: 5, NCom: 5, WMin: 0, Iterations: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "wmin = 0") {
+		t.Errorf("wmin 0: %v", err)
+	}
+	if err := (Application{M: 0, Iterations: 1}).Validate(); err == nil {
+		t.Error("m = 0 accepted")
+	}
+}

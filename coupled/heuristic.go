@@ -1,0 +1,385 @@
+package coupled
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/volsched/volsched/analytic"
+)
+
+// Criterion is a measure of a configuration (§VI): the four measures the
+// passive heuristics build configurations with, and the three the proactive
+// heuristics compare configurations with.
+type Criterion int
+
+const (
+	// None marks a passive heuristic (no proactive criterion).
+	None Criterion = iota
+	// Random is the RANDOM building block: tasks go to UP processors
+	// uniformly at random.
+	Random
+	// Prob is P: probability of success, P_comm·P+(S)^{W−1} (larger is better).
+	Prob
+	// Time is E: expected duration, E_comm + E(S)(W) (smaller is better).
+	Time
+	// Yield is Y: P/(t+E), t the slots since the iteration began.
+	Yield
+	// ApparentYield is AY: P/E.
+	ApparentYield
+)
+
+// Heuristic names a building block (the passive heuristic that builds a
+// configuration) and, for a proactive heuristic, the criterion that decides
+// whether a freshly built configuration replaces the running one.
+type Heuristic struct {
+	Name   string
+	Build  Criterion // Random, Prob (IP), Time (IE), Yield (IY), ApparentYield (IAY)
+	Switch Criterion // None (passive), Prob, Time or Yield
+
+	// fixed, when set, replaces the building block (tests: a scripted
+	// configuration such as Figure 1's).
+	fixed func(*Snapshot) (Config, bool)
+}
+
+func (h Heuristic) choose(e *Evaluator, s *Snapshot, rng *rand.Rand) (Config, bool) {
+	if h.fixed != nil {
+		return h.fixed(s)
+	}
+	return e.Choose(h.Build, s, rng)
+}
+
+// Proactive reports whether the heuristic may replace a running
+// configuration whose members are all alive.
+func (h Heuristic) Proactive() bool { return h.Switch != None }
+
+var passiveNames = map[Criterion]string{Prob: "IP", Time: "IE", Yield: "IY", ApparentYield: "IAY"}
+var criterionNames = map[Criterion]string{Prob: "P", Time: "E", Yield: "Y"}
+
+// Heuristics returns the 17 heuristics of §VI: RANDOM, IP, IE, IY, IAY, and
+// C-H for C ∈ {P, E, Y}, H ∈ {IP, IE, IY, IAY}.
+func Heuristics() []Heuristic {
+	out := []Heuristic{{Name: "RANDOM", Build: Random}}
+	builds := []Criterion{Prob, Time, Yield, ApparentYield}
+	for _, b := range builds {
+		out = append(out, Heuristic{Name: passiveNames[b], Build: b})
+	}
+	for _, c := range []Criterion{Prob, Time, Yield} {
+		for _, b := range builds {
+			out = append(out, Heuristic{Name: criterionNames[c] + "-" + passiveNames[b], Build: b, Switch: c})
+		}
+	}
+	return out
+}
+
+// HeuristicNames lists the names of Heuristics() in order.
+func HeuristicNames() []string {
+	hs := Heuristics()
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// HeuristicByName finds a heuristic by name (case-insensitive).
+func HeuristicByName(name string) (Heuristic, error) {
+	for _, h := range Heuristics() {
+		if strings.EqualFold(h.Name, name) {
+			return h, nil
+		}
+	}
+	return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
+}
+
+// Snapshot is what a heuristic sees at one slot: which processors are UP,
+// what each already holds, and how long the iteration has been running.
+type Snapshot struct {
+	// Up[q] is true when processor q is UP at this slot.
+	Up []bool
+	// Prog[q] is the number of slots of the program processor q has
+	// received (TProg or more: it holds the program).
+	Prog []int
+	// Data[q] is the number of slots of task data processor q holds and may
+	// reuse in this iteration (only members of the running configuration
+	// hold any).
+	Data []int
+	// Elapsed is the number of slots since the current iteration began (the
+	// t of the yield).
+	Elapsed int
+}
+
+// Config is a configuration: X[q] tasks on processor q, Σ X = m. Order lists
+// the enrolled processors in the order the heuristic enrolled them; the
+// simulator serves communications in this order (docs/model-002.md).
+type Config struct {
+	X     []int
+	Order []int
+}
+
+// Value is the estimate of a configuration by §V: P the probability of
+// success of its remaining communications and computation, E its expected
+// remaining duration.
+type Value struct {
+	P, E float64
+}
+
+// Score turns a value into a number where larger is better for criterion c,
+// elapsed being the slots since the iteration began (used by Yield).
+// NaN never comes out: it is mapped to −Inf.
+func Score(c Criterion, v Value, elapsed int) float64 {
+	var s float64
+	switch c {
+	case Prob:
+		s = v.P
+	case Time:
+		s = -v.E
+	case Yield:
+		s = v.P / (v.E + float64(elapsed))
+	case ApparentYield:
+		s = v.P / v.E
+	default:
+		s = math.Inf(-1)
+	}
+	if math.IsNaN(s) {
+		return math.Inf(-1)
+	}
+	return s
+}
+
+// Evaluator computes the §V estimates of configurations for one scenario. It
+// caches P+(S) and E_c(S) by set and, for the heuristics whose choice does
+// not depend on the elapsed time, the configuration chosen in a given
+// state. An Evaluator is not safe for concurrent use; give each goroutine
+// its own (they may share the Table).
+type Evaluator struct {
+	tab  *analytic.Table
+	plat Platform
+	m    int
+	form analytic.Form
+
+	set   *analytic.Set
+	stats map[uint64]analytic.Stats
+
+	choice map[choiceKey]Config
+	keyBuf []byte
+	qs     []int
+	slots  []float64
+	x      []int
+	order  []int
+}
+
+type choiceKey struct {
+	build Criterion
+	state string
+}
+
+// maxCache bounds each cache; a full cache is emptied (results do not
+// depend on it, only speed does).
+const maxCache = 1 << 18
+
+// NewEvaluator builds the evaluator of a scenario whose processors' chains
+// are tab's, for an application of m tasks, with the E(S)(W) form f.
+func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*Evaluator, error) {
+	if tab.Len() != plat.P() {
+		return nil, fmt.Errorf("evaluator: table has %d processors but platform %d, want equal", tab.Len(), plat.P())
+	}
+	if plat.P() > 64 {
+		return nil, fmt.Errorf("evaluator: %d processors, want at most 64", plat.P())
+	}
+	if err := plat.Validate(m); err != nil {
+		return nil, err
+	}
+	p := plat.P()
+	return &Evaluator{
+		tab: tab, plat: plat, m: m, form: f,
+		set:    tab.NewSet(),
+		stats:  make(map[uint64]analytic.Stats),
+		choice: make(map[choiceKey]Config),
+		qs:     make([]int, 0, p),
+		slots:  make([]float64, 0, p),
+		x:      make([]int, p),
+		order:  make([]int, 0, p),
+	}, nil
+}
+
+// setStats returns the Stats of the set of processors in mask.
+func (e *Evaluator) setStats(mask uint64) analytic.Stats {
+	if st, ok := e.stats[mask]; ok {
+		return st
+	}
+	e.set.Reset()
+	for m := mask; m != 0; m &= m - 1 {
+		e.set.Add(bits.TrailingZeros64(m))
+	}
+	st := e.set.Stats()
+	if len(e.stats) >= maxCache {
+		clear(e.stats)
+	}
+	e.stats[mask] = st
+	return st
+}
+
+// commSlots is n_q: the slots of communication processor q still needs to
+// hold the program and the data of x tasks.
+func (e *Evaluator) commSlots(q, x int, s *Snapshot) int {
+	n := 0
+	if s.Prog[q] < e.plat.TProg {
+		n = e.plat.TProg - s.Prog[q]
+	}
+	if need := x*e.plat.TData - s.Data[q]; need > 0 {
+		n += need
+	}
+	return n
+}
+
+// value estimates configuration x (members in mask) from snapshot s with
+// done slots of computation already performed.
+func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
+	e.qs, e.slots = e.qs[:0], e.slots[:0]
+	W := 0
+	for m := mask; m != 0; m &= m - 1 {
+		q := bits.TrailingZeros64(m)
+		e.qs = append(e.qs, q)
+		e.slots = append(e.slots, float64(e.commSlots(q, x[q], s)))
+		if l := x[q] * e.plat.W[q]; l > W {
+			W = l
+		}
+	}
+	ecomm := e.tab.EComm(e.qs, e.slots, e.plat.NCom, e.form)
+	pcomm := 1.0
+	if ecomm > 0 {
+		pcomm = e.tab.PComm(e.qs, ecomm)
+	}
+	st := e.setStats(mask)
+	rem := float64(W - done)
+	return Value{P: pcomm * st.PSuccess(rem), E: ecomm + st.ExpectedTime(rem, e.form)}
+}
+
+// Value estimates the running configuration c from snapshot s, done slots
+// of its computation being complete.
+func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
+	var mask uint64
+	for _, q := range c.Order {
+		mask |= 1 << uint(q)
+	}
+	return e.value(c.X, mask, s, done)
+}
+
+// Choose builds a configuration with the building block b (a passive
+// heuristic, or Random with rng) from snapshot s, as if no task were
+// allocated. ok is false when the UP processors cannot hold m tasks. The
+// returned Config is owned by the caller.
+func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
+	if b == Random {
+		return e.chooseRandom(s, rng)
+	}
+	cacheable := b != Yield // only the yield depends on the elapsed time
+	var key choiceKey
+	if cacheable {
+		key = choiceKey{build: b, state: e.stateKey(s)}
+		if c, hit := e.choice[key]; hit {
+			return cloneConfig(c), c.X != nil
+		}
+	}
+	c, ok = e.greedy(b, s)
+	if cacheable {
+		if len(e.choice) >= maxCache {
+			clear(e.choice)
+		}
+		e.choice[key] = cloneConfig(c)
+	}
+	return c, ok
+}
+
+func cloneConfig(c Config) Config {
+	if c.X == nil {
+		return Config{}
+	}
+	return Config{X: append([]int(nil), c.X...), Order: append([]int(nil), c.Order...)}
+}
+
+// stateKey encodes what a non-yield building block depends on.
+func (e *Evaluator) stateKey(s *Snapshot) string {
+	b := e.keyBuf[:0]
+	for q := range s.Up {
+		if !s.Up[q] {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(s.Prog[q]))
+		b = binary.AppendUvarint(b, uint64(s.Data[q]))
+	}
+	e.keyBuf = b
+	return string(b)
+}
+
+// greedy assigns the m tasks one by one, each to the UP processor that
+// optimizes the criterion b of the configuration with that extra task
+// (§VI.A); ties go to the lowest index.
+func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
+	x := e.x
+	clear(x)
+	order := e.order[:0]
+	var mask uint64
+	for k := 0; k < e.m; k++ {
+		best, bq := math.Inf(-1), -1
+		for q, up := range s.Up {
+			if !up || x[q] >= e.plat.mu(q) {
+				continue
+			}
+			x[q]++
+			v := e.value(x, mask|1<<uint(q), s, 0)
+			x[q]--
+			if sc := Score(b, v, s.Elapsed); bq < 0 || sc > best {
+				best, bq = sc, q
+			}
+		}
+		if bq < 0 {
+			return Config{}, false
+		}
+		if x[bq] == 0 {
+			order = append(order, bq)
+		}
+		x[bq]++
+		mask |= 1 << uint(bq)
+	}
+	e.order = order
+	return Config{X: append([]int(nil), x...), Order: append([]int(nil), order...)}, true
+}
+
+// chooseRandom gives each task to a processor drawn uniformly among the UP
+// ones that can take one more task.
+func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand) (Config, bool) {
+	x := make([]int, len(s.Up))
+	var order []int
+	for k := 0; k < e.m; k++ {
+		n := 0
+		for q, up := range s.Up {
+			if up && x[q] < e.plat.mu(q) {
+				n++
+			}
+		}
+		if n == 0 {
+			return Config{}, false
+		}
+		pick := rng.IntN(n)
+		for q, up := range s.Up {
+			if up && x[q] < e.plat.mu(q) {
+				if pick == 0 {
+					if x[q] == 0 {
+						order = append(order, q)
+					}
+					x[q]++
+					break
+				}
+				pick--
+			}
+		}
+	}
+	return Config{X: x, Order: order}, true
+}
