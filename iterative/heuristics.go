@@ -1,0 +1,420 @@
+package iterative
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
+)
+
+// Heuristic is one of the 17 dynamic on-line heuristics of §6.
+type Heuristic uint8
+
+// The heuristics, in the order of §6.
+const (
+	Random Heuristic = iota
+	Random1
+	Random2
+	Random3
+	Random4
+	Random1W
+	Random2W
+	Random3W
+	Random4W
+	MCT
+	MCTStar
+	EMCT
+	EMCTStar
+	LW
+	LWStar
+	UD
+	UDStar
+	numHeuristics
+)
+
+var heuristicNames = [numHeuristics]string{
+	"RANDOM", "RANDOM1", "RANDOM2", "RANDOM3", "RANDOM4",
+	"RANDOM1W", "RANDOM2W", "RANDOM3W", "RANDOM4W",
+	"MCT", "MCT*", "EMCT", "EMCT*", "LW", "LW*", "UD", "UD*",
+}
+
+// Heuristics returns the 17 heuristics in the order of §6.
+func Heuristics() []Heuristic {
+	hs := make([]Heuristic, numHeuristics)
+	for i := range hs {
+		hs[i] = Heuristic(i)
+	}
+	return hs
+}
+
+// String is the paper's name of the heuristic.
+func (h Heuristic) String() string {
+	if h < numHeuristics {
+		return heuristicNames[h]
+	}
+	return fmt.Sprintf("Heuristic(%d)", uint8(h))
+}
+
+// ParseHeuristic reads a heuristic's name as the paper writes it (case
+// sensitive: "EMCT*", "RANDOM2W").
+func ParseHeuristic(s string) (Heuristic, error) {
+	for i, n := range heuristicNames {
+		if n == s {
+			return Heuristic(i), nil
+		}
+	}
+	return 0, fmt.Errorf("heuristic %q: want one of %v", s, heuristicNames)
+}
+
+// IsRandom reports whether h is one of the nine random heuristics.
+func (h Heuristic) IsRandom() bool { return h <= Random4W }
+
+// Contention reports whether h uses the contention-correcting factor of
+// Eq. 2 (the starred greedy heuristics).
+func (h Heuristic) Contention() bool {
+	return h == MCTStar || h == EMCTStar || h == LWStar || h == UDStar
+}
+
+// Criteria are the per-processor quantities the heuristics use, derived
+// once from its availability chain with the analytic package.
+type Criteria struct {
+	Chain   availability.Chain
+	Puu     float64 // RANDOM1 weight
+	PPlus   float64 // Lemma 1, RANDOM2 weight and LW
+	PiU     float64 // π_u, RANDOM3 weight
+	NotDown float64 // 1 − π_d, RANDOM4 weight
+
+	// E(W) of Theorem 2 is affine for W ≥ 1: E(W) = W + (W−1)·eSlope.
+	eSlope float64
+	// −ln P+ (LW minimizes CT·negLogPPlus, i.e. maximizes P+^CT).
+	negLogPPlus float64
+	// ln P_UD(k) = lnPUD2 + (k−2)·lnDecay for k ≥ 2 (the approximation of
+	// §6.3.3).
+	lnPUD2, lnDecay float64
+}
+
+// NewCriteria computes the criteria of a processor from its chain.
+func NewCriteria(c availability.Chain) Criteria {
+	pi := c.Stationary()
+	cr := Criteria{
+		Chain:   c,
+		Puu:     c.P[availability.Up][availability.Up],
+		PPlus:   analytic.PPlus(c),
+		PiU:     pi[availability.Up],
+		NotDown: 1 - pi[availability.Down],
+		eSlope:  analytic.ExpectedTime(c, 2) - 2,
+	}
+	cr.negLogPPlus = -math.Log(cr.PPlus)
+	p2, p3 := analytic.PUDApprox(c, 2), analytic.PUDApprox(c, 3)
+	cr.lnPUD2 = math.Log(p2)
+	cr.lnDecay = math.Log(p3) - math.Log(p2)
+	return cr
+}
+
+// ExpectedTime is E^{(q)}(W) of Theorem 2 (analytic.ExpectedTime).
+func (c *Criteria) ExpectedTime(w float64) float64 {
+	if w <= 1 || math.IsInf(c.eSlope, 1) {
+		return analytic.ExpectedTime(c.Chain, w)
+	}
+	return w + (w-1)*c.eSlope
+}
+
+// lnPUD is ln P_UD(k) with the paper's approximation (analytic.PUDApprox).
+func (c *Criteria) lnPUD(k float64) float64 {
+	if k < 2 {
+		return math.Log(analytic.PUDApprox(c.Chain, k))
+	}
+	return c.lnPUD2 + (k-2)*c.lnDecay
+}
+
+// Work is a task copy a processor has begun: its data transfer has started.
+type Work struct {
+	DataLeft int // slots of data still to receive
+	WorkLeft int // UP slots of computation still needed
+}
+
+// ProcView is what the master knows of one processor at decision time.
+type ProcView struct {
+	State       availability.State
+	W           int
+	ProgramLeft int  // slots of program still to receive (0: it holds the program)
+	HasCur      bool // a begun task copy (receiving its data or computing)
+	Cur         Work
+	HasNext     bool // a second begun copy, receiving its data while Cur computes
+	Next        Work
+}
+
+// Idle reports whether the processor holds no begun task copy.
+func (v *ProcView) Idle() bool { return !v.HasCur && !v.HasNext }
+
+// Delay is Delay(q) of §6.3.1: the number of slots before the processor
+// finishes its current activities (the program it still needs, the copies it
+// has begun), assuming it stays UP and there is no contention.
+func Delay(v *ProcView) int {
+	if !v.HasCur {
+		return v.ProgramLeft
+	}
+	end := v.Cur.DataLeft + v.Cur.WorkLeft
+	if v.HasNext {
+		end = max(end, v.Next.DataLeft) + v.Next.WorkLeft
+	}
+	return end
+}
+
+// CompletionTime is CT(P_q, n) of Eq. 1 with factor = 1 and of Eq. 2 with
+// factor = ⌈n_active/n_com⌉: Delay + factor·T_data + max(n−1, 0)·max(factor·T_data, w) + w.
+func CompletionTime(delay, tdata, w, n, factor int) int {
+	td := factor * tdata
+	return delay + td + max(n-1, 0)*max(td, w) + w
+}
+
+// Snapshot is the explicit state a heuristic decides on.
+type Snapshot struct {
+	Procs []ProcView
+	Crit  []Criteria // one per processor
+	Tdata int
+	Ncom  int
+	// Copies has one entry per task of the iteration not yet completed: the
+	// number of its copies already begun. The tasks with 0 are the m − m'
+	// tasks the heuristic (re)assigns; the others may get replicas.
+	Copies []int
+	// ExtraReplicas is the maximum number of additional copies of a task.
+	ExtraReplicas int
+}
+
+// Pick is one decision: task Copies[Task] goes to processor Proc; Replica
+// says it is an additional copy.
+type Pick struct {
+	Task    int
+	Proc    int
+	Replica bool
+}
+
+// Decider holds the scratch memory of Decide; its zero value is ready. It
+// keeps nothing between calls: a decision depends only on its arguments.
+type Decider struct {
+	nq      []int
+	keys    []float64
+	copies  []int
+	eligibl []bool
+	delay   []int
+}
+
+// Decide runs heuristic h on the snapshot and returns its decisions in the
+// order it made them, appended to out[:0]: first the m − m' unstarted tasks
+// in task order, each on the UP processor h prefers (§6.2, §6.3), then, when
+// more processors are UP than tasks remain (§6.1), replicas on UP processors
+// that have nothing to do (no begun copy, nothing assigned in this round),
+// first a second copy of every task in task order, then a third, ….
+// Random heuristics draw from rng; the greedy ones break ties by the lowest
+// processor index.
+func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) []Pick {
+	out = out[:0]
+	p := len(s.Procs)
+	d.nq = resize(d.nq, p)
+	d.keys = resizeF(d.keys, p)
+	d.delay = resize(d.delay, p)
+	d.eligibl = resizeB(d.eligibl, p)
+	d.copies = append(d.copies[:0], s.Copies...)
+	up := 0
+	for q := range s.Procs {
+		d.nq[q] = 0
+		d.delay[q] = Delay(&s.Procs[q])
+		d.eligibl[q] = s.Procs[q].State == availability.Up
+		if d.eligibl[q] {
+			up++
+		}
+	}
+	if up == 0 {
+		return out
+	}
+	nActive := 0
+	factor := 1
+	star := h.Contention()
+	if star {
+		factor = ceilDiv(nActive, s.Ncom)
+	}
+	for q := range s.Procs {
+		if d.eligibl[q] && !h.IsRandom() {
+			d.keys[q] = d.key(h, s, q, factor)
+		}
+	}
+	assign := func(task int, replica bool) bool {
+		var q int
+		if h.IsRandom() {
+			q = d.pickRandom(h, s, rng)
+		} else {
+			q = d.pickMin()
+		}
+		if q < 0 {
+			return false
+		}
+		out = append(out, Pick{Task: task, Proc: q, Replica: replica})
+		d.copies[task]++
+		if d.nq[q] == 0 {
+			nActive++
+		}
+		d.nq[q]++
+		if h.IsRandom() {
+			return true
+		}
+		if star {
+			if f := ceilDiv(nActive, s.Ncom); f != factor {
+				factor = f
+				for r := range s.Procs {
+					if d.eligibl[r] {
+						d.keys[r] = d.key(h, s, r, factor)
+					}
+				}
+				return true
+			}
+		}
+		d.keys[q] = d.key(h, s, q, factor)
+		return true
+	}
+	for task, c := range s.Copies {
+		if c == 0 && !assign(task, false) {
+			return out
+		}
+	}
+	if s.ExtraReplicas <= 0 || up <= len(s.Copies) {
+		return out
+	}
+	// Replicas: only processors with nothing to do.
+	n := 0
+	for q := range s.Procs {
+		d.eligibl[q] = d.eligibl[q] && d.nq[q] == 0 && s.Procs[q].Idle()
+		if d.eligibl[q] {
+			n++
+		}
+	}
+	for level := 1; level <= s.ExtraReplicas && n > 0; level++ {
+		for task := range d.copies {
+			if n == 0 {
+				break
+			}
+			if d.copies[task] != level {
+				continue
+			}
+			before := len(out)
+			if !assign(task, true) {
+				return out
+			}
+			d.eligibl[out[before].Proc] = false
+			n--
+		}
+	}
+	return out
+}
+
+// key is the quantity the greedy heuristic minimizes for processor q given
+// its n_q tasks already assigned in this round: CT (MCT), E(CT) (EMCT),
+// CT·(−ln P+) (LW maximizes P+^CT), −ln P_UD(E(CT)) (UD).
+func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
+	ct := float64(CompletionTime(d.delay[q], s.Tdata, s.Procs[q].W, d.nq[q]+1, factor))
+	c := &s.Crit[q]
+	switch h {
+	case MCT, MCTStar:
+		return ct
+	case EMCT, EMCTStar:
+		return c.ExpectedTime(ct)
+	case LW, LWStar:
+		return ct * c.negLogPPlus
+	default: // UD, UD*
+		return -c.lnPUD(c.ExpectedTime(ct))
+	}
+}
+
+func (d *Decider) pickMin() int {
+	best := -1
+	for q, ok := range d.eligibl {
+		if ok && (best < 0 || d.keys[q] < d.keys[best]) {
+			best = q
+		}
+	}
+	return best
+}
+
+// weight is the §6.2 weight of processor q for a random heuristic.
+func weight(h Heuristic, s *Snapshot, q int) float64 {
+	c := &s.Crit[q]
+	var w float64
+	switch h {
+	case Random:
+		return 1
+	case Random1, Random1W:
+		w = c.Puu
+	case Random2, Random2W:
+		w = c.PPlus
+	case Random3, Random3W:
+		w = c.PiU
+	default:
+		w = c.NotDown
+	}
+	if h >= Random1W {
+		w /= float64(s.Procs[q].W)
+	}
+	return w
+}
+
+func (d *Decider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
+	sum := 0.0
+	last, n := -1, 0
+	for q, ok := range d.eligibl {
+		if ok {
+			sum += weight(h, s, q)
+			last = q
+			n++
+		}
+	}
+	if n == 0 {
+		return -1
+	}
+	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		// Degenerate weights: uniform.
+		k := rng.IntN(n)
+		for q, ok := range d.eligibl {
+			if ok {
+				if k == 0 {
+					return q
+				}
+				k--
+			}
+		}
+	}
+	x := rng.Float64() * sum
+	for q, ok := range d.eligibl {
+		if ok {
+			x -= weight(h, s, q)
+			if x < 0 {
+				return q
+			}
+		}
+	}
+	return last
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func resize(b []int, n int) []int {
+	if cap(b) < n {
+		return make([]int, n)
+	}
+	return b[:n]
+}
+
+func resizeF(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+func resizeB(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	return b[:n]
+}

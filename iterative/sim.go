@@ -1,0 +1,424 @@
+package iterative
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/volsched/volsched/availability"
+)
+
+// EventKind is the type of an Event of a simulation's log.
+type EventKind uint8
+
+// The events a simulation logs, per slot.
+const (
+	EvProgram  EventKind = iota // one slot of program received by Proc
+	EvBegin                     // a copy of Task begun on Proc (its data transfer starts this slot)
+	EvData                      // one slot of Task's data received by Proc
+	EvCompute                   // one UP slot of computation of Task on Proc
+	EvDone                      // Task completed on Proc; its result reached the master
+	EvCancel                    // the copy of Task on Proc cancelled (another copy completed)
+	EvIterDone                  // the iteration completed at the end of this slot
+)
+
+// Event is one entry of a simulation's log.
+type Event struct {
+	Slot int32
+	Kind EventKind
+	Proc int16
+	Task int16
+}
+
+type taskCopy struct {
+	task    int
+	dataGot int
+	work    int
+	start   int // slot its data transfer began
+}
+
+type procState struct {
+	progGot    int
+	progActive bool
+	progStart  int
+	hasCur     bool
+	cur        taskCopy
+	hasNext    bool
+	next       taskCopy
+}
+
+// transfer kinds
+const (
+	tNone = iota
+	tProg
+	tCur
+	tNext
+)
+
+// Simulator runs the model of §3 under one heuristic. It is not safe for
+// concurrent use; use one per goroutine. Its memory is reused across runs.
+type Simulator struct {
+	in   *Instance
+	opt  Options
+	crit []Criteria
+
+	// Log, when not nil, receives the events of the next runs.
+	Log *[]Event
+
+	dec    Decider
+	picks  []Pick
+	snap   Snapshot
+	procs  []procState
+	done   []bool
+	copies []int
+	open   []int // uncompleted tasks, in task order (snapshot index → task)
+	cand   []int
+	active []int8 // transfer kind progressing this slot, per processor
+	picked []bool
+	order  []int
+	compl  []int
+}
+
+// NewSimulator validates the instance and options and prepares a simulator.
+func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.MaxSlots == 0 {
+		opt.MaxSlots = 1 << 26
+	}
+	s := &Simulator{in: in, opt: opt}
+	s.crit = make([]Criteria, len(in.Chains))
+	for q, c := range in.Chains {
+		s.crit[q] = NewCriteria(c)
+	}
+	p := len(in.Chains)
+	s.procs = make([]procState, p)
+	s.active = make([]int8, p)
+	s.picked = make([]bool, p)
+	s.done = make([]bool, in.Tasks)
+	s.copies = make([]int, in.Tasks)
+	s.snap = Snapshot{Procs: make([]ProcView, p), Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
+	return s, nil
+}
+
+// ErrTooLong is returned when a simulation exceeds Options.MaxSlots.
+var ErrTooLong = errors.New("simulation exceeded the maximum number of slots")
+
+func (s *Simulator) log(t int, k EventKind, q, task int) {
+	if s.Log != nil {
+		*s.Log = append(*s.Log, Event{Slot: int32(t), Kind: k, Proc: int16(q), Task: int16(task)})
+	}
+}
+
+// transferOf is the transfer processor q has begun and not finished.
+func (s *Simulator) transferOf(q int) int {
+	ps := &s.procs[q]
+	switch {
+	case ps.progActive:
+		return tProg
+	case ps.hasCur && ps.cur.dataGot < s.in.Tdata:
+		return tCur
+	case ps.hasNext && ps.next.dataGot < s.in.Tdata:
+		return tNext
+	}
+	return tNone
+}
+
+func (s *Simulator) transferStart(q, kind int) int {
+	ps := &s.procs[q]
+	switch kind {
+	case tProg:
+		return ps.progStart
+	case tCur:
+		return ps.cur.start
+	}
+	return ps.next.start
+}
+
+// acceptor reports whether processor q (UP) could begin a new transfer:
+// the program if it lacks it, or the data of a task if it holds the program
+// and either has no task or computes one and has none ahead.
+func (s *Simulator) acceptor(q int) bool {
+	ps := &s.procs[q]
+	if s.transferOf(q) != tNone {
+		return false
+	}
+	if ps.progGot < s.in.Tprog {
+		return true
+	}
+	return !ps.hasCur || !ps.hasNext
+}
+
+func (s *Simulator) dropCopy(q int, cur bool) {
+	ps := &s.procs[q]
+	var t int
+	if cur {
+		t = ps.cur.task
+		ps.cur, ps.hasCur = ps.next, ps.hasNext
+		ps.hasNext = false
+	} else {
+		t = ps.next.task
+		ps.hasNext = false
+	}
+	s.copies[t]--
+}
+
+// Run simulates the instance under heuristic h on the availability
+// realization real until all iterations are done and returns the makespan
+// in slots. Random heuristics draw from rng (it may be nil for the greedy
+// ones).
+func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, error) {
+	if h >= numHeuristics {
+		return 0, fmt.Errorf("heuristic %d unknown", h)
+	}
+	if h.IsRandom() && rng == nil {
+		return 0, fmt.Errorf("heuristic %v needs a random stream", h)
+	}
+	in := s.in
+	p := len(in.Chains)
+	for q := range s.procs {
+		s.procs[q] = procState{}
+	}
+	for i := range s.done {
+		s.done[i], s.copies[i] = false, 0
+	}
+	remaining := in.Tasks
+	iter := 0
+	for t := 0; ; t++ {
+		if t >= s.opt.MaxSlots {
+			return 0, fmt.Errorf("%v after %d slots (%d/%d iterations): %w", h, t, iter, in.Iterations, ErrTooLong)
+		}
+		st := real.At(t)
+		view := st
+		if s.opt.Order == DecideThenObserve && t > 0 {
+			view = real.At(t - 1)
+			st = real.At(t)
+		}
+		// DOWN loses the program, all data and partial work.
+		for q := 0; q < p; q++ {
+			if st[q] == availability.Down {
+				ps := &s.procs[q]
+				ps.progGot, ps.progActive = 0, false
+				for ps.hasCur {
+					s.dropCopy(q, true)
+				}
+			}
+		}
+		// Begun transfers compete for the channels.
+		s.cand = s.cand[:0]
+		for q := 0; q < p; q++ {
+			s.active[q] = tNone
+			s.picked[q] = false
+			if st[q] == availability.Up || (s.opt.HoldWhileReclaimed && st[q] == availability.Reclaimed) {
+				if k := s.transferOf(q); k != tNone {
+					s.cand = append(s.cand, q)
+				}
+			}
+		}
+		if len(s.cand) > in.Ncom {
+			if s.opt.Channels == ChannelFIFO {
+				sort.SliceStable(s.cand, func(i, j int) bool {
+					a, b := s.cand[i], s.cand[j]
+					return s.transferStart(a, s.transferOf(a)) < s.transferStart(b, s.transferOf(b))
+				})
+			}
+			s.cand = s.cand[:in.Ncom]
+		}
+		free := in.Ncom - len(s.cand)
+		for _, q := range s.cand {
+			if st[q] == availability.Up {
+				s.active[q] = int8(s.transferOf(q))
+			}
+		}
+		// The heuristic decides where the unstarted tasks (and replicas) go;
+		// its decision only matters if some processor can begin a transfer.
+		if free > 0 || in.Tdata == 0 {
+			s.decide(h, t, st, view, rng, remaining, &free)
+		}
+		// Computation: a copy whose data was complete at the start of the
+		// slot progresses on an UP processor holding the program.
+		s.compl = s.compl[:0]
+		for q := 0; q < p; q++ {
+			ps := &s.procs[q]
+			if st[q] != availability.Up || !ps.hasCur || ps.cur.dataGot < in.Tdata || ps.progGot < in.Tprog {
+				continue
+			}
+			ps.cur.work++
+			s.log(t, EvCompute, q, ps.cur.task)
+			if ps.cur.work >= in.W[q] {
+				s.compl = append(s.compl, q)
+			}
+		}
+		// Transfers progress.
+		for q := 0; q < p; q++ {
+			ps := &s.procs[q]
+			switch s.active[q] {
+			case tProg:
+				ps.progGot++
+				s.log(t, EvProgram, q, -1)
+				if ps.progGot >= in.Tprog {
+					ps.progActive = false
+				}
+			case tCur:
+				ps.cur.dataGot++
+				s.log(t, EvData, q, ps.cur.task)
+			case tNext:
+				ps.next.dataGot++
+				s.log(t, EvData, q, ps.next.task)
+			}
+		}
+		// Completions: results reach the master; other copies are cancelled.
+		for _, q := range s.compl {
+			ps := &s.procs[q]
+			if !ps.hasCur || ps.cur.work < in.W[q] {
+				continue // cancelled by a copy completing in the same slot
+			}
+			task := ps.cur.task
+			s.done[task] = true
+			remaining--
+			s.log(t, EvDone, q, task)
+			s.dropCopy(q, true)
+			for r := 0; r < p; r++ {
+				rs := &s.procs[r]
+				if rs.hasNext && rs.next.task == task {
+					s.log(t, EvCancel, r, task)
+					s.dropCopy(r, false)
+				}
+				if rs.hasCur && rs.cur.task == task {
+					s.log(t, EvCancel, r, task)
+					s.dropCopy(r, true)
+				}
+			}
+		}
+		if remaining == 0 {
+			s.log(t, EvIterDone, -1, -1)
+			iter++
+			if iter == in.Iterations {
+				return t + 1, nil
+			}
+			remaining = in.Tasks
+			for i := range s.done {
+				s.done[i], s.copies[i] = false, 0
+			}
+			for q := range s.procs {
+				ps := &s.procs[q]
+				ps.hasCur, ps.hasNext = false, false
+			}
+		}
+	}
+}
+
+// decide builds the snapshot, runs the heuristic when its decision can have
+// an effect, and begins the transfers it asks for as channels allow.
+func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
+	in := s.in
+	p := len(in.Chains)
+	anyAcceptor := false
+	for q := 0; q < p; q++ {
+		if st[q] == availability.Up && s.active[q] == tNone && s.acceptor(q) {
+			anyAcceptor = true
+			break
+		}
+	}
+	if !anyAcceptor {
+		return
+	}
+	s.open = s.open[:0]
+	s.snap.Copies = s.snap.Copies[:0]
+	unstarted, replicable := 0, false
+	for task, d := range s.done {
+		if d {
+			continue
+		}
+		s.open = append(s.open, task)
+		c := s.copies[task]
+		s.snap.Copies = append(s.snap.Copies, c)
+		if c == 0 {
+			unstarted++
+		} else if c <= s.opt.ExtraReplicas {
+			replicable = true
+		}
+	}
+	if unstarted == 0 {
+		up := 0
+		for q := 0; q < p; q++ {
+			if view[q] == availability.Up {
+				up++
+			}
+		}
+		if !replicable || up <= remaining {
+			return
+		}
+	}
+	for q := 0; q < p; q++ {
+		ps := &s.procs[q]
+		v := &s.snap.Procs[q]
+		*v = ProcView{State: view[q], W: in.W[q], ProgramLeft: in.Tprog - ps.progGot}
+		if ps.hasCur {
+			v.HasCur = true
+			v.Cur = Work{DataLeft: in.Tdata - ps.cur.dataGot, WorkLeft: in.W[q] - ps.cur.work}
+		}
+		if ps.hasNext {
+			v.HasNext = true
+			v.Next = Work{DataLeft: in.Tdata - ps.next.dataGot, WorkLeft: in.W[q] - ps.next.work}
+		}
+	}
+	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
+	// Each processor's first pick is what it would begin now.
+	s.order = s.order[:0]
+	for i, pk := range s.picks {
+		if !s.picked[pk.Proc] {
+			s.picked[pk.Proc] = true
+			s.order = append(s.order, i)
+		}
+	}
+	if s.opt.Channels == ChannelIndex {
+		sort.Slice(s.order, func(i, j int) bool { return s.picks[s.order[i]].Proc < s.picks[s.order[j]].Proc })
+	}
+	for _, i := range s.order {
+		pk := s.picks[i]
+		q := pk.Proc
+		if st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
+			continue
+		}
+		ps := &s.procs[q]
+		task := s.open[pk.Task]
+		if ps.progGot < in.Tprog {
+			if *free == 0 {
+				continue
+			}
+			*free--
+			ps.progActive, ps.progStart = true, t
+			s.active[q] = tProg
+			continue
+		}
+		if s.done[task] {
+			continue
+		}
+		if in.Tdata > 0 && *free == 0 {
+			continue
+		}
+		c := taskCopy{task: task, start: t}
+		if !ps.hasCur {
+			ps.hasCur, ps.cur = true, c
+			if in.Tdata > 0 {
+				s.active[q] = tCur
+			}
+		} else {
+			ps.hasNext, ps.next = true, c
+			if in.Tdata > 0 {
+				s.active[q] = tNext
+			}
+		}
+		if in.Tdata > 0 {
+			*free--
+		}
+		s.copies[task]++
+		s.log(t, EvBegin, q, task)
+	}
+}
