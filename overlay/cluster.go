@@ -142,3 +142,42 @@ func inv(x float64) float64 {
 	}
 	return 0
 }
+
+// grid is the equal-width grid of the distance: each attribute's range is
+// cut in base = round(SF_max^(1/d)) cells, and a pair of sampled functions
+// in different cells of an attribute pays a penalty larger than any loss
+// within cells (the loss per attribute is at most the number of nodes), so
+// clustering first merges inside cells and the summary keeps one sampled
+// function per occupied cell as long as it can. This is what the authors'
+// simulator did (SF_max = base^d); docs/overlay.md compares with and
+// without it.
+type grid struct {
+	base int
+	lo   [4]float64
+	inv  [4]float64 // base/Δ
+	pen  float64
+}
+
+func newGrid(sfmax, d, nodes int, lo, inv []float64) grid {
+	b := int(math.Round(math.Pow(float64(sfmax), 1/float64(d))))
+	if b < 2 {
+		return grid{}
+	}
+	g := grid{base: b, pen: float64(nodes)*float64(d+1) + 1}
+	for i := range lo {
+		g.lo[i], g.inv[i] = lo[i], inv[i]*float64(b)
+	}
+	return g
+}
+
+func (g *grid) cell(i int, x float64) int {
+	c := int((x - g.lo[i]) * g.inv[i])
+	return min(c, g.base-1)
+}
+
+func (g *grid) penalty(i int, a, b float64) float64 {
+	if g.cell(i, a) != g.cell(i, b) {
+		return g.pen
+	}
+	return 0
+}

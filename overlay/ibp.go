@@ -31,6 +31,8 @@ func (s IBPSummary) Bytes() int { return 12 * len(s) } // float32 M, D; uint32 v
 // fit first.
 type IBP struct {
 	SFMax int // maximum summary size (>= 1)
+	// NoGrid turns off the grid penalty of the distance (see grid).
+	NoGrid bool
 }
 
 // NewIBP validates sfmax.
@@ -58,13 +60,20 @@ func sumIBP(a, b *IBPCluster) IBPCluster {
 // ibpMetric: the distance of two sampled functions is the availability
 // their sum loses, per attribute normalized by the summary's range:
 // Σ_attr (v_a(a−h) + v_b(b−h))/Δ_attr, h = sum(a, b).
-type ibpMetric struct{ im, id float64 }
+type ibpMetric struct {
+	im, id float64
+	g      grid
+}
 
 func (m ibpMetric) sum(a, b *IBPCluster) IBPCluster { return sumIBP(a, b) }
 func (m ibpMetric) dist(a, b *IBPCluster) float64 {
 	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
 	va, vb := float64(a.V), float64(b.V)
-	return (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
+	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
+	if m.g.base > 1 {
+		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk)
+	}
+	return d
 }
 
 func (p *IBP) Aggregate(x, y Summary) Summary {
@@ -82,7 +91,11 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 		lm, hm = min(lm, c.Mem), max(hm, c.Mem)
 		ld, hd = min(ld, c.Disk), max(hd, c.Disk)
 	}
-	return IBPSummary(agglomerate(z, p.SFMax, ibpMetric{inv(span(lm, hm)), inv(span(ld, hd))}))
+	m := ibpMetric{im: inv(span(lm, hm)), id: inv(span(ld, hd))}
+	if !p.NoGrid {
+		m.g = newGrid(p.SFMax, 2, z.Nodes(), []float64{lm, ld}, []float64{m.im, m.id})
+	}
+	return IBPSummary(agglomerate(z, p.SFMax, m))
 }
 
 func (*IBP) Equal(x, y Summary) bool { return slices.Equal(asIBP(x), asIBP(y)) }

@@ -32,6 +32,8 @@ func (s MMPSummary) Bytes() int { return 24 * len(s) } // float32 M, D, s; float
 type MMP struct {
 	SFMax int
 	Beta  float64 // β of Fig. 6 (paper: 0.5)
+	// NoGrid turns off the grid penalty of the distance (see grid).
+	NoGrid bool
 }
 
 // NewMMP validates sfmax and beta.
@@ -61,14 +63,22 @@ func sumMMP(a, b *MMPCluster) MMPCluster {
 
 // mmpMetric: availability lost by the sum in each attribute, normalized by
 // the range (for Q, the loss is the increase of the queue end).
-type mmpMetric struct{ im, id, ip, iq float64 }
+type mmpMetric struct {
+	im, id, ip, iq float64
+	g              grid
+}
 
 func (m mmpMetric) sum(a, b *MMPCluster) MMPCluster { return sumMMP(a, b) }
 func (m mmpMetric) dist(a, b *MMPCluster) float64 {
 	va, vb := float64(a.V), float64(b.V)
 	hm, hd, hp, hq := min(a.Mem, b.Mem), min(a.Disk, b.Disk), min(a.Power, b.Power), max(a.Q, b.Q)
-	return (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id +
+	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id +
 		(va*(a.Power-hp)+vb*(b.Power-hp))*m.ip + (va*(hq-a.Q)+vb*(hq-b.Q))*m.iq
+	if m.g.base > 1 {
+		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk) +
+			m.g.penalty(2, a.Power, b.Power) + m.g.penalty(3, a.Q, b.Q)
+	}
+	return d
 }
 
 func (p *MMP) Aggregate(x, y Summary) Summary {
@@ -89,7 +99,10 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 			lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
 		}
 	}
-	m := mmpMetric{inv(span(lo[0], hi[0])), inv(span(lo[1], hi[1])), inv(span(lo[2], hi[2])), inv(span(lo[3], hi[3]))}
+	m := mmpMetric{im: inv(span(lo[0], hi[0])), id: inv(span(lo[1], hi[1])), ip: inv(span(lo[2], hi[2])), iq: inv(span(lo[3], hi[3]))}
+	if !p.NoGrid {
+		m.g = newGrid(p.SFMax, 4, z.Nodes(), lo[:], []float64{m.im, m.id, m.ip, m.iq})
+	}
 	return MMPSummary(agglomerate(z, p.SFMax, m))
 }
 

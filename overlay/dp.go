@@ -1,0 +1,385 @@
+package overlay
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// dpRefs is the number of reference deadlines at which the DP distance
+// compares l functions.
+const dpRefs = 16
+
+// DPCluster is a sampled function of the DP policy (§6.3.1): V nodes with
+// at least Mem MB and Disk MB and at least L(δ) MFLOP available before any
+// deadline δ.
+type DPCluster struct {
+	Mem, Disk float64
+	V         int
+	L         LFunc
+	ref       [dpRefs]float64 // L at the reference deadlines (scratch of Aggregate)
+}
+
+// DPSummary is a DP availability summary.
+type DPSummary []DPCluster
+
+func (s DPSummary) Nodes() int {
+	n := 0
+	for i := range s {
+		n += s[i].V
+	}
+	return n
+}
+func (s DPSummary) Len() int { return len(s) }
+func (s DPSummary) Bytes() int {
+	b := 0
+	for i := range s {
+		b += 16 + 12*len(s[i].L.P) // M, D, v, slope; (float64 δ, float32 l) per sample
+	}
+	return b
+}
+
+// DP is the deadline policy: EDF local queues with an admission test;
+// sampled functions carry l(δ); the sum is the pointwise minimum reduced
+// to Samples samples without ever over-estimating; forwarding prefers the
+// nodes with the least computation available before the deadline.
+type DP struct {
+	SFMax   int
+	Samples int     // maximum samples per l function (>= 2; default 10)
+	Horizon float64 // seconds over which l is compared (default 100000)
+	// NoGrid turns off the grid penalty of the distance (see grid).
+	NoGrid bool
+}
+
+// NewDP validates the parameters; samples <= 0 and horizon <= 0 take the
+// defaults 10 and 100000 s.
+func NewDP(sfmax, samples int, horizon float64) (*DP, error) {
+	if sfmax < 1 {
+		return nil, fmt.Errorf("dp: sfmax %d, want >= 1", sfmax)
+	}
+	if samples <= 0 {
+		samples = 10
+	}
+	if samples < 2 {
+		return nil, fmt.Errorf("dp: samples %d, want >= 2", samples)
+	}
+	if horizon <= 0 {
+		horizon = 100000
+	}
+	return &DP{SFMax: sfmax, Samples: samples, Horizon: horizon}, nil
+}
+
+func (*DP) Name() string { return "dp" }
+
+func asDP(s Summary) DPSummary {
+	if s == nil {
+		return nil
+	}
+	return s.(DPSummary)
+}
+
+// Sum is the conservative sum of two DP sampled functions.
+func (p *DP) Sum(a, b *DPCluster) DPCluster {
+	h := DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: MinLFunc(&a.L, &b.L)}
+	h.L.reduce(p.Samples, p.Horizon)
+	return h
+}
+
+type dpMetric struct {
+	p          *DP
+	im, id, il float64
+	t0, dt     float64
+	g          grid
+}
+
+func (m dpMetric) sum(a, b *DPCluster) DPCluster {
+	h := m.p.Sum(a, b)
+	m.fill(&h)
+	return h
+}
+
+func (m dpMetric) fill(c *DPCluster) {
+	for k := range c.ref {
+		c.ref[k] = c.L.At(m.t0 + float64(k+1)*m.dt)
+	}
+}
+
+// dist: memory and disk as in IBP; for l, the availability the minimum
+// loses at the reference deadlines, Σ_k v_a(a_k − h_k) + v_b(b_k − h_k),
+// normalized by the range of Σ_k l_k over the summary. (The extra loss of
+// the sample reduction is not included: it is small and costly to get.)
+func (m dpMetric) dist(a, b *DPCluster) float64 {
+	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
+	va, vb := float64(a.V), float64(b.V)
+	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
+	var l float64
+	for k := range a.ref {
+		x, y := a.ref[k], b.ref[k]
+		if x < y {
+			l += vb * (y - x)
+		} else {
+			l += va * (x - y)
+		}
+	}
+	d += l * m.il
+	if m.g.base > 1 {
+		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk) + m.g.penalty(2, refSum(a), refSum(b))
+	}
+	return d
+}
+
+func refSum(c *DPCluster) float64 {
+	s := 0.0
+	for _, v := range c.ref {
+		s += v
+	}
+	return s
+}
+
+func (p *DP) Aggregate(x, y Summary) Summary {
+	xs, ys := asDP(x), asDP(y)
+	if len(xs)+len(ys) == 0 {
+		return nil
+	}
+	z := make(DPSummary, 0, len(xs)+len(ys))
+	z = append(append(z, xs...), ys...)
+	if len(z) <= p.SFMax {
+		return z
+	}
+	inf := math.Inf(1)
+	lm, hm, ld, hd, t0 := inf, -inf, inf, -inf, inf
+	for i := range z {
+		c := &z[i]
+		lm, hm = min(lm, c.Mem), max(hm, c.Mem)
+		ld, hd = min(ld, c.Disk), max(hd, c.Disk)
+		if len(c.L.P) > 0 {
+			t0 = min(t0, c.L.P[0].T)
+		}
+	}
+	if math.IsInf(t0, 1) {
+		t0 = 0
+	}
+	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd)), t0: t0, dt: p.Horizon / dpRefs}
+	ll, hl := inf, -inf
+	for i := range z {
+		m.fill(&z[i])
+		s := refSum(&z[i])
+		ll, hl = min(ll, s), max(hl, s)
+	}
+	m.il = inv(span(ll, hl))
+	if !p.NoGrid {
+		m.g = newGrid(p.SFMax, 3, z.Nodes(), []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
+	}
+	return DPSummary(agglomerate(z, p.SFMax, m))
+}
+
+func (*DP) Equal(x, y Summary) bool {
+	a, b := asDP(x), asDP(y)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Mem != b[i].Mem || a[i].Disk != b[i].Disk || a[i].V != b[i].V || !a[i].L.equal(&b[i].L) {
+			return false
+		}
+	}
+	return true
+}
+
+func (*DP) MaxQueue(Summary) float64 { return math.Inf(-1) }
+
+// AF is the number of tasks of app (deadline app.Deadline) the nodes of c
+// can finish in time.
+func (c *DPCluster) AF(app App) int {
+	if c.Mem < app.Mem || c.Disk < app.Disk {
+		return 0
+	}
+	t := c.L.At(app.Deadline) / app.Length
+	if !(t >= 1) {
+		return 0
+	}
+	return c.V * int(min(math.Floor(t), 1<<40))
+}
+
+// Admits is the number of tasks of app that s can finish by the deadline.
+func (s DPSummary) Admits(app App) int {
+	n := 0
+	for i := range s {
+		n += s[i].AF(app)
+	}
+	return n
+}
+
+// Forward is Fig. 5 with the DP order: candidates that can finish at least
+// one task by the deadline, least computation available before the
+// deadline first (the smallest clearance after the task), then closest in
+// memory and disk.
+func (p *DP) Forward(f *Fork, req Request, _ float64) Split {
+	var cand []candidate
+	ls, rs := asDP(f.LeftInfo), asDP(f.RightInfo)
+	add := func(s DPSummary, left bool) {
+		for i := range s {
+			if k := s[i].AF(req.App); k > 0 {
+				l := s[i].L.At(req.App.Deadline)
+				// l in units of tasks; memory/disk closeness breaks ties
+				key := l/req.App.Length + 1e-9*((s[i].Mem-req.App.Mem)+(s[i].Disk-req.App.Disk))
+				cand = append(cand, candidate{key: key, left: left, index: i, n: k})
+			}
+		}
+	}
+	if req.Src != f.Left {
+		add(ls, true)
+	}
+	if req.Src != f.Right {
+		add(rs, false)
+	}
+	return distribute(cand, req.N)
+}
+
+// dpRun is a group of tasks of one application in an EDF queue.
+type dpRun struct {
+	app      uint64
+	sub      Addr
+	n        int
+	deadline float64
+	dur      float64 // seconds per task on this node
+}
+
+// DPExec is a DP execution node: an EDF queue without preemption that
+// admits a task only if every queued task still meets its deadline.
+type DPExec struct {
+	Mem, Disk, Power float64
+	Samples          int     // samples of the reported l (default 10)
+	Horizon          float64 // seconds, for the sample reduction (default 100000)
+	runs             []dpRun // waiting, by deadline (FIFO among equal deadlines)
+	running          bool
+	cur              dpRun // the running task (n = 1)
+	end              float64
+}
+
+// base is when the node is free to start a waiting task.
+func (e *DPExec) base(now float64) float64 {
+	if e.running {
+		return max(e.end, now)
+	}
+	return now
+}
+
+// LAt returns l(δ) at time now: the MFLOP a new task of deadline δ can use
+// (EDF admission: for every deadline d >= δ, the work due by d fits).
+func (e *DPExec) LAt(now, d float64) float64 {
+	b := e.base(now)
+	if d <= b {
+		return 0
+	}
+	work := 0.0
+	l := math.Inf(1)
+	for _, r := range e.runs {
+		w := float64(r.n) * r.dur * e.Power
+		if r.deadline <= d {
+			work += w
+			continue
+		}
+		if math.IsInf(l, 1) {
+			l = e.Power*(d-b) - work
+		}
+		work += w
+		l = min(l, e.Power*(r.deadline-b)-work)
+	}
+	if math.IsInf(l, 1) {
+		l = e.Power*(d-b) - work
+	}
+	return max(l, 0)
+}
+
+// Function returns l as an LFunc with samples at its breakpoints.
+func (e *DPExec) Function(now float64) LFunc {
+	b := e.base(now)
+	ts := []float64{b}
+	for _, r := range e.runs {
+		if r.deadline > b {
+			ts = append(ts, r.deadline)
+		}
+	}
+	// Candidate breakpoints: deadlines and the points where the slope-s
+	// ramp reaches a cap; sample l densely at those and compact.
+	var pts []LPoint
+	add := func(t float64) { pts = append(pts, LPoint{t, e.LAt(now, t)}) }
+	slices.Sort(ts)
+	for k, t := range ts {
+		add(t)
+		if k+1 < len(ts) {
+			// ramp from t with slope s until it meets the value at ts[k+1]
+			v0, v1 := e.LAt(now, t), e.LAt(now, ts[k+1])
+			if x := t + (v1-v0)/e.Power; x > t && x < ts[k+1] {
+				add(x)
+			}
+		}
+	}
+	f := LFunc{P: pts, Slope: e.Power}
+	f.compact()
+	return f
+}
+
+func (e *DPExec) Summary(now float64) Summary {
+	f := e.Function(now)
+	k, h := e.Samples, e.Horizon
+	if k <= 0 {
+		k = 10
+	}
+	if h <= 0 {
+		h = 100000
+	}
+	f.reduce(k, h)
+	return DPSummary{{Mem: e.Mem, Disk: e.Disk, V: 1, L: f}}
+}
+
+func (e *DPExec) Accept(now float64, app App, n int, sub Addr) int {
+	if n < 1 || e.Mem < app.Mem || e.Disk < app.Disk {
+		return 0
+	}
+	k := min(n, int(math.Floor(e.LAt(now, app.Deadline)/app.Length+1e-9)))
+	if k <= 0 {
+		return 0
+	}
+	r := dpRun{app: app.ID, sub: sub, n: k, deadline: app.Deadline, dur: app.Length / e.Power}
+	i := len(e.runs)
+	for i > 0 && e.runs[i-1].deadline > r.deadline {
+		i--
+	}
+	e.runs = slices.Insert(e.runs, i, r)
+	if !e.running {
+		e.start(now)
+	}
+	return k
+}
+
+func (e *DPExec) start(t float64) {
+	if len(e.runs) == 0 {
+		e.running = false
+		return
+	}
+	r := &e.runs[0]
+	e.cur = *r
+	e.cur.n = 1
+	e.running, e.end = true, t+r.dur
+	r.n--
+	if r.n == 0 {
+		e.runs = slices.Delete(e.runs, 0, 1)
+	}
+}
+
+func (e *DPExec) Advance(now float64, done []Request) []Request {
+	for e.running && e.end <= now {
+		done = append(done, Request{App: App{ID: e.cur.app}, Submitter: e.cur.sub, Src: NoAddr, N: 1})
+		e.start(e.end)
+	}
+	return done
+}
+
+func (e *DPExec) Wake() float64 {
+	if e.running {
+		return e.end
+	}
+	return math.Inf(1)
+}

@@ -1,0 +1,196 @@
+package overlay
+
+import "math"
+
+// LPoint is one sample (δ, l(δ)) of an l function.
+type LPoint struct{ T, L float64 }
+
+// LFunc is the DP policy's l(δ) (§6.3.1): the MFLOP a set of nodes can
+// still execute before an absolute deadline δ. It is piecewise linear and
+// nondecreasing: 0 before the first sample, linear between samples, and
+// L_last + Slope·(δ − T_last) after the last one. Samples sit at the
+// breakpoints. The zero value is "nothing, ever".
+type LFunc struct {
+	P     []LPoint
+	Slope float64
+}
+
+// At returns l(δ) (never negative).
+func (f *LFunc) At(d float64) float64 {
+	p := f.P
+	if len(p) == 0 || d < p[0].T {
+		return 0
+	}
+	i := 1
+	for i < len(p) && p[i].T <= d {
+		i++
+	}
+	var v float64
+	if i == len(p) {
+		v = p[i-1].L + f.Slope*(d-p[i-1].T)
+	} else {
+		a, b := p[i-1], p[i]
+		if b.T > a.T {
+			v = a.L + (b.L-a.L)*(d-a.T)/(b.T-a.T)
+		} else {
+			v = a.L
+		}
+	}
+	return max(v, 0)
+}
+
+// MinLFunc returns the pointwise minimum of f and g, exact: samples at both
+// functions' breakpoints and where they cross.
+func MinLFunc(f, g *LFunc) LFunc {
+	if len(f.P) == 0 || len(g.P) == 0 {
+		return LFunc{}
+	}
+	t0 := max(f.P[0].T, g.P[0].T)
+	ts := make([]float64, 0, len(f.P)+len(g.P)+4)
+	ts = append(ts, t0)
+	i, j := 0, 0
+	for i < len(f.P) || j < len(g.P) {
+		var t float64
+		if j >= len(g.P) || (i < len(f.P) && f.P[i].T <= g.P[j].T) {
+			t = f.P[i].T
+			i++
+		} else {
+			t = g.P[j].T
+			j++
+		}
+		if t > ts[len(ts)-1] {
+			ts = append(ts, t)
+		}
+	}
+	out := make([]LPoint, 0, 2*len(ts)+1)
+	prevT := ts[0]
+	pf, pg := f.At(prevT), g.At(prevT)
+	out = append(out, LPoint{prevT, min(pf, pg)})
+	for _, t := range ts[1:] {
+		cf, cg := f.At(t), g.At(t)
+		if (pf-pg)*(cf-cg) < 0 { // crossing strictly inside
+			x := (pf - pg) / ((pf - pg) - (cf - cg))
+			tc := prevT + x*(t-prevT)
+			out = append(out, LPoint{tc, pf + x*(cf-pf)})
+		}
+		out = append(out, LPoint{t, min(cf, cg)})
+		prevT, pf, pg = t, cf, cg
+	}
+	// Tails: both linear after the last breakpoint.
+	sf, sg := f.Slope, g.Slope
+	slope := min(sf, sg)
+	if pf < pg && sf > sg || pg < pf && sg > sf {
+		dt := (pg - pf) / (sf - sg)
+		out = append(out, LPoint{prevT + dt, pf + sf*dt}) // both equal there
+	} else if pf < pg {
+		slope = sf
+	} else if pg < pf {
+		slope = sg
+	}
+	h := LFunc{P: out, Slope: slope}
+	h.compact()
+	return h
+}
+
+// compact removes samples that are collinear with their neighbours (they
+// carry no breakpoint) and duplicates.
+func (f *LFunc) compact() {
+	p := f.P
+	if len(p) < 2 {
+		return
+	}
+	k := 1
+	for i := 1; i < len(p); i++ {
+		if p[i].T <= p[k-1].T && p[i].L == p[k-1].L {
+			continue
+		}
+		// p[k-1] is removable if collinear between p[k-2] and p[i]
+		if k >= 2 {
+			a, b, c := p[k-2], p[k-1], p[i]
+			if c.T > a.T && math.Abs((b.L-a.L)*(c.T-a.T)-(c.L-a.L)*(b.T-a.T)) <= 1e-12*math.Max(1, math.Abs(c.L)*(c.T-a.T)) {
+				p[k-1] = c
+				continue
+			}
+		}
+		p[k] = p[i]
+		k++
+	}
+	// last sample collinear with the tail
+	if k >= 2 {
+		a, b := p[k-2], p[k-1]
+		if b.T > a.T && math.Abs((b.L-a.L)/(b.T-a.T)-f.Slope) <= 1e-12*math.Max(1, f.Slope) {
+			k--
+		}
+	}
+	f.P = p[:k]
+}
+
+// reduce lowers f to at most k samples (k >= 2) without ever raising it,
+// removing each time the sample whose removal loses the least area (tail
+// losses counted over horizon seconds). Two operations keep f below the
+// original: dropping a concave sample (the chord lies below), and merging
+// samples j, j+1 into (T_{j+1}, L_j) (valid because f is nondecreasing).
+func (f *LFunc) reduce(k int, horizon float64) {
+	if k < 2 {
+		k = 2
+	}
+	for len(f.P) > k {
+		p := f.P
+		best, bestLoss, bestOp := -1, math.Inf(1), 0
+		for j := 0; j+1 < len(p); j++ {
+			// merge j, j+1 into (T_{j+1}, L_j)
+			var loss float64
+			a, b := p[j], p[j+1]
+			// area lost on [a.T, b.T]: original trapezoid minus flat L_j
+			loss = (b.L - a.L) * (b.T - a.T) / 2
+			if j == 0 {
+				// the function now starts at b.T: all of [a.T, b.T] is lost
+				loss = (a.L + b.L) * (b.T - a.T) / 2
+			} else {
+				// previous segment now ends at b.T with value a.L: the
+				// triangle between the stretched chord and the original.
+				pr := p[j-1]
+				loss += (a.L - pr.L) * (b.T - a.T) / 2
+			}
+			if j+2 < len(p) {
+				nx := p[j+2]
+				loss += (b.L - a.L) * (nx.T - b.T) / 2
+			} else {
+				loss += (b.L - a.L) * horizon
+			}
+			if loss < bestLoss {
+				best, bestLoss, bestOp = j, loss, 0
+			}
+			// drop a concave interior sample j+1
+			if j+2 < len(p) {
+				c := p[j+2]
+				// chord from a to c at b.T
+				chord := a.L + (c.L-a.L)*(b.T-a.T)/(c.T-a.T)
+				if c.T > a.T && chord <= b.L {
+					loss := (b.L - chord) * (c.T - a.T) / 2
+					if loss < bestLoss {
+						best, bestLoss, bestOp = j+1, loss, 1
+					}
+				}
+			}
+		}
+		if bestOp == 0 {
+			p[best+1].L = p[best].L
+			f.P = append(p[:best], p[best+1:]...)
+		} else {
+			f.P = append(p[:best], p[best+1:]...)
+		}
+	}
+}
+
+func (f *LFunc) equal(g *LFunc) bool {
+	if f.Slope != g.Slope || len(f.P) != len(g.P) {
+		return false
+	}
+	for i := range f.P {
+		if f.P[i] != g.P[i] {
+			return false
+		}
+	}
+	return true
+}
