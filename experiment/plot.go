@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Series is one line of a LinePlot: the points (X[i], Y[i]) joined in
@@ -23,7 +24,8 @@ type Series struct {
 
 // LinePlot draws series as lines with point markers (one colour, marker and
 // dash pattern per series, a legend with their names and a grid) and writes
-// the figure to path, 16 × 10 cm. The format comes from the extension:
+// the figure to path: axes 16 × 10 cm (taller if the legend needs it), the
+// legend on their right. The format comes from the extension:
 // .svg, .png or .pdf. The file is written atomically.
 func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
@@ -40,7 +42,10 @@ func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	// The legend is drawn outside the axes, on the right, so that it never
+	// hides data (the reproductions plot up to 17 series).
+	leg := p.Legend
+	leg.Top, leg.Left = true, true
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			return fmt.Errorf("line plot %s: series %q has %d x and %d y values", path, s.Name, len(s.X), len(s.Y))
@@ -65,14 +70,25 @@ func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
 		pts.Shape = plotutil.Shape(i)
 		pts.Radius = vg.Points(2.5)
 		p.Add(l, pts)
-		p.Legend.Add(s.Name, l, pts)
+		leg.Add(s.Name, l, pts)
 	}
-	wt, err := p.WriterTo(16*vg.Centimeter, 10*vg.Centimeter, format)
+	var legW vg.Length
+	for _, s := range series {
+		legW = max(legW, leg.TextStyle.Width(s.Name))
+	}
+	legW += leg.ThumbnailWidth + leg.TextStyle.Width("m") + vg.Points(8)
+	entryH := leg.TextStyle.FontExtents().Height
+	width := 16*vg.Centimeter + legW
+	height := max(10*vg.Centimeter, entryH*vg.Length(len(series))+2*vg.Centimeter)
+	cw, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {
 		return fmt.Errorf("line plot %s: %w", path, err)
 	}
+	dc := draw.New(cw)
+	p.Draw(draw.Crop(dc, 0, -legW, 0, 0))
+	leg.Draw(draw.Crop(dc, width-legW+vg.Points(4), 0, 0, -vg.Points(20)))
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := cw.WriteTo(&b); err != nil {
 		return fmt.Errorf("line plot %s: %w", path, err)
 	}
 	if b.Len() == 0 {
