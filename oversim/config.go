@@ -1,0 +1,145 @@
+// Package oversim is the event-driven simulator of seed 004's overlay
+// (§7.2–§7.5): it runs the node state machines of package overlay
+// (routers, leaves and their local schedulers, unchanged) on the des
+// engine, with the site-level workload of package workload (or a replayed
+// trace), the slow or fast end-to-end link, per-message processing time,
+// and the churn and catastrophic-failure models of package failure.
+//
+// Physical node i plays the execution and submission roles at leaf i of the
+// balanced tree and the routing role at the i-th internal vertex (in
+// pre-order); its link and processor are shared by both roles. Everything
+// random comes from streams derived from the seed: two runs with the same
+// Config produce the same results.
+package oversim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/workload"
+)
+
+// Config is one simulation.
+type Config struct {
+	Policy string // ibp, mmp or dp
+	SFMax  int    // maximum summary size
+	Beta   float64
+	Nodes  int      // physical nodes (leaves of the tree)
+	Length des.Time // simulated time
+	Link   des.Link
+	Proc   des.Processing
+	// UpdateBandwidth limits update messages per link, bytes/s (§4.3);
+	// 0 = unlimited.
+	UpdateBandwidth float64
+	Churn           failure.Churn
+	Catastrophe     failure.Catastrophe
+	// DetectTimeout is how long after a failure a submission node notices
+	// that tasks were aborted and resubmits them (ours: 60 s).
+	DetectTimeout des.Time
+	Seed          uint64
+	// Workload: Jobs, when not nil, is a trace replayed as is (sorted by
+	// submission); otherwise every node's user is generated lazily from
+	// Params and Dists (the same jobs for every policy with the same seed).
+	Jobs   []workload.Job
+	Params workload.Params
+	Dists  *workload.Distributions
+	// Sample is the interval of the timeline (results written as the run
+	// goes). 0 disables it.
+	Sample des.Time
+}
+
+// Validate checks the configuration; errors name the field.
+func (c *Config) Validate() error {
+	switch c.Policy {
+	case "ibp", "mmp", "dp":
+	default:
+		return fmt.Errorf("policy %q: want ibp, mmp or dp", c.Policy)
+	}
+	if c.SFMax < 1 {
+		return fmt.Errorf("sfmax %d: want >= 1", c.SFMax)
+	}
+	if err := overlay.ParseTreeSize(c.Nodes); err != nil {
+		return err
+	}
+	if c.Length <= 0 {
+		return fmt.Errorf("simulated length %v: want > 0", c.Length)
+	}
+	if err := c.Link.Validate(); err != nil {
+		return err
+	}
+	if err := c.Proc.Validate(); err != nil {
+		return err
+	}
+	if !(c.UpdateBandwidth >= 0) || math.IsInf(c.UpdateBandwidth, 0) {
+		return fmt.Errorf("update bandwidth %g B/s: want a finite value >= 0", c.UpdateBandwidth)
+	}
+	if err := c.Catastrophe.Validate(); err != nil {
+		return err
+	}
+	if c.Churn.Median < 0 {
+		return fmt.Errorf("churn median %v: want >= 0", c.Churn.Median)
+	}
+	if c.DetectTimeout < 0 {
+		return fmt.Errorf("detection timeout %v: want >= 0", c.DetectTimeout)
+	}
+	if c.Policy == "mmp" && !(c.Beta > 0 && c.Beta <= 1) {
+		return fmt.Errorf("beta %g: want a value in (0, 1]", c.Beta)
+	}
+	if c.Jobs == nil {
+		if c.Dists == nil {
+			return fmt.Errorf("workload: neither a trace nor the site-level distributions were given")
+		}
+		if err := c.Params.Validate(); err != nil {
+			return err
+		}
+	}
+	for i, j := range c.Jobs {
+		if j.Node < 0 || int(j.Node) >= c.Nodes {
+			return fmt.Errorf("workload job %d (id %d): node %d: want 0..%d", i, j.ID, j.Node, c.Nodes-1)
+		}
+		if j.Tasks < 1 || !(j.LengthMI > 0) {
+			return fmt.Errorf("workload job %d (id %d): %d tasks of %g MI: want >= 1 task of > 0 MI", i, j.ID, j.Tasks, j.LengthMI)
+		}
+		if i > 0 && j.Submit < c.Jobs[i-1].Submit {
+			return fmt.Errorf("workload job %d (id %d): submitted at %v before the previous job: want a sorted trace", i, j.ID, j.Submit)
+		}
+	}
+	if c.Sample < 0 {
+		return fmt.Errorf("sample interval %v: want >= 0", c.Sample)
+	}
+	return nil
+}
+
+// DefaultUpdateBandwidth is the update limit §7.4 settles on: 1 KB/s for
+// IBP and DP, 10 KB/s for MMP.
+func DefaultUpdateBandwidth(policy string) float64 {
+	if policy == "mmp" {
+		return 10000
+	}
+	return 1000
+}
+
+// DefaultSFMax is the largest SF_max §7.4 tests for each policy.
+func DefaultSFMax(policy string) int {
+	switch policy {
+	case "mmp":
+		return 256
+	case "dp":
+		return 216
+	}
+	return 225
+}
+
+func (c *Config) policy() (overlay.Policy, error) {
+	switch c.Policy {
+	case "ibp":
+		return overlay.NewIBP(c.SFMax)
+	case "mmp":
+		return overlay.NewMMP(c.SFMax, c.Beta)
+	default:
+		return overlay.NewDP(c.SFMax, 0, 0)
+	}
+}

@@ -1,0 +1,94 @@
+package oversim
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/volsched/volsched/des"
+)
+
+// Result is the summary of a run (written as summary.json by the CLI).
+type Result struct {
+	Policy              string  `json:"policy"`
+	Link                string  `json:"link"`
+	Nodes               int     `json:"nodes"`
+	SFMax               int     `json:"sfmax"`
+	Hours               float64 `json:"hours"`
+	Seed                uint64  `json:"seed"`
+	UpdateBandwidth     float64 `json:"update_bandwidth_Bps"`
+	ChurnMedianMinutes  float64 `json:"churn_median_minutes,omitempty"`
+	CatastropheFraction float64 `json:"catastrophe_fraction,omitempty"`
+	CatastropheHours    float64 `json:"catastrophe_hours,omitempty"`
+	SimulatedSeconds    float64 `json:"simulated_seconds"`
+
+	JobsSubmitted         uint64  `json:"jobs_submitted"`
+	TasksSubmitted        uint64  `json:"tasks_submitted"`
+	TasksResubmitted      uint64  `json:"tasks_resubmitted"`
+	TasksFinished         uint64  `json:"tasks_finished"`
+	TasksFinishedInTime   uint64  `json:"tasks_finished_in_time"`
+	ComputationFinishedMI float64 `json:"computation_finished_mi"`
+	TasksUnallocated      uint64  `json:"tasks_unallocated"`
+	TasksAborted          uint64  `json:"tasks_aborted"`
+	TasksInQueues         uint64  `json:"tasks_in_queues_at_end"`
+	TasksInFlight         uint64  `json:"tasks_in_flight_at_end"`
+	Failures              uint64  `json:"failures"`
+
+	AllocatedRequests uint64  `json:"allocated_requests"`
+	AllocTimeMean     float64 `json:"alloc_time_mean_s"`
+	AllocTimeMax      float64 `json:"alloc_time_max_s"`
+
+	ThroughputTasksPerHour float64       `json:"throughput_tasks_per_hour"`
+	PeakLinkUse            []des.LinkUse `json:"peak_link_use"`
+
+	Events            uint64  `json:"events"`
+	MessagesDelivered uint64  `json:"messages_delivered"`
+	MessagesSent      uint64  `json:"messages_sent"`
+	BytesSent         uint64  `json:"bytes_sent"`
+	WallSeconds       float64 `json:"wall_seconds"`
+	EventsPerSecond   float64 `json:"events_per_second"`
+	HeapBytes         uint64  `json:"heap_bytes_at_end"`
+	BytesPerNode      float64 `json:"heap_bytes_per_node"`
+}
+
+// Conserved reports whether every task is accounted for: each submitted
+// task (original or resubmitted) is finished, reported unallocated,
+// aborted (and resubmitted after the detection timeout), still queued at an
+// execution node, or still travelling in a request.
+func (r *Result) Conserved() bool {
+	return r.TasksSubmitted+r.TasksResubmitted ==
+		r.TasksFinished+r.TasksUnallocated+r.TasksAborted+r.TasksInQueues+r.TasksInFlight
+}
+
+func (s *Sim) result(t des.Time, wall time.Duration) *Result {
+	r := s.st
+	r.SimulatedSeconds = t.Seconds()
+	for _, runs := range s.runs {
+		for _, x := range runs {
+			r.TasksInQueues += uint64(x.n)
+		}
+	}
+	for i := range s.jobs {
+		r.TasksInFlight += uint64(s.jobs[i].unplaced)
+	}
+	if r.AllocatedRequests > 0 {
+		r.AllocTimeMean = s.allocSum / float64(r.AllocatedRequests)
+		r.AllocTimeMax = s.allocMax
+	}
+	if t > 0 {
+		r.ThroughputTasksPerHour = float64(r.TasksFinished) / (t.Seconds() / 3600)
+	}
+	r.PeakLinkUse = s.net.PeakUse(t)
+	r.Events = s.eng.Processed()
+	r.MessagesSent = s.net.Messages()
+	r.BytesSent = s.net.Bytes()
+	r.WallSeconds = wall.Seconds()
+	if r.WallSeconds > 0 {
+		r.EventsPerSecond = float64(r.Events) / r.WallSeconds
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r.HeapBytes = ms.HeapAlloc
+	r.BytesPerNode = float64(ms.HeapAlloc) / float64(r.Nodes)
+	return &r
+}

@@ -1,0 +1,546 @@
+package oversim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/workload"
+)
+
+type evKind uint8
+
+const (
+	evMsg         evKind = iota // deliver msgs[ref] to vertex v
+	evTick                      // wake vertex v (Router.Wake / Leaf.Wake)
+	evSubmit                    // user v submits its pending job
+	evTrace                     // trace job ref is submitted
+	evChurn                     // node v's session ends
+	evCatastrophe               // the catastrophic failure
+	evResubmit                  // the submitter of job v detects ref aborted tasks
+	evSample                    // write a timeline row
+)
+
+// event is what the queue holds: 12 bytes, 32 with the queue's time and
+// sequence number.
+type event struct {
+	kind evKind
+	v    int32
+	ref  int32
+}
+
+// Message sizes on the wire (ours; the paper gives none): a 16-byte header
+// plus the payload. A request carries the application (id, length, memory,
+// disk, deadline: 32 bytes) and the submitter, source and task count (12).
+const (
+	headerBytes  = 16
+	requestBytes = headerBytes + 44
+	boundBytes   = headerBytes + 8
+	reportBytes  = headerBytes + 16 // KindDone / KindReturn: app id, submitter, n
+)
+
+func msgBytes(m *overlay.Msg) int {
+	switch m.Kind {
+	case overlay.KindRequest:
+		return requestBytes
+	case overlay.KindUpdate:
+		if m.Sum == nil {
+			return headerBytes
+		}
+		return headerBytes + m.Sum.Bytes()
+	case overlay.KindBound:
+		return boundBytes
+	case overlay.KindDone, overlay.KindReturn:
+		return reportBytes
+	}
+	return headerBytes
+}
+
+// jobState is what a submission node keeps of one application (saved to
+// its database in the paper's model, so it survives the node's failures).
+type jobState struct {
+	submit    des.Time
+	deadline  float64 // absolute, seconds (+Inf: none)
+	length    float64 // MI per task
+	mem, disk float32
+	node      int32 // submitter (leaf index)
+	tasks     int32
+	unplaced  int32 // tasks in requests still travelling
+	open      int32 // tasks not finished nor reported unallocated
+	allocated bool  // allocation time recorded
+}
+
+// taskRun is a group of tasks of one job accepted by a leaf.
+type taskRun struct{ job, n int32 }
+
+// Sample is one row of the timeline.
+type Sample struct {
+	Time                  des.Time
+	JobsSubmitted         uint64
+	TasksSubmitted        uint64
+	TasksFinished         uint64
+	TasksFinishedInTime   uint64
+	ComputationFinishedMI float64
+	TasksUnallocated      uint64
+	TasksAborted          uint64
+	Events                uint64
+	Pending               int
+}
+
+// Sim is one simulation run.
+type Sim struct {
+	cfg  *Config
+	oc   overlay.Config
+	tree *overlay.Tree
+	eng  des.Sim[event]
+	net  *des.Network
+	end  des.Time
+
+	routers  []overlay.Router // by router rank (internal vertices in pre-order)
+	leaves   []overlay.Leaf   // by leaf index
+	leafOf   []int32          // vertex -> leaf index, or -1
+	rankOf   []int32          // vertex -> router rank, or -1
+	leafV    []int32          // leaf index -> vertex
+	routerV  []int32          // router rank -> vertex
+	wake     []des.Time       // vertex -> scheduled tick
+	runs     [][]taskRun      // leaf index -> accepted, unfinished tasks
+	churnK   []uint32         // node -> sessions ended
+	users    []*workload.User // lazily generated workload
+	nextJob  []workload.Job   // user -> its next job
+	msgs     []overlay.Msg
+	freeMsg  []int32
+	jobs     []jobState
+	freeJob  []int32
+	out      []overlay.Msg
+	victims  []int32
+	onSample func(Sample)
+	progress func(now des.Time, events uint64)
+
+	st Result
+	// allocation time accumulators
+	allocSum float64
+	allocMax float64
+}
+
+// New builds the simulation: the tree, every node's roles, the network and
+// the workload sources.
+func New(cfg *Config) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Nodes < 2 {
+		return nil, fmt.Errorf("nodes %d: want >= 2 (a tree with at least one routing node)", cfg.Nodes)
+	}
+	pol, err := cfg.policy()
+	if err != nil {
+		return nil, err
+	}
+	nw, err := des.NewNetwork(cfg.Nodes, cfg.Link, cfg.Proc, cfg.Seed, des.Second, 10*des.Second)
+	if err != nil {
+		return nil, err
+	}
+	n := cfg.Nodes
+	t := overlay.NewTree(n)
+	s := &Sim{cfg: cfg, oc: overlay.Config{Policy: pol, Bandwidth: cfg.UpdateBandwidth}, tree: t, net: nw, end: cfg.Length}
+	nv := t.Vertices()
+	s.leafOf = make([]int32, nv)
+	s.rankOf = make([]int32, nv)
+	s.leafV = make([]int32, n)
+	s.routerV = make([]int32, 0, n-1)
+	s.wake = make([]des.Time, nv)
+	for v := 0; v < nv; v++ {
+		s.wake[v] = des.Never
+		s.leafOf[v], s.rankOf[v] = -1, -1
+		if !t.IsLeaf(overlay.Addr(v)) {
+			s.rankOf[v] = int32(len(s.routerV))
+			s.routerV = append(s.routerV, int32(v))
+		}
+	}
+	for i := 0; i < n; i++ {
+		v := t.Leaf(i)
+		s.leafOf[v], s.leafV[i] = int32(i), int32(v)
+	}
+	s.routers = make([]overlay.Router, len(s.routerV))
+	for r, v := range s.routerV {
+		s.routers[r] = t.Router(overlay.Addr(v))
+	}
+	s.leaves = make([]overlay.Leaf, n)
+	s.runs = make([][]taskRun, n)
+	for i := range s.leaves {
+		v := overlay.Addr(s.leafV[i])
+		s.leaves[i] = overlay.Leaf{Self: v, Father: t.Father(v), Exec: s.newExec(i)}
+	}
+	s.st = Result{Policy: cfg.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: cfg.SFMax,
+		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
+		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
+	if cfg.Catastrophe.Enabled() {
+		s.st.CatastropheFraction = cfg.Catastrophe.Fraction
+		s.st.CatastropheHours = cfg.Catastrophe.At.Seconds() / 3600
+	}
+	s.eng.Grow(2 * n)
+	// Workload.
+	if cfg.Jobs != nil {
+		if len(cfg.Jobs) > 0 && cfg.Jobs[0].Submit < s.end {
+			s.eng.At(cfg.Jobs[0].Submit, event{kind: evTrace, ref: 0})
+		}
+	} else {
+		s.users = make([]*workload.User, n)
+		s.nextJob = make([]workload.Job, n)
+		for i := 0; i < n; i++ {
+			s.users[i] = workload.NewUser(&cfg.Params, cfg.Dists, cfg.Seed, int32(i), cfg.Params.NodeOf(cfg.Seed, i).PowerMIPS)
+			s.nextJob[i] = s.users[i].Next()
+			if s.nextJob[i].Submit < s.end {
+				s.eng.At(s.nextJob[i].Submit, event{kind: evSubmit, v: int32(i)})
+			}
+		}
+	}
+	// Failures.
+	if cfg.Churn.Enabled() {
+		s.churnK = make([]uint32, n)
+		for i := 0; i < n; i++ {
+			if at := cfg.Churn.Session(cfg.Seed, int32(i), 0); at < s.end {
+				s.eng.At(at, event{kind: evChurn, v: int32(i)})
+			}
+		}
+	}
+	if cfg.Catastrophe.Enabled() && cfg.Catastrophe.At < s.end {
+		s.victims = cfg.Catastrophe.Victims(cfg.Seed, n)
+		s.eng.At(cfg.Catastrophe.At, event{kind: evCatastrophe})
+	}
+	if cfg.Sample > 0 {
+		s.eng.At(cfg.Sample, event{kind: evSample})
+	}
+	return s, nil
+}
+
+func (s *Sim) newExec(i int) overlay.Exec {
+	hw := s.cfg.Params.NodeOf(s.cfg.Seed, i)
+	if s.cfg.Jobs != nil && s.cfg.Dists == nil && len(s.cfg.Params.NodeMemMB) == 0 {
+		d := workload.DefaultParams()
+		hw = d.NodeOf(s.cfg.Seed, i)
+	}
+	switch s.cfg.Policy {
+	case "ibp":
+		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
+	case "mmp":
+		return &overlay.MMPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
+	}
+	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
+}
+
+// OnSample sets a function called with each timeline row (every
+// Config.Sample of simulated time, and once at the end).
+func (s *Sim) OnSample(f func(Sample)) { s.onSample = f }
+
+// OnProgress sets a function called about every million events.
+func (s *Sim) OnProgress(f func(now des.Time, events uint64)) { s.progress = f }
+
+// host is the physical node of vertex v.
+func (s *Sim) host(v int32) int32 {
+	if l := s.leafOf[v]; l >= 0 {
+		return l
+	}
+	return s.rankOf[v]
+}
+
+func (s *Sim) allocMsg(m overlay.Msg) int32 {
+	if k := len(s.freeMsg); k > 0 {
+		i := s.freeMsg[k-1]
+		s.freeMsg = s.freeMsg[:k-1]
+		s.msgs[i] = m
+		return i
+	}
+	s.msgs = append(s.msgs, m)
+	return int32(len(s.msgs) - 1)
+}
+
+// send transmits a message that leaves vertex from no earlier than depart.
+// Reports to the submitter are only accounted (their effect was counted
+// when the leaf or router emitted them); the others become events.
+func (s *Sim) send(depart des.Time, from int32, m overlay.Msg) {
+	to := int32(m.To)
+	hs, hd := s.host(from), s.host(to)
+	arrive := depart
+	if hs != hd {
+		arrive = s.net.Send(depart, hs, hd, msgBytes(&m))
+	}
+	if m.Kind == overlay.KindDone || m.Kind == overlay.KindReturn {
+		return
+	}
+	s.eng.At(arrive, event{kind: evMsg, v: to, ref: s.allocMsg(m)})
+}
+
+func (s *Sim) schedWake(v int32, w float64, now des.Time) {
+	if math.IsInf(w, 1) || math.IsNaN(w) {
+		return
+	}
+	wt := des.Time(math.Ceil(w * 1e9))
+	if wt <= now {
+		wt = now + 1
+	}
+	if wt < s.wake[v] {
+		s.wake[v] = wt
+		s.eng.At(wt, event{kind: evTick, v: v})
+	}
+}
+
+// step runs vertex v's state machine on m at time t and sends its
+// reactions once the node's processor has handled m.
+func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
+	done := s.net.Process(t, s.host(v), s.cfg.Proc.Cost(msgBytes(&m)))
+	now := t.Seconds()
+	out := s.out[:0]
+	if li := s.leafOf[v]; li >= 0 {
+		l := &s.leaves[li]
+		out = l.Step(&s.oc, now, m, out)
+		returned := int32(0)
+		for i := range out {
+			o := &out[i]
+			switch o.Kind {
+			case overlay.KindDone:
+				s.finished(li, int32(o.Req.App.ID), int32(o.Req.N), now)
+			case overlay.KindReturn:
+				returned += int32(o.Req.N)
+				s.unallocated(t, int32(o.Req.App.ID), int32(o.Req.N))
+			}
+		}
+		if m.Kind == overlay.KindRequest && m.Req.N > 0 {
+			if acc := int32(m.Req.N) - returned; acc > 0 {
+				job := int32(m.Req.App.ID)
+				s.runs[li] = append(s.runs[li], taskRun{job: job, n: acc})
+				s.placed(t, job, acc)
+			}
+		}
+		s.schedWake(v, l.Wake(), t)
+	} else {
+		r := &s.routers[s.rankOf[v]]
+		out = r.Step(&s.oc, now, m, out)
+		for i := range out {
+			if o := &out[i]; o.Kind == overlay.KindReturn {
+				s.unallocated(t, int32(o.Req.App.ID), int32(o.Req.N))
+			}
+		}
+		s.schedWake(v, r.Wake(), t)
+	}
+	for i := range out {
+		s.send(done, v, out[i])
+		out[i] = overlay.Msg{} // drop summary references
+	}
+	s.out = out
+}
+
+func (s *Sim) placed(t des.Time, job, n int32) {
+	j := &s.jobs[job]
+	j.unplaced -= n
+	s.checkAllocated(t, j)
+}
+
+func (s *Sim) unallocated(t des.Time, job, n int32) {
+	j := &s.jobs[job]
+	j.unplaced -= n
+	j.open -= n
+	s.st.TasksUnallocated += uint64(n)
+	s.checkAllocated(t, j)
+	s.maybeFree(job)
+}
+
+func (s *Sim) checkAllocated(t des.Time, j *jobState) {
+	if j.unplaced == 0 && !j.allocated {
+		j.allocated = true
+		a := (t - j.submit).Seconds()
+		s.allocSum += a
+		s.allocMax = max(s.allocMax, a)
+		s.st.AllocatedRequests++
+	}
+}
+
+func (s *Sim) finished(li, job, n int32, now float64) {
+	runs := s.runs[li]
+	left := n
+	for k := 0; k < len(runs) && left > 0; k++ {
+		if runs[k].job == job {
+			d := min(left, runs[k].n)
+			runs[k].n -= d
+			left -= d
+		}
+	}
+	k := 0
+	for _, r := range runs {
+		if r.n > 0 {
+			runs[k] = r
+			k++
+		}
+	}
+	s.runs[li] = runs[:k]
+	j := &s.jobs[job]
+	j.open -= n
+	s.st.TasksFinished += uint64(n)
+	s.st.ComputationFinishedMI += float64(n) * j.length
+	if now <= j.deadline+1e-6 {
+		s.st.TasksFinishedInTime += uint64(n)
+	}
+	s.maybeFree(job)
+}
+
+func (s *Sim) maybeFree(job int32) {
+	if j := &s.jobs[job]; j.open == 0 && j.unplaced == 0 {
+		*j = jobState{}
+		s.freeJob = append(s.freeJob, job)
+	}
+}
+
+func (s *Sim) submit(t des.Time, wj *workload.Job) {
+	var id int32
+	if k := len(s.freeJob); k > 0 {
+		id = s.freeJob[k-1]
+		s.freeJob = s.freeJob[:k-1]
+	} else {
+		s.jobs = append(s.jobs, jobState{})
+		id = int32(len(s.jobs) - 1)
+	}
+	dl := math.Inf(1)
+	if wj.Deadline > 0 {
+		dl = wj.Deadline.Seconds()
+	}
+	s.jobs[id] = jobState{submit: t, deadline: dl, length: wj.LengthMI, mem: wj.MemMB, disk: wj.DiskMB,
+		node: wj.Node, tasks: wj.Tasks, unplaced: wj.Tasks, open: wj.Tasks}
+	s.st.JobsSubmitted++
+	s.st.TasksSubmitted += uint64(wj.Tasks)
+	s.request(t, id, wj.Tasks)
+}
+
+func (s *Sim) request(t des.Time, id, n int32) {
+	j := &s.jobs[id]
+	app := overlay.App{ID: uint64(id), Length: j.length, Mem: float64(j.mem), Disk: float64(j.disk), Deadline: j.deadline}
+	sub := overlay.Addr(s.leafV[j.node])
+	m := overlay.NewRequest(s.tree, sub, app, int(n))
+	done := s.net.Process(t, j.node, s.cfg.Proc.Cost(requestBytes))
+	s.send(done, int32(sub), m)
+}
+
+// fail replaces physical node h at time t: its tasks are aborted (their
+// submitters notice after DetectTimeout and resubmit them), its execution
+// node restarts idle and reports its summary, and its routing node (if it
+// has one) restarts without information, which its children send again.
+func (s *Sim) fail(t des.Time, h int32) {
+	s.st.Failures++
+	v := s.leafV[h]
+	for _, r := range s.runs[h] {
+		s.st.TasksAborted += uint64(r.n)
+		s.eng.At(t+s.cfg.DetectTimeout, event{kind: evResubmit, v: r.job, ref: r.n})
+	}
+	s.runs[h] = s.runs[h][:0]
+	s.net.Fail(h, t)
+	s.leaves[h] = overlay.Leaf{Self: overlay.Addr(v), Father: s.tree.Father(overlay.Addr(v)), Exec: s.newExec(int(h))}
+	s.wake[v] = des.Never
+	s.step(t, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
+	if int(h) < len(s.routerV) {
+		rv := s.routerV[h]
+		s.routers[h] = s.tree.Router(overlay.Addr(rv))
+		s.wake[rv] = des.Never
+		for _, c := range []overlay.Addr{s.tree.Left(overlay.Addr(rv)), s.tree.Right(overlay.Addr(rv))} {
+			var sum overlay.Summary
+			if li := s.leafOf[c]; li >= 0 {
+				sum = s.leaves[li].Exec.Summary(t.Seconds())
+			} else {
+				sum = s.routers[s.rankOf[c]].Summary()
+			}
+			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
+		}
+	}
+}
+
+func (s *Sim) handle(t des.Time, ev event) {
+	switch ev.kind {
+	case evMsg:
+		m := s.msgs[ev.ref]
+		s.msgs[ev.ref] = overlay.Msg{}
+		s.freeMsg = append(s.freeMsg, ev.ref)
+		s.st.MessagesDelivered++
+		s.step(t, ev.v, m)
+	case evTick:
+		if s.wake[ev.v] != t {
+			return // superseded
+		}
+		s.wake[ev.v] = des.Never
+		s.step(t, ev.v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(ev.v)})
+	case evSubmit:
+		u := ev.v
+		s.submit(t, &s.nextJob[u])
+		s.nextJob[u] = s.users[u].Next()
+		if at := s.nextJob[u].Submit; at < s.end {
+			s.eng.At(max(at, t), event{kind: evSubmit, v: u})
+		}
+	case evTrace:
+		s.submit(t, &s.cfg.Jobs[ev.ref])
+		if k := int(ev.ref) + 1; k < len(s.cfg.Jobs) && s.cfg.Jobs[k].Submit < s.end {
+			s.eng.At(max(s.cfg.Jobs[k].Submit, t), event{kind: evTrace, ref: int32(k)})
+		}
+	case evChurn:
+		s.fail(t, ev.v)
+		s.churnK[ev.v]++
+		if at := t + s.cfg.Churn.Session(s.cfg.Seed, ev.v, s.churnK[ev.v]); at < s.end {
+			s.eng.At(at, event{kind: evChurn, v: ev.v})
+		}
+	case evCatastrophe:
+		for _, h := range s.victims {
+			s.fail(t, h)
+		}
+	case evResubmit:
+		s.st.TasksResubmitted += uint64(ev.ref)
+		s.jobs[ev.v].unplaced += ev.ref
+		s.request(t, ev.v, ev.ref)
+	case evSample:
+		if s.onSample != nil {
+			s.onSample(s.sample(t))
+		}
+		if next := t + s.cfg.Sample; next < s.end {
+			s.eng.At(next, event{kind: evSample})
+		}
+	}
+}
+
+func (s *Sim) sample(t des.Time) Sample {
+	return Sample{Time: t, JobsSubmitted: s.st.JobsSubmitted, TasksSubmitted: s.st.TasksSubmitted,
+		TasksFinished: s.st.TasksFinished, TasksFinishedInTime: s.st.TasksFinishedInTime,
+		ComputationFinishedMI: s.st.ComputationFinishedMI, TasksUnallocated: s.st.TasksUnallocated,
+		TasksAborted: s.st.TasksAborted, Events: s.eng.Processed(), Pending: s.eng.Pending()}
+}
+
+// Run simulates Config.Length and returns the results. It stops early,
+// with ctx's error, if ctx is cancelled.
+func (s *Sim) Run(ctx context.Context) (*Result, error) {
+	start := time.Now()
+	// Every execution node reports its first summary at time 0.
+	for i := range s.leaves {
+		v := s.leafV[i]
+		s.step(0, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
+	}
+	var err error
+	for {
+		if !s.eng.Step(s.end, s.handle) {
+			break
+		}
+		if s.eng.Processed()&(1<<20-1) == 0 {
+			if e := ctx.Err(); e != nil {
+				err = e
+				break
+			}
+			if s.progress != nil {
+				s.progress(s.eng.Now(), s.eng.Processed())
+			}
+		}
+	}
+	t := s.end
+	if err != nil {
+		t = s.eng.Now()
+	}
+	if s.onSample != nil {
+		s.onSample(s.sample(t))
+	}
+	r := s.result(t, time.Since(start))
+	return r, err
+}
