@@ -72,8 +72,17 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 		return err
 	}
 
-	// What is already done.
+	// What is already done. The results file is opened and locked first,
+	// so that no other process appends to it while it is read.
 	path := filepath.Join(dir, ResultsFileName(m.Shard))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	if err := lockResults(f); err != nil {
+		return err
+	}
 	fl, err := readResultsFile(path, m.Shard, m.Units)
 	if err != nil {
 		return err
@@ -87,7 +96,7 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 		done[l.Unit] = true
 	}
 	if fl.torn {
-		if err := os.Truncate(path, fl.good); err != nil {
+		if err := f.Truncate(fl.good); err != nil {
 			return fmt.Errorf("discard torn last line of %s: %w", path, err)
 		}
 	}
@@ -103,12 +112,6 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	if len(todo) == 0 {
 		return nil
 	}
-
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("open results: %w", err)
-	}
-	defer f.Close()
 
 	// Workers take units from jobs and send outcomes to the writer (this
 	// goroutine). runCtx is cancelled on the first unit error.
