@@ -512,14 +512,23 @@ func (s *Sim) sample(t des.Time) Sample {
 
 // Run simulates Config.Length and returns the results. It stops early,
 // with ctx's error, if ctx is cancelled.
-func (s *Sim) Run(ctx context.Context) (*Result, error) {
+//
+// A panic inside a node state machine (a bug of package overlay, never of
+// the input) is turned into an error naming the simulated time, so a
+// campaign or the CLI reports it instead of crashing.
+func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			res = s.result(s.eng.Now(), time.Since(start))
+			err = fmt.Errorf("%s node state machine failed at %v simulated after %d events: %v", s.cfg.Policy, s.eng.Now(), s.eng.Processed(), p)
+		}
+	}()
 	// Every execution node reports its first summary at time 0.
 	for i := range s.leaves {
 		v := s.leafV[i]
 		s.step(0, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
 	}
-	var err error
 	for {
 		if !s.eng.Step(s.end, s.handle) {
 			break
@@ -541,6 +550,5 @@ func (s *Sim) Run(ctx context.Context) (*Result, error) {
 	if s.onSample != nil {
 		s.onSample(s.sample(t))
 	}
-	r := s.result(t, time.Since(start))
-	return r, err
+	return s.result(t, time.Since(start)), err
 }

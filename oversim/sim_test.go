@@ -72,3 +72,68 @@ func TestDeterministic(t *testing.T) {
 		t.Fatalf("same config, different results:\n%+v\n%+v", a, b)
 	}
 }
+
+func TestConservationWithFailures(t *testing.T) {
+	for _, p := range []string{"mmp", "dp"} {
+		c := testConfig(t, p, 48, 8*des.Hour)
+		c.Churn = failure.Churn{Median: 15 * des.Minute}
+		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 3 * des.Hour}
+		r := run(t, c)
+		if r.Failures == 0 || r.TasksAborted == 0 || r.TasksResubmitted == 0 {
+			t.Fatalf("%s: failures %d, aborted %d, resubmitted %d: want all > 0", p, r.Failures, r.TasksAborted, r.TasksResubmitted)
+		}
+		if !r.Conserved() {
+			t.Fatalf("%s: tasks not conserved: %+v", p, r)
+		}
+		// Every aborted task is resubmitted unless its detection falls after the end.
+		if r.TasksResubmitted > r.TasksAborted {
+			t.Fatalf("%s: %d resubmitted > %d aborted", p, r.TasksResubmitted, r.TasksAborted)
+		}
+		// Churn (median 15 min) must cost finished computation compared with no failures.
+		c0 := testConfig(t, p, 48, 8*des.Hour)
+		r0 := run(t, c0)
+		if r.ComputationFinishedMI >= r0.ComputationFinishedMI {
+			t.Errorf("%s: computation with churn %g >= without %g", p, r.ComputationFinishedMI, r0.ComputationFinishedMI)
+		}
+		t.Logf("%s: finished computation with churn/catastrophe = %.3f of the failure-free run", p, r.ComputationFinishedMI/r0.ComputationFinishedMI)
+	}
+}
+
+func TestTraceReplayMatchesGeneration(t *testing.T) {
+	c := testConfig(t, "dp", 40, 6*des.Hour)
+	jobs, err := workload.Generate(&c.Params, c.Dists, c.Seed, c.Nodes, c.Length)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := run(t, c)
+	c2 := testConfig(t, "dp", 40, 6*des.Hour)
+	c2.Jobs, c2.Dists = jobs, nil
+	b := run(t, c2)
+	if a.JobsSubmitted != b.JobsSubmitted || a.TasksSubmitted != b.TasksSubmitted || a.TasksFinished != b.TasksFinished ||
+		a.ComputationFinishedMI != b.ComputationFinishedMI {
+		t.Fatalf("replaying the generated trace differs from lazy generation:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	base := func() *Config { return testConfig(t, "dp", 10, des.Hour) }
+	bad := []func(*Config){
+		func(c *Config) { c.Policy = "fifo" },
+		func(c *Config) { c.SFMax = 0 },
+		func(c *Config) { c.Nodes = 0 },
+		func(c *Config) { c.Length = 0 },
+		func(c *Config) { c.UpdateBandwidth = -1 },
+		func(c *Config) { c.Catastrophe.Fraction = 2 },
+		func(c *Config) { c.Policy, c.Beta = "mmp", 0 },
+		func(c *Config) { c.Dists = nil },
+		func(c *Config) { c.Jobs = []workload.Job{{Node: 10, Tasks: 1, LengthMI: 1}} },
+		func(c *Config) { c.Jobs = []workload.Job{{Node: 0, Tasks: 1, LengthMI: 1, Submit: 5}, {Node: 0, Tasks: 1, LengthMI: 1}} },
+	}
+	for i, m := range bad {
+		c := base()
+		m(c)
+		if _, err := New(c); err == nil {
+			t.Errorf("mutation %d accepted", i)
+		}
+	}
+}
