@@ -127,7 +127,9 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.Policy, c.Beta = "mmp", 0 },
 		func(c *Config) { c.Dists = nil },
 		func(c *Config) { c.Jobs = []workload.Job{{Node: 10, Tasks: 1, LengthMI: 1}} },
-		func(c *Config) { c.Jobs = []workload.Job{{Node: 0, Tasks: 1, LengthMI: 1, Submit: 5}, {Node: 0, Tasks: 1, LengthMI: 1}} },
+		func(c *Config) {
+			c.Jobs = []workload.Job{{Node: 0, Tasks: 1, LengthMI: 1, Submit: 5}, {Node: 0, Tasks: 1, LengthMI: 1}}
+		},
 	}
 	for i, m := range bad {
 		c := base()
