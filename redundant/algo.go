@@ -1,0 +1,63 @@
+package redundant
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/volsched/volsched/stream"
+)
+
+// Algorithms lists the names Allocate accepts. SAB is PPB run on the
+// failure probabilities of Eq. 7 (see SABProbs); given probabilities it is
+// PPB, so it is not listed here.
+var Algorithms = []string{"ea", "ppb", "epb", "gls", "exact"}
+
+// Options configures Allocate.
+type Options struct {
+	Seed   uint64        // seed of the annealing stream (PPB, EPB)
+	Anneal AnnealOptions // PPB, EPB
+	Exact  ExactOptions  // exact
+}
+
+// Result is an allocation with its R_sys.
+type Result struct {
+	Algo    string
+	X       []int
+	Rsys    float64
+	LogRsys float64
+	Optimal bool // exact only: proven optimal
+}
+
+// Allocate runs the named algorithm on failure probabilities p for n tasks.
+// The annealing stream is stream.New(opt.Seed, labels...) with the labels
+// given (callers add trial numbers); the same inputs give the same
+// allocation.
+func Allocate(algo string, p []float64, n int, opt Options, labels ...uint64) (Result, error) {
+	if err := ValidateInstance(p, n, "instance"); err != nil {
+		return Result{}, err
+	}
+	var x []int
+	optimal := false
+	switch strings.ToLower(algo) {
+	case "ea":
+		x = EA(len(p), n)
+	case "ppb":
+		x = PPB(p, n, annealStream(opt.Seed, labels, 1), opt.Anneal)
+	case "epb":
+		x = EPB(p, n, annealStream(opt.Seed, labels, 2), opt.Anneal)
+	case "gls":
+		x = GLS(p, n)
+	case "exact":
+		r := Exact(p, n, opt.Exact)
+		x, optimal = r.X, r.Optimal
+	default:
+		return Result{}, fmt.Errorf("algo = %q, want one of %s", algo, strings.Join(Algorithms, ", "))
+	}
+	return Result{Algo: strings.ToLower(algo), X: x, Rsys: Rsys(p, x, n), LogRsys: LogRsys(p, x, n), Optimal: optimal}, nil
+}
+
+func annealStream(seed uint64, labels []uint64, purpose uint64) *rand.Rand {
+	l := append(append([]uint64{0x3003}, labels...), purpose)
+	return stream.New(seed, l...)
+}

@@ -1,0 +1,178 @@
+package redundant
+
+import (
+	"math"
+	"sort"
+)
+
+// ExactOptions bounds the exact solver's search.
+type ExactOptions struct {
+	// MaxNodes is the number of search nodes after which the solver stops
+	// and returns the best allocation found, not proven optimal. Default
+	// 50,000,000; negative means no limit.
+	MaxNodes int64
+}
+
+// ExactResult is the exact solver's answer.
+type ExactResult struct {
+	X       []int   // the allocation
+	LogRsys float64 // log R_sys of X
+	Optimal bool    // the search finished: X is optimal (to 1e-12 relative in log R_sys)
+	Nodes   int64   // search nodes visited
+}
+
+// Exact solves REDUNDANTTASKALLOC exactly by branch and bound, exploiting
+// that tasks are identical. After removing the hosts with p = 0 or 1 (see
+// reduce), the problem is to partition the weights w_i = −log p_i into n
+// groups maximizing Σ_j log(1 − exp(−S_j)), S_j the sum of group j. The
+// search assigns hosts by decreasing weight; a host goes to one group per
+// distinct current sum (groups with equal sums, e.g. the empty ones, are
+// interchangeable), lightest first. A node is cut when fewer hosts remain
+// than empty groups, or when its upper bound — the remaining weight poured
+// continuously into the lightest groups ("water filling", optimal for the
+// relaxation because the objective is concave and increasing in each
+// sum) — does not beat the incumbent, which starts as the GLS solution.
+func Exact(p []float64, n int, opt ExactOptions) ExactResult {
+	if opt.MaxNodes == 0 {
+		opt.MaxNodes = 50_000_000
+	}
+	r := reduce(p, n)
+	if r.trivial {
+		x := r.expand(nil)
+		return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: true}
+	}
+	coreX, nodes, optimal := exactCore(r.w, r.coreN, opt.MaxNodes)
+	x := r.expand(coreX)
+	return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: optimal, Nodes: nodes}
+}
+
+type bnb struct {
+	w        []float64 // sorted decreasing
+	suffix   []float64 // suffix[h] = Σ_{i >= h} w[i]
+	n        int
+	sum      []float64
+	assign   []int
+	best     float64
+	bestX    []int
+	nodes    int64
+	maxNodes int64
+	stopped  bool
+	scratch  []float64
+	orders   [][]int // per depth: the groups in increasing sum order
+}
+
+func exactCore(w []float64, n int, maxNodes int64) ([]int, int64, bool) {
+	m := len(w)
+	init := glsCore(w, n)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
+	s := &bnb{w: make([]float64, m), suffix: make([]float64, m+1), n: n, sum: make([]float64, n),
+		assign: make([]int, m), bestX: make([]int, m), maxNodes: maxNodes,
+		scratch: make([]float64, n), orders: make([][]int, m)}
+	for h := range s.orders {
+		s.orders[h] = make([]int, n)
+	}
+	for k, i := range idx {
+		s.w[k] = w[i]
+		s.bestX[k] = init[i]
+	}
+	for k := m - 1; k >= 0; k-- {
+		s.suffix[k] = s.suffix[k+1] + s.w[k]
+	}
+	gs := make([]float64, n)
+	for k := range s.w {
+		gs[s.bestX[k]] += s.w[k]
+	}
+	s.best = partitionValue(gs)
+	s.search(0, n)
+	x := make([]int, m)
+	for k, i := range idx {
+		x[i] = s.bestX[k]
+	}
+	return x, s.nodes, !s.stopped
+}
+
+// tol is the relative margin by which a node's bound must beat the
+// incumbent to be explored.
+func (s *bnb) tol() float64 { return 1e-12 * math.Max(1, math.Abs(s.best)) }
+
+func (s *bnb) search(h, empty int) {
+	if s.stopped {
+		return
+	}
+	s.nodes++
+	if s.maxNodes > 0 && s.nodes > s.maxNodes {
+		s.stopped = true
+		return
+	}
+	m := len(s.w)
+	if h == m {
+		v := partitionValue(s.sum)
+		if v > s.best {
+			s.best = v
+			copy(s.bestX, s.assign)
+		}
+		return
+	}
+	if empty > m-h {
+		return
+	}
+	if s.bound(s.suffix[h]) <= s.best+s.tol() {
+		return
+	}
+	// Candidate groups: one per distinct sum, lightest first. The last
+	// host goes to the lightest group only: by concavity that is where it
+	// adds the most.
+	order := s.orders[h]
+	for j := range order {
+		order[j] = j
+	}
+	sort.Slice(order, func(a, b int) bool { return s.sum[order[a]] < s.sum[order[b]] })
+	if h == m-1 {
+		order = order[:1]
+	}
+	last := math.NaN()
+	for _, j := range order {
+		if s.sum[j] == last {
+			continue
+		}
+		last = s.sum[j]
+		e := empty
+		if s.sum[j] == 0 {
+			e--
+		}
+		s.sum[j] += s.w[h]
+		s.assign[h] = j
+		s.search(h+1, e)
+		s.sum[j] = last
+		if s.stopped {
+			return
+		}
+	}
+}
+
+// bound is the water-filling upper bound: the remaining weight rem poured
+// continuously into the lightest groups.
+func (s *bnb) bound(rem float64) float64 {
+	a := s.scratch
+	copy(a, s.sum)
+	sort.Float64s(a)
+	acc := 0.0
+	k := 0
+	level := 0.0
+	for k = 1; k <= len(a); k++ {
+		acc += a[k-1]
+		level = (rem + acc) / float64(k)
+		if k == len(a) || level <= a[k] {
+			break
+		}
+	}
+	v := float64(k) * logSuccess(level)
+	for _, x := range a[k:] {
+		v += logSuccess(x)
+	}
+	return v
+}

@@ -1,0 +1,139 @@
+package redundant
+
+import (
+	"math"
+	"sort"
+)
+
+// GLS is this project's constructive method with local search (not in the
+// paper). Construction: hosts sorted by decreasing weight −log p (most
+// reliable first), each given to the task whose replicas so far have the
+// smallest weight sum — the largest marginal gain, since a task's log
+// success log(1 − e^−S) is concave in S (the LPT rule of multiway number
+// partitioning). Local search: for each pair of tasks, the best move of one
+// host or swap of two hosts between them is applied while it improves
+// R_sys; by concavity a move that transfers a weight d from the heavier to
+// the lighter task improves R_sys exactly when 0 < d < the gap between
+// their sums, and most when d is closest to half the gap. It stops at a
+// local optimum for both neighbourhoods. Deterministic; needs no seed.
+func GLS(p []float64, n int) []int {
+	r := reduce(p, n)
+	if r.trivial {
+		return r.expand(nil)
+	}
+	return r.expand(glsCore(r.w, r.coreN))
+}
+
+// glsCore partitions the weights w (finite, > 0) into n groups.
+func glsCore(w []float64, n int) []int {
+	m := len(w)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return w[order[a]] > w[order[b]] })
+	x := make([]int, m)
+	sum := make([]float64, n)
+	members := make([][]int, n) // hosts of each group, sorted by weight ascending
+	for _, i := range order {
+		j := 0
+		for k := 1; k < n; k++ {
+			if sum[k] < sum[j] {
+				j = k
+			}
+		}
+		x[i] = j
+		sum[j] += w[i]
+		members[j] = append(members[j], i)
+	}
+	for j := range members {
+		sortByWeight(members[j], w)
+	}
+	localSearch(w, x, sum, members)
+	return x
+}
+
+func sortByWeight(h []int, w []float64) {
+	sort.SliceStable(h, func(a, b int) bool { return w[h[a]] < w[h[b]] })
+}
+
+// localSearch improves the partition in place until no single move or swap
+// between two groups improves it.
+func localSearch(w []float64, x []int, sum []float64, members [][]int) {
+	n := len(sum)
+	const maxPasses = 10000
+	for pass := 0; pass < maxPasses; pass++ {
+		improved := false
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if sum[a] >= sum[b] { // a is the lighter group
+					continue
+				}
+				gap := sum[b] - sum[a]
+				half := gap / 2
+				// Best transfer d in (0, gap) closest to gap/2.
+				bestD, bestDist := 0.0, math.Inf(1)
+				mv, sx, sy := -1, -1, -1 // relocate mv from b, or swap sx∈a with sy∈b
+				if len(members[b]) > 1 {
+					for _, y := range members[b] {
+						d := w[y]
+						if d > 0 && d < gap && math.Abs(d-half) < bestDist {
+							bestD, bestDist, mv, sx, sy = d, math.Abs(d-half), y, -1, -1
+						}
+					}
+				}
+				mb := members[b]
+				for _, xa := range members[a] {
+					// want w[y] ≈ w[xa] + half, with w[xa] < w[y] < w[xa] + gap
+					target := w[xa] + half
+					k := sort.Search(len(mb), func(i int) bool { return w[mb[i]] >= target })
+					for _, kk := range [2]int{k - 1, k} {
+						if kk < 0 || kk >= len(mb) {
+							continue
+						}
+						y := mb[kk]
+						d := w[y] - w[xa]
+						if d > 0 && d < gap && math.Abs(d-half) < bestDist {
+							bestD, bestDist, mv, sx, sy = d, math.Abs(d-half), -1, xa, y
+						}
+					}
+				}
+				if mv < 0 && sx < 0 {
+					continue
+				}
+				gain := logSuccess(sum[a]+bestD) + logSuccess(sum[b]-bestD) - logSuccess(sum[a]) - logSuccess(sum[b])
+				if !(gain > 1e-14*math.Max(1, math.Abs(logSuccess(sum[a])))) {
+					continue
+				}
+				if mv >= 0 {
+					members[b] = remove(members[b], mv)
+					members[a] = append(members[a], mv)
+					x[mv] = a
+				} else {
+					members[a] = remove(members[a], sx)
+					members[b] = remove(members[b], sy)
+					members[a] = append(members[a], sy)
+					members[b] = append(members[b], sx)
+					x[sx], x[sy] = b, a
+				}
+				sortByWeight(members[a], w)
+				sortByWeight(members[b], w)
+				sum[a] += bestD
+				sum[b] -= bestD
+				improved = true
+			}
+		}
+		if !improved {
+			return
+		}
+	}
+}
+
+func remove(h []int, v int) []int {
+	for k, e := range h {
+		if e == v {
+			return append(h[:k], h[k+1:]...)
+		}
+	}
+	return h
+}
