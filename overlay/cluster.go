@@ -18,6 +18,7 @@ type nnWork struct {
 	nn  []int32
 	nd  []float64
 	bad []bool
+	d   []float64 // distance matrix, row-major, stride n
 }
 
 var nnPool = sync.Pool{New: func() any { return new(nnWork) }}
@@ -26,13 +27,15 @@ var nnPool = sync.Pool{New: func() any { return new(nnWork) }}
 // agglomerative hierarchical clustering (Fig. 3): repeatedly replace the
 // closest pair by its sum. It returns z[:k] (or z when len(z) <= k).
 //
-// The closest pair is found with nearest-neighbour lists: every sampled
-// function keeps its nearest neighbour and the distance to it (n²/2
-// distance evaluations to start); after a merge only the merged function's
-// row and the rows of the functions whose nearest neighbour was one of the
-// merged pair are recomputed. Each merge then costs O(n) plus O(n) per
-// invalidated row, instead of the O(n²) of a naive scan. Ties are broken by
-// the lowest index, so the result is deterministic.
+// The closest pair is found with nearest-neighbour lists over a distance
+// matrix: every sampled function keeps its nearest neighbour and the
+// distance to it (n²/2 distance evaluations to start). After a merge, the
+// merged function's row is evaluated (n distances) and the rows of the
+// functions whose nearest neighbour was one of the merged pair are
+// re-scanned in the matrix (no distance evaluation). A merge thus costs
+// O(n) distance evaluations, and the whole clustering O(n²) evaluations
+// instead of the O(n³) of a naive closest-pair scan. Ties are broken by the
+// lowest index, so the result is deterministic.
 func agglomerate[C any, M metric[C]](z []C, k int, m M) []C {
 	n := len(z)
 	if k < 1 {
@@ -46,29 +49,25 @@ func agglomerate[C any, M metric[C]](z []C, k int, m M) []C {
 	if cap(w.nn) < n {
 		w.nn, w.nd, w.bad = make([]int32, n), make([]float64, n), make([]bool, n)
 	}
-	nn, nd, bad := w.nn[:n], w.nd[:n], w.bad[:n]
+	if cap(w.d) < n*n {
+		w.d = make([]float64, n*n)
+	}
+	stride := n
+	nn, nd, bad, dm := w.nn[:n], w.nd[:n], w.bad[:n], w.d[:n*n]
 	for i := range nd {
 		nd[i], nn[i], bad[i] = math.Inf(1), -1, false
 	}
 	for i := 0; i < n; i++ {
+		row := dm[i*stride : i*stride+n]
 		for j := i + 1; j < n; j++ {
 			d := m.dist(&z[i], &z[j])
+			row[j] = d
+			dm[j*stride+i] = d
 			if d < nd[i] {
 				nd[i], nn[i] = d, int32(j)
 			}
 			if d < nd[j] {
 				nd[j], nn[j] = d, int32(i)
-			}
-		}
-	}
-	row := func(x, n int) {
-		nd[x], nn[x] = math.Inf(1), -1
-		for y := 0; y < n; y++ {
-			if y == x {
-				continue
-			}
-			if d := m.dist(&z[x], &z[y]); d < nd[x] {
-				nd[x], nn[x] = d, int32(y)
 			}
 		}
 	}
@@ -80,31 +79,37 @@ func agglomerate[C any, M metric[C]](z []C, k int, m M) []C {
 			}
 		}
 		j := int(nn[i])
+		if j < i {
+			i, j = j, i
+		}
 		z[i] = m.sum(&z[i], &z[j])
 		for x := 0; x < n; x++ {
 			bad[x] = nn[x] == int32(i) || nn[x] == int32(j)
 		}
 		last := n - 1
 		if j != last {
+			// move last into j (i < j, so i does not move)
 			z[j], nn[j], nd[j], bad[j] = z[last], nn[last], nd[last], bad[last]
-			for x := 0; x < last; x++ {
-				if nn[x] == int32(last) {
-					nn[x] = int32(j)
+			copy(dm[j*stride:j*stride+last], dm[last*stride:last*stride+last])
+			for y := 0; y < last; y++ {
+				dm[y*stride+j] = dm[y*stride+last]
+				if nn[y] == int32(last) {
+					nn[y] = int32(j)
 				}
 			}
-			if i == last {
-				i = j
-			}
+			dm[j*stride+j] = 0
 		}
 		n--
 		bad[i] = false
-		// Row of the merged function; it may become others' neighbour.
 		nd[i], nn[i] = math.Inf(1), -1
+		ri := dm[i*stride : i*stride+n]
 		for y := 0; y < n; y++ {
 			if y == i {
 				continue
 			}
 			d := m.dist(&z[i], &z[y])
+			ri[y] = d
+			dm[y*stride+i] = d
 			if d < nd[i] {
 				nd[i], nn[i] = d, int32(y)
 			}
@@ -113,10 +118,18 @@ func agglomerate[C any, M metric[C]](z []C, k int, m M) []C {
 			}
 		}
 		for x := 0; x < n; x++ {
-			if bad[x] {
-				bad[x] = false
-				row(x, n)
+			if !bad[x] {
+				continue
 			}
+			bad[x] = false
+			rx := dm[x*stride : x*stride+n]
+			best, bi := math.Inf(1), int32(-1)
+			for y, d := range rx {
+				if d < best && y != x {
+					best, bi = d, int32(y)
+				}
+			}
+			nd[x], nn[x] = best, bi
 		}
 	}
 	var zero C

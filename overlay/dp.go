@@ -18,6 +18,7 @@ type DPCluster struct {
 	V         int
 	L         LFunc
 	ref       [dpRefs]float64 // L at the reference deadlines (scratch of Aggregate)
+	cell      uint32          // grid cell (scratch of Aggregate)
 }
 
 // DPSummary is a DP availability summary.
@@ -95,7 +96,17 @@ type dpMetric struct {
 func (m dpMetric) sum(a, b *DPCluster) DPCluster {
 	h := m.p.Sum(a, b)
 	m.fill(&h)
+	h.cell = m.computeCell(&h)
 	return h
+}
+
+func (m dpMetric) cellOf(c *DPCluster) uint32 { return c.cell }
+
+func (m dpMetric) computeCell(c *DPCluster) uint32 {
+	if m.g.base < 2 {
+		return 0
+	}
+	return uint32(m.g.cell(0, c.Mem)) | uint32(m.g.cell(1, c.Disk))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
 }
 
 func (m dpMetric) fill(c *DPCluster) {
@@ -122,8 +133,12 @@ func (m dpMetric) dist(a, b *DPCluster) float64 {
 		}
 	}
 	d += l * m.il
-	if m.g.base > 1 {
-		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk) + m.g.penalty(2, refSum(a), refSum(b))
+	if diff := a.cell ^ b.cell; diff != 0 {
+		for k := 0; k < 3; k++ {
+			if diff&(0xff<<(8*k)) != 0 {
+				d += m.g.pen
+			}
+		}
 	}
 	return d
 }
@@ -169,6 +184,12 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	m.il = inv(span(ll, hl))
 	if !p.NoGrid {
 		m.g = newGrid(p.SFMax, 3, z.Nodes(), []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
+	}
+	for i := range z {
+		z[i].cell = m.computeCell(&z[i])
+	}
+	if m.g.base >= 2 {
+		return DPSummary(agglomerateGrid(z, p.SFMax, m))
 	}
 	return DPSummary(agglomerate(z, p.SFMax, m))
 }

@@ -57,25 +57,6 @@ func sumIBP(a, b *IBPCluster) IBPCluster {
 	return IBPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V}
 }
 
-// ibpMetric: the distance of two sampled functions is the availability
-// their sum loses, per attribute normalized by the summary's range:
-// Σ_attr (v_a(a−h) + v_b(b−h))/Δ_attr, h = sum(a, b).
-type ibpMetric struct {
-	im, id float64
-	g      grid
-}
-
-func (m ibpMetric) sum(a, b *IBPCluster) IBPCluster { return sumIBP(a, b) }
-func (m ibpMetric) dist(a, b *IBPCluster) float64 {
-	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
-	va, vb := float64(a.V), float64(b.V)
-	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
-	if m.g.base > 1 {
-		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk)
-	}
-	return d
-}
-
 func (p *IBP) Aggregate(x, y Summary) Summary {
 	xs, ys := asIBP(x), asIBP(y)
 	if len(xs)+len(ys) == 0 {
@@ -86,16 +67,18 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	if len(z) <= p.SFMax {
 		return z
 	}
-	lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, c := range z {
-		lm, hm = min(lm, c.Mem), max(hm, c.Mem)
-		ld, hd = min(ld, c.Disk), max(hd, c.Disk)
+	w := vecPool.Get().(*vecWork)
+	defer vecPool.Put(w)
+	vs := w.get(len(z))
+	for i, c := range z {
+		vs[i] = vec{o: [4]float64{c.Mem, c.Disk}, v: float64(c.V)}
 	}
-	m := ibpMetric{im: inv(span(lm, hm)), id: inv(span(ld, hd))}
-	if !p.NoGrid {
-		m.g = newGrid(p.SFMax, 2, z.Nodes(), []float64{lm, ld}, []float64{m.im, m.id})
+	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid)
+	out := make(IBPSummary, len(vs))
+	for i := range vs {
+		out[i] = IBPCluster{Mem: vs[i].o[0], Disk: vs[i].o[1], V: int(vs[i].v)}
 	}
-	return IBPSummary(agglomerate(z, p.SFMax, m))
+	return out
 }
 
 func (*IBP) Equal(x, y Summary) bool { return slices.Equal(asIBP(x), asIBP(y)) }

@@ -61,26 +61,6 @@ func sumMMP(a, b *MMPCluster) MMPCluster {
 		Q: max(a.Q, b.Q), V: a.V + b.V}
 }
 
-// mmpMetric: availability lost by the sum in each attribute, normalized by
-// the range (for Q, the loss is the increase of the queue end).
-type mmpMetric struct {
-	im, id, ip, iq float64
-	g              grid
-}
-
-func (m mmpMetric) sum(a, b *MMPCluster) MMPCluster { return sumMMP(a, b) }
-func (m mmpMetric) dist(a, b *MMPCluster) float64 {
-	va, vb := float64(a.V), float64(b.V)
-	hm, hd, hp, hq := min(a.Mem, b.Mem), min(a.Disk, b.Disk), min(a.Power, b.Power), max(a.Q, b.Q)
-	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id +
-		(va*(a.Power-hp)+vb*(b.Power-hp))*m.ip + (va*(hq-a.Q)+vb*(hq-b.Q))*m.iq
-	if m.g.base > 1 {
-		d += m.g.penalty(0, a.Mem, b.Mem) + m.g.penalty(1, a.Disk, b.Disk) +
-			m.g.penalty(2, a.Power, b.Power) + m.g.penalty(3, a.Q, b.Q)
-	}
-	return d
-}
-
 func (p *MMP) Aggregate(x, y Summary) Summary {
 	xs, ys := asMMP(x), asMMP(y)
 	if len(xs)+len(ys) == 0 {
@@ -91,19 +71,19 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	if len(z) <= p.SFMax {
 		return z
 	}
-	inf := math.Inf(1)
-	lo := [4]float64{inf, inf, inf, inf}
-	hi := [4]float64{-inf, -inf, -inf, -inf}
-	for _, c := range z {
-		for i, v := range [4]float64{c.Mem, c.Disk, c.Power, c.Q} {
-			lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
-		}
+	w := vecPool.Get().(*vecWork)
+	defer vecPool.Put(w)
+	vs := w.get(len(z))
+	for i, c := range z {
+		vs[i] = vec{o: [4]float64{c.Mem, c.Disk, c.Power, c.Q}, v: float64(c.V)}
 	}
-	m := mmpMetric{im: inv(span(lo[0], hi[0])), id: inv(span(lo[1], hi[1])), ip: inv(span(lo[2], hi[2])), iq: inv(span(lo[3], hi[3]))}
-	if !p.NoGrid {
-		m.g = newGrid(p.SFMax, 4, z.Nodes(), lo[:], []float64{m.im, m.id, m.ip, m.iq})
+	vs = clusterVecs(vs, 4, p.SFMax, [4]bool{3: true}, !p.NoGrid)
+	out := make(MMPSummary, len(vs))
+	for i := range vs {
+		o := vs[i].o
+		out[i] = MMPCluster{Mem: o[0], Disk: o[1], Power: o[2], Q: o[3], V: int(vs[i].v)}
 	}
-	return MMPSummary(agglomerate(z, p.SFMax, m))
+	return out
 }
 
 func (*MMP) Equal(x, y Summary) bool { return slices.Equal(asMMP(x), asMMP(y)) }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/volsched/volsched/overlay"
+)
+
+// overlayCmd is the parent of the seed-004 commands (decentralized
+// scheduling on a tree overlay). Other files add their subcommands to it
+// (e.g. `overlay sim`).
+var overlayCmd = &cobra.Command{
+	Use:   "overlay",
+	Short: "Seed 004: decentralized scheduling on a tree overlay (summaries, aggregation, IBP/MMP/DP)",
+}
+
+func init() {
+	rootCmd.AddCommand(overlayCmd)
+	var pol string
+	var nodes, sfmax int
+	var seed uint64
+	acc := &cobra.Command{
+		Use:   "accuracy",
+		Short: "Aggregation accuracy of one policy (seed 004, §7.1): JSON on stdout",
+		Long: `accuracy draws random node states (uniform, as in the paper's §7.1),
+aggregates their summaries recursively up a balanced binary tree with at most
+--sfmax sampled functions per summary, and prints, per attribute, the fraction
+of the nodes' availability the root summary still represents:
+(aggregated - minimum)/(total - minimum), see docs/reproduction-004.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := overlay.PolicyAttributes[pol]; !ok {
+				return usagef("--policy %q: want ibp, mmp or dp", pol)
+			}
+			if err := overlay.ParseTreeSize(nodes); err != nil {
+				return usagef("--nodes: %v", err)
+			}
+			if sfmax < 1 || sfmax > 1<<16 {
+				return usagef("--sfmax %d: want 1 to %d", sfmax, 1<<16)
+			}
+			st := time.Now()
+			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed})
+			if err != nil {
+				return fmt.Errorf("overlay accuracy: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d aggregations in %v (%.1f µs each)\n", r.Aggregations,
+				time.Since(st).Round(time.Millisecond), float64(time.Since(st).Microseconds())/float64(max(1, r.Aggregations)))
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			return enc.Encode(r)
+		},
+	}
+	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: ibp, mmp or dp")
+	acc.Flags().IntVar(&nodes, "nodes", 1024, "number of execution nodes")
+	acc.Flags().IntVar(&sfmax, "sfmax", 225, "maximum number of sampled functions per summary")
+	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	overlayCmd.AddCommand(acc)
+
+	registerReproduction(reproduction{
+		Name:  "overlay",
+		Order: 400,
+		Title: "seed 004 Tables 2 and 3: aggregation accuracy of IBP, MMP and DP summaries",
+		Run:   reproduceOverlay,
+	})
+}
+
+// reproduceOverlay prints Tables 2 and 3 next to the paper's numbers.
+// --quick stops Table 3 at 32768 nodes.
+func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	progress := term.IsTerminal(int(os.Stderr.Fd()))
+	pols := []string{"ibp", "mmp", "dp"}
+	fmt.Fprintf(w, "seed %d; node states uniform: memory U{1..4096} MB, disk U{1..5000} MB, power U{1..3000} MFLOPS,\n", opt.Seed)
+	fmt.Fprintf(w, "MMP queue end U{0..2000} s, DP busy/idle intervals U[300,3600] s; accuracy = (aggregated - minimum)/(total - minimum)\n")
+	fmt.Fprintf(w, "(docs/reproduction-004.md); l(δ) averaged over 100 deadlines in (0, 100000 s]\n\n")
+	fmt.Fprintf(w, "Table 2: 1024 nodes, accuracy in %% (ours / paper)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, p := range pols {
+		ks := keys(overlay.PaperTable2[p])
+		fmt.Fprintf(tw, "%s SF_max\t", p)
+		for _, k := range ks {
+			fmt.Fprintf(tw, "%d\t", k)
+		}
+		fmt.Fprintln(tw)
+		res := map[int]overlay.AccuracyResult{}
+		for _, k := range ks {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: p, Nodes: 1024, SFMax: k, Seed: opt.Seed})
+			if err != nil {
+				return err
+			}
+			res[k] = r
+		}
+		for _, a := range overlay.PolicyAttributes[p] {
+			fmt.Fprintf(tw, "  %s\t", a)
+			for _, k := range ks {
+				fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[k].Accuracy[a], 100*overlay.PaperTable2[p][k][a])
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	sizes := overlay.PaperTable3Sizes
+	if opt.Quick {
+		sizes = sizes[:4]
+	}
+	fmt.Fprintf(w, "\nTable 3: accuracy in %% by number of nodes (ours / paper)%s\n",
+		map[bool]string{true: "; --quick stops at 32768 nodes", false: ""}[opt.Quick])
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "policy\tattribute\t")
+	for _, n := range sizes {
+		fmt.Fprintf(tw, "%d\t", n)
+	}
+	fmt.Fprintln(tw)
+	for _, p := range pols {
+		k := overlay.PaperTable3SFMax[p]
+		var res []overlay.AccuracyResult
+		for _, n := range sizes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if progress {
+				fmt.Fprintf(os.Stderr, "\roverlay Table 3: %s, %d nodes...   ", p, n)
+			}
+			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: p, Nodes: n, SFMax: k, Seed: opt.Seed})
+			if err != nil {
+				return err
+			}
+			res = append(res, r)
+		}
+		for _, a := range overlay.PolicyAttributes[p] {
+			fmt.Fprintf(tw, "%s (%d)\t%s\t", p, k, a)
+			for i := range sizes {
+				fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[i].Accuracy[a], 100*overlay.PaperTable3[p][a][i])
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	if progress {
+		fmt.Fprintf(os.Stderr, "\r%40s\r", "")
+	}
+	return tw.Flush()
+}
+
+func keys[V any](m map[int]V) []int {
+	var ks []int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

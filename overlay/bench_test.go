@@ -1,0 +1,74 @@
+package overlay
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/volsched/volsched/stream"
+)
+
+// fullSummaries returns two summaries of sfmax sampled functions each, as
+// aggregated from random nodes (what a router at a high level aggregates).
+func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summary) {
+	p, err := NewPolicy(pol, sfmax)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := stream.New(7, 0xbe7c)
+	var s [2]Summary
+	for h := range s {
+		for range 4 * sfmax {
+			var leaf Summary
+			m, d := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000)
+			switch pol {
+			case "ibp":
+				leaf = IBPSummary{{Mem: m, Disk: d, V: 1}}
+			case "mmp":
+				leaf = MMPSummary{{Mem: m, Disk: d, Power: uniformInt(r, 1, 3000), Q: uniformInt(r, 0, 2000), V: 1}}
+			case "dp":
+				f := randomSchedule(r, uniformInt(r, 1, 3000))
+				f.reduce(10, 100000)
+				leaf = DPSummary{{Mem: m, Disk: d, V: 1, L: f}}
+			}
+			s[h] = p.Aggregate(s[h], leaf)
+		}
+	}
+	return p, s[0], s[1]
+}
+
+// BenchmarkAggregateFull: one aggregation of two full summaries (2·SF_max
+// sampled functions clustered down to SF_max), the worst case of Fig. 3.
+func BenchmarkAggregateFull(b *testing.B) {
+	for _, c := range []struct {
+		pol string
+		k   int
+	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
+			p, x, y := fullSummaries(b, c.pol, c.k)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				p.Aggregate(x, y)
+			}
+		})
+	}
+}
+
+// BenchmarkAccuracy1024: the whole Table 2 test of one configuration;
+// ns/op divided by 1023 is the mean time per aggregation, the figure the
+// authors' tool reports.
+func BenchmarkAccuracy1024(b *testing.B) {
+	for _, c := range []struct {
+		pol string
+		k   int
+	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Accuracy(AccuracyConfig{Policy: c.pol, Nodes: 1024, SFMax: c.k, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,137 @@
+package overlay
+
+import (
+	"math"
+	"sync"
+)
+
+// vec is the clustering representation of a sampled function whose
+// attributes are scalars summed by a minimum or a maximum (IBP, MMP):
+// each attribute is normalized to [0, 1] by the summary's range and
+// oriented so that the conservative sum is always the minimum (a maximum
+// attribute, like MMP's queue end, is flipped). o keeps the original values
+// so that sums stay exact.
+type vec struct {
+	n    [4]float64 // normalized, oriented: sum = min
+	o    [4]float64 // original values
+	v    float64
+	cell uint32 // grid cell, one byte per attribute
+	id   int32
+}
+
+// vecMetric is the distance on vecs: the availability the sum loses,
+// Σ_attr v_a(a − h) + v_b(b − h) with h = min(a, b), plus the grid
+// penalty per attribute whose cells differ. isMax marks the attributes
+// whose original sum is a maximum.
+type vecMetric struct {
+	d     int
+	isMax [4]bool
+	base  int
+	pen   float64
+}
+
+func (m vecMetric) dist(a, b *vec) float64 {
+	var s float64
+	for k := 0; k < m.d; k++ {
+		x, y := a.n[k], b.n[k]
+		if x > y {
+			s += a.v * (x - y)
+		} else {
+			s += b.v * (y - x)
+		}
+	}
+	if a.cell != b.cell {
+		diff := a.cell ^ b.cell
+		for k := 0; k < m.d; k++ {
+			if diff&(0xff<<(8*k)) != 0 {
+				s += m.pen
+			}
+		}
+	}
+	return s
+}
+
+func (m vecMetric) sum(a, b *vec) vec {
+	var h vec
+	h.v = a.v + b.v
+	h.id = -1
+	for k := 0; k < m.d; k++ {
+		h.n[k] = min(a.n[k], b.n[k])
+		if m.isMax[k] {
+			h.o[k] = max(a.o[k], b.o[k])
+		} else {
+			h.o[k] = min(a.o[k], b.o[k])
+		}
+	}
+	h.cell = m.computeCell(&h)
+	return h
+}
+
+func (m vecMetric) cellOf(c *vec) uint32 { return c.cell }
+
+func (m vecMetric) computeCell(c *vec) uint32 {
+	if m.base < 2 {
+		return 0
+	}
+	var code uint32
+	for k := 0; k < m.d; k++ {
+		x := int(c.n[k] * float64(m.base))
+		x = max(0, min(x, m.base-1))
+		code |= uint32(x) << (8 * k)
+	}
+	return code
+}
+
+// clusterVecs normalizes the d attributes of vs (o and v set), clusters
+// them down to k and returns the result (a prefix of vs).
+func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) []vec {
+	if len(vs) <= k {
+		return vs
+	}
+	var lo, hi [4]float64
+	for j := 0; j < d; j++ {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	nodes := 0.0
+	for i := range vs {
+		for j := 0; j < d; j++ {
+			lo[j], hi[j] = min(lo[j], vs[i].o[j]), max(hi[j], vs[i].o[j])
+		}
+		nodes += vs[i].v
+	}
+	m := vecMetric{d: d, isMax: isMax}
+	if useGrid {
+		b := int(math.Round(math.Pow(float64(k), 1/float64(d))))
+		if b >= 2 && b <= 255 {
+			m.base = b
+			m.pen = nodes*float64(d+1) + 1 // above any loss within cells
+		}
+	}
+	for i := range vs {
+		c := &vs[i]
+		for j := 0; j < d; j++ {
+			w := inv(span(lo[j], hi[j]))
+			if isMax[j] {
+				c.n[j] = (hi[j] - c.o[j]) * w
+			} else {
+				c.n[j] = (c.o[j] - lo[j]) * w
+			}
+		}
+		c.cell = m.computeCell(c)
+	}
+	if m.base >= 2 {
+		return agglomerateGrid(vs, k, m)
+	}
+	return agglomerate(vs, k, m)
+}
+
+type vecWork struct{ vs []vec }
+
+var vecPool = sync.Pool{New: func() any { return new(vecWork) }}
+
+func (w *vecWork) get(n int) []vec {
+	if cap(w.vs) < n {
+		w.vs = make([]vec, n)
+	}
+	return w.vs[:n]
+}
