@@ -182,6 +182,14 @@ type Snapshot struct {
 	Copies []int
 	// ExtraReplicas is the maximum number of additional copies of a task.
 	ExtraReplicas int
+
+	// Watch and StopAfter let a driver ask for only the part of the
+	// decision it can use: when StopAfter > 0, Decide returns as soon as
+	// StopAfter distinct processors with Watch[q] set have been picked. The
+	// picks returned are then a prefix of the full decision. Nil/0: the
+	// full decision.
+	Watch     []bool
+	StopAfter int
 }
 
 // Pick is one decision: task Copies[Task] goes to processor Proc; Replica
@@ -230,7 +238,7 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	if up == 0 {
 		return out
 	}
-	nActive := 0
+	nActive, watched := 0, 0
 	factor := 1
 	star := h.Contention()
 	if star {
@@ -255,6 +263,9 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 		d.copies[task]++
 		if d.nq[q] == 0 {
 			nActive++
+			if s.StopAfter > 0 && s.Watch[q] {
+				watched++
+			}
 		}
 		d.nq[q]++
 		if h.IsRandom() {
@@ -274,8 +285,9 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 		d.keys[q] = d.key(h, s, q, factor)
 		return true
 	}
+	done := func() bool { return s.StopAfter > 0 && watched >= s.StopAfter }
 	for task, c := range s.Copies {
-		if c == 0 && !assign(task, false) {
+		if c == 0 && (!assign(task, false) || done()) {
 			return out
 		}
 	}
@@ -304,6 +316,9 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 			}
 			d.eligibl[out[before].Proc] = false
 			n--
+			if done() {
+				return out
+			}
 		}
 	}
 	return out

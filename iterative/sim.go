@@ -65,6 +65,8 @@ type Simulator struct {
 
 	// Log, when not nil, receives the events of the next runs.
 	Log *[]Event
+	// Stats accumulates counters over runs (for profiling).
+	Stats SimStats
 
 	dec    Decider
 	picks  []Pick
@@ -76,6 +78,7 @@ type Simulator struct {
 	cand   []int
 	active []int8 // transfer kind progressing this slot, per processor
 	picked []bool
+	watch  []bool
 	order  []int
 	compl  []int
 }
@@ -100,10 +103,18 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.procs = make([]procState, p)
 	s.active = make([]int8, p)
 	s.picked = make([]bool, p)
+	s.watch = make([]bool, p)
 	s.done = make([]bool, in.Tasks)
 	s.copies = make([]int, in.Tasks)
 	s.snap = Snapshot{Procs: make([]ProcView, p), Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
 	return s, nil
+}
+
+// SimStats counts what simulations did.
+type SimStats struct {
+	Slots     int64 // slots simulated
+	Decisions int64 // calls of the heuristic
+	Picks     int64 // assignments the heuristic returned
 }
 
 // ErrTooLong is returned when a simulation exceeds Options.MaxSlots.
@@ -193,6 +204,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		if t >= s.opt.MaxSlots {
 			return 0, fmt.Errorf("%v after %d slots (%d/%d iterations): %w", h, t, iter, in.Iterations, ErrTooLong)
 		}
+		s.Stats.Slots++
 		st := real.At(t)
 		view := st
 		if s.opt.Order == DecideThenObserve && t > 0 {
@@ -318,15 +330,26 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
 	in := s.in
 	p := len(in.Chains)
-	anyAcceptor := false
+	acceptors := 0
 	for q := 0; q < p; q++ {
-		if st[q] == availability.Up && s.active[q] == tNone && s.acceptor(q) {
-			anyAcceptor = true
-			break
+		s.watch[q] = st[q] == availability.Up && s.active[q] == tNone && s.acceptor(q)
+		if s.watch[q] {
+			acceptors++
 		}
 	}
-	if !anyAcceptor {
+	if acceptors == 0 {
 		return
+	}
+	// Only the first picks of acceptors can begin transfers: with FIFO
+	// channels the decision can stop once min(free, acceptors) of them are
+	// picked (with Tdata = 0 data needs no channel: no early stop).
+	s.snap.Watch, s.snap.StopAfter = s.watch, 0
+	if in.Tdata > 0 && in.Tprog > 0 {
+		if s.opt.Channels == ChannelFIFO {
+			s.snap.StopAfter = min(*free, acceptors)
+		} else {
+			s.snap.StopAfter = acceptors
+		}
 	}
 	s.open = s.open[:0]
 	s.snap.Copies = s.snap.Copies[:0]
@@ -369,6 +392,8 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 		}
 	}
 	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
+	s.Stats.Decisions++
+	s.Stats.Picks += int64(len(s.picks))
 	// Each processor's first pick is what it would begin now.
 	s.order = s.order[:0]
 	for i, pk := range s.picks {
