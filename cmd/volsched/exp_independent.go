@@ -207,7 +207,9 @@ func printIndependent(w io.Writer, seed uint64, p iterative.CampaignParams, s it
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return iterative.PaperTable2[idx[a]].AvgDfb < iterative.PaperTable2[idx[b]].AvgDfb })
+	sort.SliceStable(idx, func(a, b int) bool {
+		return iterative.PaperTable2[idx[a]].AvgDfb < iterative.PaperTable2[idx[b]].AvgDfb
+	})
 	for r, i := range idx {
 		paperRank[iterative.PaperTable2[i].Name] = r + 1
 	}
