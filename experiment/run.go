@@ -138,6 +138,9 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	go func() {
 		defer close(jobs)
 		for _, u := range todo {
+			if runCtx.Err() != nil { // select picks at random among ready cases
+				return
+			}
 			select {
 			case <-runCtx.Done():
 				return
