@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +24,7 @@ import (
 // runCampaign and `exp merge` end to end through the real CLI.
 func init() {
 	var f campaignFlags
-	var units int
+	var units, sleepMS int
 	cmd := &cobra.Command{
 		Use:    "exptest",
 		Hidden: true,
@@ -30,6 +35,11 @@ func init() {
 				Units:  units,
 				Params: map[string]int{"units": units},
 				Work: func(ctx context.Context, u int) (float64, error) {
+					select {
+					case <-ctx.Done():
+						return 0, ctx.Err()
+					case <-time.After(time.Duration(sleepMS) * time.Millisecond):
+					}
 					return stream.New(f.Seed, uint64(u)).Float64(), nil
 				},
 			}, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -37,6 +47,7 @@ func init() {
 	}
 	addCampaignFlags(cmd, &f)
 	cmd.Flags().IntVar(&units, "units", 10, "units")
+	cmd.Flags().IntVar(&sleepMS, "sleep-ms", 0, "time each unit takes")
 	expCmd.AddCommand(cmd)
 	registerSummarizer("exptest", func(ctx context.Context, dir string, w io.Writer) error {
 		_, rs, err := experiment.LoadComplete[float64](dir)
@@ -113,5 +124,55 @@ func TestExpUsageErrors(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Errorf("usage errors left files in the output directory: %v", entries)
+	}
+}
+
+// TestExpInterruptAndResume sends SIGINT to a running campaign: it must
+// exit non-zero saying how to resume, keep what it wrote, and a second run
+// must finish with the same summary as an uninterrupted run.
+func TestExpInterruptAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to a subprocess")
+	}
+	tmp := t.TempDir()
+	ref, _, code := runCLI(t, "", "exp", "exptest", "--units", "2000", "--seed", "9", "--out", filepath.Join(tmp, "ref"))
+	if code != 0 {
+		t.Fatalf("reference run: exit %d", code)
+	}
+	dir := filepath.Join(tmp, "run")
+	args := "exp exptest --units 2000 --seed 9 --workers 2 --sleep-ms 10 --out " + dir
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once some results are written (however loaded the machine).
+	results := filepath.Join(dir, experiment.ResultsFileName(experiment.Whole))
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(results); err == nil && fi.Size() > 0 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(errb.String(), "resume") {
+		t.Errorf("interrupted run's message %q does not say how to resume", errb.String())
+	}
+	_, _, present, lerr := experiment.Load[float64](dir)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if kept := len(present) - len(experiment.Missing(present)); kept == 0 || kept == 2000 {
+		t.Fatalf("%d of 2000 units kept after SIGINT, want some but not all", kept)
+	}
+	out, e, code := runCLI(t, "", "exp", "exptest", "--units", "2000", "--seed", "9", "--workers", "1", "--out", dir)
+	if code != 0 || out != ref {
+		t.Fatalf("resumed run: exit %d, summary %q, want %q; stderr %q", code, out, ref, e)
 	}
 }
