@@ -1,0 +1,302 @@
+package redundant
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/volsched/volsched/stream"
+)
+
+// LabConfig configures the laboratory study of §3: failure probabilities
+// drawn from a GDFN, perfectly known to the algorithms.
+type LabConfig struct {
+	Algos   []string      // algorithms compared (names of Allocate)
+	Reps    int           // repetitions per point (the paper: 2,000)
+	Seed    uint64        // campaign seed
+	Workers int           // goroutines (results do not depend on it)
+	Anneal  AnnealOptions // PPB, EPB
+	// Progress, if not nil, is called with the number of repetitions just
+	// finished (from several goroutines).
+	Progress func(done int)
+}
+
+// Series is one curve of a figure: Y[i] (with its standard error SE[i]) at
+// the figure's X[i].
+type Series struct {
+	Name string
+	Y    []float64
+	SE   []float64
+}
+
+// Figure is a reproduced figure: the points and the parameters that made
+// them.
+type Figure struct {
+	Name, Title    string
+	XLabel, YLabel string
+	Params         string
+	X              []float64
+	Series         []Series
+}
+
+// forEachRep runs f(rep) for rep in [0, reps) on cfg.Workers goroutines.
+func forEachRep(ctx context.Context, cfg LabConfig, reps int, f func(rep int) error) error {
+	w := max(1, cfg.Workers)
+	next := make(chan int)
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for rep := range next {
+				if errs[k] != nil {
+					continue
+				}
+				errs[k] = f(rep)
+				if cfg.Progress != nil {
+					cfg.Progress(1)
+				}
+			}
+		}(k)
+	}
+	var err error
+	for rep := 0; rep < reps; rep++ {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- rep
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func meanSE(v []float64) (float64, float64) {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+}
+
+// LabSuccess estimates the success probability each algorithm achieves on
+// n tasks and m hosts with failure probabilities drawn from g: the mean,
+// over cfg.Reps instances, of the R_sys of the algorithm's allocation (the
+// expected success frequency of one execution per instance, without its
+// Bernoulli noise). Instance rep uses stream (seed, labels…, rep).
+func LabSuccess(ctx context.Context, g GDFN, m, n int, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
+	vals := make([][]float64, len(cfg.Algos))
+	for a := range vals {
+		vals[a] = make([]float64, cfg.Reps)
+	}
+	err = forEachRep(ctx, cfg, cfg.Reps, func(rep int) error {
+		l := append(append([]uint64(nil), labels...), uint64(rep))
+		p := g.SampleN(stream.New(cfg.Seed, append(l, 0)...), m)
+		for a, algo := range cfg.Algos {
+			res, err := Allocate(algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
+			if err != nil {
+				return err
+			}
+			vals[a][rep] = res.Rsys
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, se = make([]float64, len(cfg.Algos)), make([]float64, len(cfg.Algos))
+	for a := range vals {
+		mean[a], se[a] = meanSE(vals[a])
+	}
+	return mean, se, nil
+}
+
+// LabScale estimates the application scale of §3.3: for each instance of m
+// hosts drawn from g, the largest number of tasks n whose allocation by the
+// algorithm still has R_sys >= r0 (found by bisection on n, which assumes
+// R_sys decreases with n — true of the optimum, nearly so of the
+// heuristics), divided by m; averaged over cfg.Reps instances (0 counts
+// when even one task cannot reach r0).
+func LabScale(ctx context.Context, g GDFN, m int, r0 float64, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
+	vals := make([][]float64, len(cfg.Algos))
+	for a := range vals {
+		vals[a] = make([]float64, cfg.Reps)
+	}
+	err = forEachRep(ctx, cfg, cfg.Reps, func(rep int) error {
+		l := append(append([]uint64(nil), labels...), uint64(rep))
+		p := g.SampleN(stream.New(cfg.Seed, append(l, 0)...), m)
+		for a, algo := range cfg.Algos {
+			lo, hi := 0, m // R(lo) >= r0 (lo = 0 by convention), R(hi+1) < r0
+			for lo < hi {
+				mid := (lo + hi + 1) / 2
+				res, err := Allocate(algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
+				if err != nil {
+					return err
+				}
+				if res.Rsys >= r0 {
+					lo = mid
+				} else {
+					hi = mid - 1
+				}
+			}
+			vals[a][rep] = float64(lo) / float64(m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, se = make([]float64, len(cfg.Algos)), make([]float64, len(cfg.Algos))
+	for a := range vals {
+		mean[a], se[a] = meanSE(vals[a])
+	}
+	return mean, se, nil
+}
+
+// LabGrid is the grid of a laboratory figure.
+type LabGrid struct {
+	Mus, Sigmas []float64 // Figures 1 and 2
+	Ms          []int     // Figure 3
+	R0s         []float64 // Figure 3
+}
+
+// PaperGrid returns the grid used for figure 1, 2 or 3: the paper's fixed
+// parameters (9 tasks on 24 hosts, µ ∈ {0.151, 0.556}; 9 tasks on 37
+// hosts, σ = 0.3; µ = 0.5, σ = 0.3, R0 ∈ {0.4, 0.8}) and, where the text
+// does not give the swept values (the plots are lost), this project's
+// choice: σ and µ from 0 to 1 by 0.05, m from 10 to 100 by 10. quick
+// coarsens the grids.
+func PaperGrid(figure int, quick bool) LabGrid {
+	step := func(lo, hi, d float64) []float64 {
+		var v []float64
+		for k := 0; lo+float64(k)*d <= hi+1e-9; k++ {
+			v = append(v, math.Round((lo+float64(k)*d)*1000)/1000)
+		}
+		return v
+	}
+	d := 0.05
+	if quick {
+		d = 0.2
+	}
+	switch figure {
+	case 1:
+		return LabGrid{Mus: []float64{0.151, 0.556}, Sigmas: step(0, 1, d)}
+	case 2:
+		return LabGrid{Mus: step(0, 1, d), Sigmas: []float64{0.3}}
+	default:
+		ms := []int{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+		if quick {
+			ms = []int{10, 40}
+		}
+		return LabGrid{Ms: ms, R0s: []float64{0.4, 0.8}}
+	}
+}
+
+// LabFigure computes laboratory figure 1, 2 or 3 on grid.
+func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Figure, error) {
+	var f Figure
+	addSeries := func(prefix string, k int) []int {
+		idx := make([]int, len(cfg.Algos))
+		for a, algo := range cfg.Algos {
+			idx[a] = len(f.Series)
+			f.Series = append(f.Series, Series{Name: algoLabel(algo) + prefix, Y: make([]float64, k), SE: make([]float64, k)})
+		}
+		return idx
+	}
+	switch figure {
+	case 1, 2:
+		m, n := 24, 9
+		f.Name, f.XLabel, f.YLabel = "fig1", "σ", "success probability"
+		xs, fixed := grid.Sigmas, grid.Mus
+		if figure == 2 {
+			m = 37
+			f.Name, f.XLabel = "fig2", "µ"
+			xs, fixed = grid.Mus, grid.Sigmas
+		}
+		f.Title = fmt.Sprintf("Figure %d: %d tasks on %d hosts", figure, n, m)
+		f.Params = fmt.Sprintf("n=%d tasks, m=%d hosts, reps=%d, seed=%d, anneal=%+v", n, m, cfg.Reps, cfg.Seed, cfg.Anneal.withDefaults())
+		f.X = xs
+		for fi, v := range fixed {
+			suffix := fmt.Sprintf(" µ=%g", v)
+			if figure == 2 {
+				suffix = fmt.Sprintf(" σ=%g", v)
+			}
+			idx := addSeries(suffix, len(xs))
+			eq5 := len(f.Series)
+			f.Series = append(f.Series, Series{Name: "EA Eq.5" + suffix, Y: make([]float64, len(xs)), SE: make([]float64, len(xs))})
+			for xi, x := range xs {
+				g := GDFN{Mu: v, Sigma: x}
+				if figure == 2 {
+					g = GDFN{Mu: x, Sigma: v}
+				}
+				mean, se, err := LabSuccess(ctx, g, m, n, cfg, uint64(figure), uint64(fi), uint64(xi))
+				if err != nil {
+					return f, err
+				}
+				for a := range cfg.Algos {
+					f.Series[idx[a]].Y[xi], f.Series[idx[a]].SE[xi] = mean[a], se[a]
+				}
+				f.Series[eq5].Y[xi] = EAExpected(m, n, g.Mean())
+			}
+		}
+	default:
+		g := GDFN{Mu: 0.5, Sigma: 0.3}
+		f.Name, f.XLabel, f.YLabel = "fig3", "m (hosts)", "n/m"
+		f.Title = "Figure 3: n/m reachable at success rate R0 (µ=0.5, σ=0.3)"
+		f.Params = fmt.Sprintf("µ=0.5, σ=0.3, reps=%d, seed=%d, anneal=%+v", cfg.Reps, cfg.Seed, cfg.Anneal.withDefaults())
+		for _, m := range grid.Ms {
+			f.X = append(f.X, float64(m))
+		}
+		for ri, r0 := range grid.R0s {
+			idx := addSeries(fmt.Sprintf(" R0=%g", r0), len(grid.Ms))
+			for mi, m := range grid.Ms {
+				mean, se, err := LabScale(ctx, g, m, r0, cfg, 3, uint64(ri), uint64(mi))
+				if err != nil {
+					return f, err
+				}
+				for a := range cfg.Algos {
+					f.Series[idx[a]].Y[mi], f.Series[idx[a]].SE[mi] = mean[a], se[a]
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// LabWork is the number of repetitions LabFigure runs (for progress).
+func LabWork(figure int, grid LabGrid, reps int) int {
+	switch figure {
+	case 1:
+		return reps * len(grid.Mus) * len(grid.Sigmas)
+	case 2:
+		return reps * len(grid.Mus) * len(grid.Sigmas)
+	default:
+		return reps * len(grid.Ms) * len(grid.R0s)
+	}
+}
+
+func algoLabel(a string) string {
+	switch a {
+	case "ea", "ppb", "epb", "gls", "sab":
+		return map[string]string{"ea": "EA", "ppb": "PPB", "epb": "EPB", "gls": "GLS", "sab": "SAB"}[a]
+	}
+	return a
+}
