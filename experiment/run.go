@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -47,7 +48,8 @@ const syncInterval = time.Second
 // ErrInterrupted and ctx.Err() that says how many units are done and how to
 // resume. When work returns an error for a unit (without cancellation), Run
 // stops the same way and returns an error naming that unit; results already
-// written are kept.
+// written are kept. A panic in work is reported as that unit's error (with
+// the stack).
 //
 // progress, if not nil, is told the shard's total and each finished unit.
 func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
@@ -130,7 +132,7 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 		go func() {
 			defer wg.Done()
 			for u := range jobs {
-				r, err := work(runCtx, u)
+				r, err := callUnit(runCtx, work, u)
 				outs <- outcome{u, r, err}
 			}
 		}()
@@ -236,4 +238,16 @@ func checkOrWriteManifest(dir string, m Manifest) error {
 			dir, old.Shard, where, m.Shard)
 	}
 	return nil
+}
+
+// callUnit calls work, turning a panic into an error with its stack, so
+// that a bug hit by one unit is reported with the unit's number and the
+// results already written are closed cleanly.
+func callUnit[R any](ctx context.Context, work func(context.Context, int) (R, error), u int) (r R, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return work(ctx, u)
 }

@@ -445,3 +445,16 @@ func TestRunRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitPanicNamesUnit(t *testing.T) {
+	err := Run(context.Background(), t.TempDir(), testManifest(6, Whole), 2, func(ctx context.Context, u int) (testResult, error) {
+		if u == 4 {
+			var a []int
+			_ = a[u] // index out of range
+		}
+		return testWork(ctx, u)
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "unit 4") || !strings.Contains(err.Error(), "index out of range") {
+		t.Fatalf("panic in unit 4: %v", err)
+	}
+}
