@@ -146,15 +146,7 @@ func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
 
 // distribute takes tasks from the sorted candidates in order.
 func distribute(cand []candidate, n int) Split {
-	slices.SortStableFunc(cand, func(a, b candidate) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	sortCandidates(cand)
 	var s Split
 	for _, c := range cand {
 		if n == 0 {
@@ -170,6 +162,18 @@ func distribute(cand []candidate, n int) Split {
 	}
 	s.Father = n
 	return s
+}
+
+func sortCandidates(cand []candidate) {
+	slices.SortStableFunc(cand, func(a, b candidate) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
 }
 
 // IBPExec is an IBP execution node: idle or running one task.

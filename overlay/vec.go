@@ -88,6 +88,15 @@ func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) []vec {
 	if len(vs) <= k {
 		return vs
 	}
+	m := prepareVecs(vs, d, k, isMax, useGrid)
+	if m.base >= 2 {
+		return agglomerateGrid(vs, k, m)
+	}
+	return agglomerate(vs, k, m)
+}
+
+// prepareVecs normalizes vs and returns the metric of the clustering.
+func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) vecMetric {
 	var lo, hi [4]float64
 	for j := 0; j < d; j++ {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
@@ -119,10 +128,7 @@ func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) []vec {
 		}
 		c.cell = m.computeCell(c)
 	}
-	if m.base >= 2 {
-		return agglomerateGrid(vs, k, m)
-	}
-	return agglomerate(vs, k, m)
+	return m
 }
 
 type vecWork struct{ vs []vec }

@@ -1,0 +1,244 @@
+package overlay
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// randomTreeAggregate aggregates leaves over a random binary tree shape
+// (random split points) and calls visit on every internal summary.
+func randomTreeAggregate(t *rapid.T, p Policy, leaves []Summary, visit func(lo, hi int, s Summary)) Summary {
+	var rec func(lo, hi int) Summary
+	rec = func(lo, hi int) Summary {
+		if hi-lo == 1 {
+			return leaves[lo]
+		}
+		mid := rapid.IntRange(lo+1, hi-1).Draw(t, "split")
+		s := p.Aggregate(rec(lo, mid), rec(mid, hi))
+		visit(lo, hi, s)
+		return s
+	}
+	return rec(0, len(leaves))
+}
+
+type nodeState struct {
+	mem, disk, power, q float64
+	l                   LFunc
+}
+
+func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
+	n := rapid.IntRange(1, 60).Draw(t, "nodes")
+	ns := make([]nodeState, n)
+	ss := make([]Summary, n)
+	for i := range ns {
+		s := nodeState{
+			mem:   float64(rapid.IntRange(1, 64).Draw(t, "mem")),
+			disk:  float64(rapid.IntRange(1, 64).Draw(t, "disk")),
+			power: float64(rapid.IntRange(1, 8).Draw(t, "power")),
+			q:     float64(rapid.IntRange(0, 50).Draw(t, "q")),
+		}
+		switch pol {
+		case "ibp":
+			ss[i] = IBPSummary{{Mem: s.mem, Disk: s.disk, V: 1}}
+		case "mmp":
+			ss[i] = MMPSummary{{Mem: s.mem, Disk: s.disk, Power: s.power, Q: s.q, V: 1}}
+		case "dp":
+			s.l = drawLFunc(t, s.power)
+			ss[i] = DPSummary{{Mem: s.mem, Disk: s.disk, V: 1, L: s.l}}
+		}
+		ns[i] = s
+	}
+	return ns, ss
+}
+
+// drawLFunc draws a node's l: busy/free intervals then free, power s.
+func drawLFunc(t *rapid.T, s float64) LFunc {
+	pts := []LPoint{{0, 0}}
+	tm, l := 0.0, 0.0
+	for k := rapid.IntRange(0, 6).Draw(t, "tasks"); k > 0; k-- {
+		tm += float64(rapid.IntRange(1, 20).Draw(t, "busy"))
+		pts = append(pts, LPoint{tm, l})
+		h := float64(rapid.IntRange(1, 20).Draw(t, "hole"))
+		tm += h
+		l += s * h
+		pts = append(pts, LPoint{tm, l})
+	}
+	f := LFunc{P: pts, Slope: s}
+	f.compact()
+	return f
+}
+
+// TestSummaryConservative: over random trees and states, every summary
+// covers exactly its nodes (v conserved) and never says its nodes can take
+// more tasks than they can (for random requirements).
+func TestSummaryConservative(t *testing.T) {
+	for _, pol := range []string{"ibp", "mmp", "dp"} {
+		t.Run(pol, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				k := rapid.IntRange(1, 12).Draw(t, "sfmax")
+				p, _ := NewPolicy(pol, k)
+				if rapid.Bool().Draw(t, "nogrid") {
+					switch q := p.(type) {
+					case *IBP:
+						q.NoGrid = true
+					case *MMP:
+						q.NoGrid = true
+					case *DP:
+						q.NoGrid = true
+					}
+				}
+				if dp, ok := p.(*DP); ok {
+					dp.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
+				}
+				ns, leaves := drawNodes(t, pol)
+				if dp, ok := p.(*DP); ok {
+					for i := range leaves {
+						c := leaves[i].(DPSummary)[0]
+						c.L = LFunc{P: slices.Clone(c.L.P), Slope: c.L.Slope}
+						c.L.reduce(dp.Samples, dp.Horizon)
+						leaves[i] = DPSummary{c}
+					}
+				}
+				apps := make([]App, 8)
+				for i := range apps {
+					apps[i] = App{Length: float64(rapid.IntRange(1, 30).Draw(t, "a")),
+						Mem: float64(rapid.IntRange(0, 64).Draw(t, "m")), Disk: float64(rapid.IntRange(0, 64).Draw(t, "d")),
+						Deadline: float64(rapid.IntRange(0, 300).Draw(t, "δ"))}
+				}
+				qs := []float64{0, 10, 37.5, 100, 1000}
+				randomTreeAggregate(t, p, leaves, func(lo, hi int, s Summary) {
+					if s.Nodes() != hi-lo {
+						t.Fatalf("summary of nodes [%d,%d) covers %d", lo, hi, s.Nodes())
+					}
+					if s.Len() > k {
+						t.Fatalf("summary has %d sampled functions, SF_max %d", s.Len(), k)
+					}
+					for _, a := range apps {
+						switch ss := s.(type) {
+						case IBPSummary:
+							want := 0
+							for _, u := range ns[lo:hi] {
+								if u.mem >= a.Mem && u.disk >= a.Disk {
+									want++
+								}
+							}
+							if got := ss.Admits(a); got > want {
+								t.Fatalf("IBP summary admits %d tasks of %+v, nodes take %d", got, a, want)
+							}
+						case MMPSummary:
+							for _, q := range qs {
+								want := 0
+								for _, u := range ns[lo:hi] {
+									c := MMPCluster{Mem: u.mem, Disk: u.disk, Power: u.power, Q: u.q, V: 1}
+									want += c.AF(a, q, 0)
+								}
+								if got := ss.Admits(a, q, 0); got > want {
+									t.Fatalf("MMP summary admits %d tasks by %g, nodes take %d", got, q, want)
+								}
+							}
+						case DPSummary:
+							want := 0
+							for _, u := range ns[lo:hi] {
+								c := DPCluster{Mem: u.mem, Disk: u.disk, V: 1, L: u.l}
+								want += c.AF(a)
+							}
+							if got := ss.Admits(a); got > want {
+								t.Fatalf("DP summary admits %d tasks of %+v, nodes take %d", got, a, want)
+							}
+							for i := range ss {
+								if len(ss[i].L.P) > p.(*DP).Samples {
+									t.Fatalf("l has %d samples, limit %d", len(ss[i].L.P), p.(*DP).Samples)
+								}
+							}
+						}
+					}
+				})
+			})
+		})
+	}
+}
+
+// TestLFuncMinAndReduce: the minimum is exact, the reduction never raises
+// the function and respects the sample limit.
+func TestLFuncMinAndReduce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := drawLFunc(t, float64(rapid.IntRange(1, 5).Draw(t, "sf")))
+		g := drawLFunc(t, float64(rapid.IntRange(1, 5).Draw(t, "sg")))
+		h := MinLFunc(&f, &g)
+		k := rapid.IntRange(2, 5).Draw(t, "k")
+		r := LFunc{P: slices.Clone(h.P), Slope: h.Slope}
+		r.reduce(k, 100)
+		if len(r.P) > k {
+			t.Fatalf("reduced to %d samples, want <= %d", len(r.P), k)
+		}
+		for x := 0.0; x < 400; x += 0.7 {
+			want := min(f.At(x), g.At(x))
+			if math.Abs(h.At(x)-want) > 1e-9*max(1, want) {
+				t.Fatalf("min at %g = %g, want %g (f %v g %v h %v)", x, h.At(x), want, f, g, h)
+			}
+			if r.At(x) > h.At(x)+1e-9*max(1, want) {
+				t.Fatalf("reduced l at %g = %g > %g", x, r.At(x), h.At(x))
+			}
+			if x > 0 && r.At(x) < r.At(x-0.7)-1e-9 {
+				t.Fatalf("reduced l decreases at %g", x)
+			}
+		}
+	})
+}
+
+// TestAgglomerateMatchesNaive: the nearest-neighbour clustering and the
+// cell-grouped clustering give the same summary as the naive closest-pair
+// scan of Fig. 3.
+func TestAgglomerateMatchesNaive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		k := rapid.IntRange(1, 16).Draw(t, "k")
+		grid := rapid.Bool().Draw(t, "grid")
+		vs := make([]vec, n)
+		for i := range vs {
+			vs[i] = vec{o: [4]float64{rapid.Float64Range(0, 100).Draw(t, "m"), rapid.Float64Range(0, 100).Draw(t, "d"),
+				rapid.Float64Range(0, 100).Draw(t, "s"), rapid.Float64Range(0, 100).Draw(t, "q")},
+				v: float64(rapid.IntRange(1, 5).Draw(t, "v"))}
+		}
+		got := clusterVecs(slices.Clone(vs), 4, k, [4]bool{3: true}, grid)
+		// naive: same normalization, closest pair by full scan
+		ref := slices.Clone(vs)
+		m := prepareVecs(ref, 4, k, [4]bool{3: true}, grid)
+		for len(ref) > k {
+			bi, bj, bd := -1, -1, math.Inf(1)
+			for i := range ref {
+				for j := i + 1; j < len(ref); j++ {
+					if d := m.dist(&ref[i], &ref[j]); d < bd {
+						bi, bj, bd = i, j, d
+					}
+				}
+			}
+			ref[bi] = m.sum(&ref[bi], &ref[bj])
+			ref = slices.Delete(ref, bj, bj+1)
+		}
+		key := func(a, b vec) int {
+			for x := range a.o {
+				if a.o[x] != b.o[x] {
+					if a.o[x] < b.o[x] {
+						return -1
+					}
+					return 1
+				}
+			}
+			return int(a.v - b.v)
+		}
+		slices.SortFunc(got, key)
+		slices.SortFunc(ref, key)
+		if len(got) != len(ref) {
+			t.Fatalf("got %d clusters, naive %d", len(got), len(ref))
+		}
+		for i := range got {
+			if got[i].o != ref[i].o || got[i].v != ref[i].v {
+				t.Fatalf("cluster %d: got %v, naive %v", i, got[i], ref[i])
+			}
+		}
+	})
+}
