@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/workload"
+)
+
+// simFlags are the flags of `volsched overlay sim`.
+type simFlags struct {
+	policy, link, churn, fail, workload, swf, data, out string
+	nodes, sfmax                                        int
+	hours, updateBW, beta, swfPower                     float64
+	seed                                                uint64
+	detect, sample                                      time.Duration
+}
+
+// simConfig turns flags into a validated oversim.Config; usage errors name
+// the flag.
+func (f *simFlags) config() (*oversim.Config, error) {
+	switch f.policy {
+	case "ibp", "mmp", "dp":
+	default:
+		return nil, usagef("--policy %q: want ibp, mmp or dp", f.policy)
+	}
+	if f.nodes < 2 || f.nodes > 1<<26 {
+		return nil, usagef("--nodes %d: want 2 to %d", f.nodes, 1<<26)
+	}
+	if !(f.hours > 0 && f.hours <= 24*365) {
+		return nil, usagef("--hours %g: want a value in (0, 8760]", f.hours)
+	}
+	link, err := des.LinkByName(f.link)
+	if err != nil {
+		return nil, usagef("--link: %v", err)
+	}
+	if f.sfmax == 0 {
+		f.sfmax = oversim.DefaultSFMax(f.policy)
+	}
+	if f.sfmax < 1 || f.sfmax > 1<<16 {
+		return nil, usagef("--sfmax %d: want 1 to %d", f.sfmax, 1<<16)
+	}
+	if f.updateBW < 0 {
+		f.updateBW = oversim.DefaultUpdateBandwidth(f.policy)
+	}
+	churn, err := failure.ParseChurn(f.churn)
+	if err != nil {
+		return nil, usagef("--churn: %v", err)
+	}
+	var cat failure.Catastrophe
+	if f.fail != "" {
+		if cat, err = failure.ParseCatastrophe(f.fail); err != nil {
+			return nil, usagef("--fail: %v", err)
+		}
+	}
+	if f.detect < 0 {
+		return nil, usagef("--detect %v: want >= 0", f.detect)
+	}
+	if f.sample < 0 {
+		return nil, usagef("--sample %v: want >= 0", f.sample)
+	}
+	if f.out == "" {
+		return nil, usagef("--out: want a directory for the results")
+	}
+	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Nodes: f.nodes,
+		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
+		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
+		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample)}
+	switch {
+	case f.workload != "" && f.swf != "":
+		return nil, usagef("--workload and --swf: give at most one")
+	case f.workload != "":
+		fh, err := os.Open(f.workload)
+		if err != nil {
+			return nil, fmt.Errorf("--workload: %w", err)
+		}
+		defer fh.Close()
+		if c.Jobs, err = workload.ReadTrace(bufio.NewReader(fh), f.workload, f.nodes); err != nil {
+			return nil, fmt.Errorf("--workload: %w", err)
+		}
+	case f.swf != "":
+		if !(f.swfPower > 0) {
+			return nil, usagef("--swf-power %g: want > 0 MIPS", f.swfPower)
+		}
+		fh, err := os.Open(f.swf)
+		if err != nil {
+			return nil, fmt.Errorf("--swf: %w", err)
+		}
+		defer fh.Close()
+		raw, err := workload.ReadSWF(bufio.NewReader(fh), f.swf)
+		if err != nil {
+			return nil, fmt.Errorf("--swf: %w", err)
+		}
+		jobs, skipped, err := workload.FromSWF(raw, workload.SWFOptions{Nodes: f.nodes, PowerMIPS: f.swfPower})
+		if err != nil {
+			return nil, fmt.Errorf("--swf: %w", err)
+		}
+		if skipped > 0 {
+			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time or processor count\n", skipped)
+		}
+		c.Jobs = jobs
+		if c.Jobs == nil {
+			c.Jobs = []workload.Job{}
+		}
+	default:
+		dir := f.data
+		if dir == "" {
+			dir = workload.FindDataDir()
+		}
+		if dir == "" {
+			return nil, usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder (or --workload FILE)")
+		}
+		if c.Dists, err = workload.LoadDistributions(dir); err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return c, nil
+}
+
+// runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
+// and DIR/summary.json at the end.
+func runOverlaySim(ctx context.Context, c *oversim.Config, out string, progress bool) (*oversim.Result, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	s, err := oversim.New(c)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := os.Create(filepath.Join(out, "timeline.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("timeline: %w", err)
+	}
+	defer tl.Close()
+	fmt.Fprintln(tl, "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events")
+	var werr error
+	s.OnSample(func(x oversim.Sample) {
+		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
+			x.TasksFinished, x.TasksFinishedInTime, strconv.FormatFloat(x.ComputationFinishedMI, 'g', -1, 64),
+			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending)
+		if e == nil {
+			e = tl.Sync()
+		}
+		if e != nil && werr == nil {
+			werr = e
+		}
+	})
+	if progress {
+		start := time.Now()
+		s.OnProgress(func(now des.Time, events uint64) {
+			fmt.Fprintf(os.Stderr, "\r%s simulated of %s, %d events, %.0f events/s   ", now.Duration().Round(time.Second),
+				c.Length.Duration(), events, float64(events)/time.Since(start).Seconds())
+		})
+	}
+	r, runErr := s.Run(ctx)
+	if progress {
+		fmt.Fprintln(os.Stderr)
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("timeline: %w", werr)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(out, "summary.json"), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	if runErr != nil {
+		return r, fmt.Errorf("simulation stopped at %v simulated (partial summary written): %w", des.Time(r.SimulatedSeconds*1e9), runErr)
+	}
+	if !r.Conserved() {
+		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
+	}
+	return r, nil
+}
+
+func init() {
+	var f simFlags
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Event-driven simulation of the overlay (seed 004 §7.2–7.5): results in --out",
+		Long: `sim runs the decentralized scheduler of seed 004 (routers, execution and
+submission nodes of package overlay) on a discrete-event network of --nodes
+physical nodes for --hours of simulated time, with the site-level workload
+(one user per node, generated from --seed; or --workload TRACE.csv, or --swf
+LOG.swf), the slow (10 Mbit/s, 50–300 ms) or fast (1 Gbit/s, 0.1–1 ms)
+link, optional churn (--churn MEDIAN, e.g. 15m) and a catastrophic failure
+(--fail FRACTION@TIME, e.g. 20%@24h).
+
+It writes DIR/timeline.csv (one row per --sample of simulated time, flushed
+as the run goes) and DIR/summary.json (tasks finished, computation finished,
+allocation-time statistics, peak link use, events processed, speed,
+memory). The same flags and seed give the same results.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.config()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			r, err := runOverlaySim(ctx, c, f.out, term.IsTerminal(int(os.Stderr.Fd())))
+			if r != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
+					c.Policy, c.Nodes, r.SimulatedSeconds/3600, r.TasksFinished, r.TasksSubmitted, r.Events, r.WallSeconds, r.EventsPerSecond, r.BytesPerNode)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.policy, "policy", "ibp", "policy: ibp, mmp or dp")
+	fl.IntVar(&f.nodes, "nodes", 1000, "number of physical nodes")
+	fl.Float64Var(&f.hours, "hours", 1, "simulated hours")
+	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
+	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
+	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s (default: 1000 for ibp and dp, 10000 for mmp)")
+	fl.Float64Var(&f.beta, "beta", 0.5, "MMP forwarding factor β")
+	fl.StringVar(&f.churn, "churn", "", "median session time of churn (e.g. 60m, 5m); empty: no churn")
+	fl.StringVar(&f.fail, "fail", "", "catastrophic failure FRACTION@TIME (e.g. 0.2@24h or 20%@24h)")
+	fl.DurationVar(&f.detect, "detect", time.Minute, "time a submission node takes to detect aborted tasks")
+	fl.StringVar(&f.workload, "workload", "", "replay this trace (CSV from 'volsched overlay workload')")
+	fl.StringVar(&f.swf, "swf", "", "replay this Standard Workload Format log")
+	fl.Float64Var(&f.swfPower, "swf-power", 1000, "MIPS of the machines of the SWF log (run time × power = task length)")
+	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
+	fl.StringVar(&f.out, "out", "", "output directory (required)")
+	overlayCmd.AddCommand(cmd)
+
+	var wf struct {
+		nodes int
+		hours float64
+		seed  uint64
+		data  string
+	}
+	gen := &cobra.Command{
+		Use:   "workload",
+		Short: "Generate the site-level workload trace once (CSV on stdout) for replay with 'overlay sim --workload'",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if wf.nodes < 1 || wf.nodes > 1<<26 {
+				return usagef("--nodes %d: want 1 to %d", wf.nodes, 1<<26)
+			}
+			if !(wf.hours > 0 && wf.hours <= 24*365) {
+				return usagef("--hours %g: want a value in (0, 8760]", wf.hours)
+			}
+			dir := wf.data
+			if dir == "" {
+				dir = workload.FindDataDir()
+			}
+			if dir == "" {
+				return usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder")
+			}
+			d, err := workload.LoadDistributions(dir)
+			if err != nil {
+				return fmt.Errorf("--data: %w", err)
+			}
+			p := workload.DefaultParams()
+			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
+			if err != nil {
+				return err
+			}
+			return workload.WriteTrace(cmd.OutOrStdout(), jobs)
+		},
+	}
+	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
+	gen.Flags().Float64Var(&wf.hours, "hours", 60, "hours of submissions")
+	gen.Flags().Uint64Var(&wf.seed, "seed", 1, "random seed (the same seed as 'overlay sim' gives the same jobs)")
+	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
+	overlayCmd.AddCommand(gen)
+}

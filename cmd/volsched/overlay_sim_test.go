@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/volsched/volsched/workload"
+)
+
+func TestOverlaySimUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", "fifo", "--out", out}, "--policy"},
+		{[]string{"--nodes", "1", "--out", out}, "--nodes"},
+		{[]string{"--link", "medium", "--out", out}, "--link"},
+		{[]string{"--hours", "0", "--out", out}, "--hours"},
+		{[]string{"--fail", "2@1h", "--out", out}, "--fail"},
+		{[]string{"--churn", "soon", "--out", out}, "--churn"},
+		{[]string{"--sfmax", "-3", "--out", out}, "--sfmax"},
+		{[]string{"--nodes", "10"}, "--out"},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCLI(t, "", append([]string{"overlay", "sim"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("overlay sim %v: exit %d, stderr %q; want exit 2 naming %s", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestOverlaySimBadTrace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace.csv")
+	if err := os.WriteFile(p, []byte(workload.TraceHeader+"\n1,0,1,1,100,0,0,0\n2,0,2,zero,100,0,0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "", "overlay", "sim", "--nodes", "4", "--workload", p, "--out", dir)
+	if code == 0 || !strings.Contains(errOut, "trace.csv:3: tasks") {
+		t.Fatalf("exit %d, stderr %q; want an error naming line 3 and the tasks field", code, errOut)
+	}
+}
+
+func TestOverlaySimRuns(t *testing.T) {
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	dir := t.TempDir()
+	_, errOut, code := runCLI(t, "", "overlay", "sim", "--policy", "dp", "--nodes", "40", "--hours", "2",
+		"--churn", "30m", "--sample", "30m", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		TasksSubmitted uint64 `json:"tasks_submitted"`
+		Events         uint64 `json:"events"`
+		Failures       uint64 `json:"failures"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.TasksSubmitted == 0 || r.Events == 0 || r.Failures == 0 {
+		t.Fatalf("summary %s", b)
+	}
+	tl, err := os.ReadFile(filepath.Join(dir, "timeline.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// header, rows at 30, 60, 90 min, and the final row at 2 h
+	if n := strings.Count(string(tl), "\n"); n != 5 {
+		t.Fatalf("timeline has %d lines, want 5:\n%s", n, tl)
+	}
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/workload"
+)
+
+// Table 4 of seed 004: maximum percentage of link bandwidth used (whole
+// simulation, 10 s, 1 s), for the largest SF_max of each policy.
+var paperTable4 = map[string]map[string][3]string{
+	"ibp": {"slow": {"0.21%", "1.42%", "12.1%"}, "fast": {".002%", ".014%", ".12%"}},
+	"mmp": {"slow": {"0.79%", "2.62%", "13.1%"}, "fast": {".009%", ".027%", ".15%"}},
+	"dp":  {"slow": {"1.99%", "2.94%", "9.5%"}, "fast": {".020%", ".026%", ".13%"}},
+}
+
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%" }
+
+func init() {
+	registerReproduction(reproduction{
+		Name:  "overlay-sim",
+		Order: 410,
+		Title: "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4 link use, Fig. 9 throughput, Fig. 18 churn, catastrophic failure",
+		Run:   reproduceOverlaySim,
+	})
+}
+
+func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	dir := workload.FindDataDir()
+	if dir == "" {
+		fmt.Fprintf(w, "overlay-sim: skipped, the site-level workload data was not found beside the checkout (set %s)\n", workload.DataDirEnv)
+		return nil
+	}
+	dists, err := workload.LoadDistributions(dir)
+	if err != nil {
+		return err
+	}
+	nodes, hours, churnHours := 2000, 6.0, 12.0
+	sizes := []int{1000, 2000, 4000, 8000}
+	if opt.Quick {
+		nodes, hours, churnHours = 200, 1, 3
+		sizes = []int{100, 200, 400}
+	}
+	policies := []string{"ibp", "mmp", "dp"}
+	if opt.OutDir != "" {
+		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
+			return err
+		}
+	}
+	var failures []string
+	note := func(what string, err error) string {
+		failures = append(failures, fmt.Sprintf("%s: %v", what, err))
+		return "FAILED"
+	}
+	base := func(policy string, n int, h float64, link des.Link) *oversim.Config {
+		return &oversim.Config{Policy: policy, SFMax: oversim.DefaultSFMax(policy), Beta: 0.5, Nodes: n,
+			Length: des.Seconds(h * 3600), Link: link, Proc: des.DefaultProcessing,
+			UpdateBandwidth: oversim.DefaultUpdateBandwidth(policy), DetectTimeout: des.Minute,
+			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
+	}
+	runOne := func(c *oversim.Config) (*oversim.Result, error) {
+		s, err := oversim.New(c)
+		if err != nil {
+			return nil, err
+		}
+		return s.Run(ctx)
+	}
+	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
+	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
+	fmt.Fprintf(w, "update limit 1 KB/s (IBP, DP) and 10 KB/s (MMP), processing %v + %d ns/byte per message.\n", des.DefaultProcessing.PerMessage, des.DefaultProcessing.PerByte)
+	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n\n")
+
+	// Table 4.
+	fmt.Fprintf(w, "Table 4: maximum link use over nodes (%d nodes, %g h)\n", nodes, hours)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tlink\tsim\t10s\t1s\tpaper sim\tpaper 10s\tpaper 1s\t")
+	var rows [][]string
+	for _, p := range policies {
+		for _, l := range []des.Link{des.SlowLink, des.FastLink} {
+			r, err := runOne(base(p, nodes, hours, l))
+			pp := paperTable4[p][l.Name]
+			if err != nil {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t%s\t%s\t\n", p, l.Name, note(p+" "+l.Name, err), pp[0], pp[1], pp[2])
+				continue
+			}
+			u := r.PeakLinkUse // 1 s, 10 s, whole run
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p, l.Name, pct(u[2].Fraction), pct(u[1].Fraction), pct(u[0].Fraction), pp[0], pp[1], pp[2])
+			rows = append(rows, []string{p, l.Name, strconv.FormatFloat(u[2].Fraction, 'g', -1, 64),
+				strconv.FormatFloat(u[1].Fraction, 'g', -1, 64), strconv.FormatFloat(u[0].Fraction, 'g', -1, 64)})
+		}
+	}
+	tw.Flush()
+	if opt.OutDir != "" {
+		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-table4.csv"),
+			[]string{"policy", "link", "sim", "10s", "1s"}, rows); err != nil {
+			return err
+		}
+	}
+
+	// Fig. 9: throughput against size.
+	fmt.Fprintf(w, "\nFig. 9: throughput (tasks finished per hour) against network size (fast link, %g h)\n", churnHours)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "policy\t")
+	for _, n := range sizes {
+		fmt.Fprintf(tw, "%d\t", n)
+	}
+	fmt.Fprintln(tw, "per node, largest/smallest\t")
+	var series []experiment.Series
+	rows = nil
+	for _, p := range policies {
+		fmt.Fprintf(tw, "%s\t", p)
+		s := experiment.Series{Name: p}
+		var first, last float64
+		ok := true
+		for i, n := range sizes {
+			r, err := runOne(base(p, n, churnHours, des.FastLink))
+			if err != nil {
+				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s %d nodes", p, n), err))
+				ok = false
+				continue
+			}
+			fmt.Fprintf(tw, "%.0f\t", r.ThroughputTasksPerHour)
+			s.X, s.Y = append(s.X, float64(n)), append(s.Y, r.ThroughputTasksPerHour)
+			rows = append(rows, []string{p, strconv.Itoa(n), strconv.FormatFloat(r.ThroughputTasksPerHour, 'g', -1, 64)})
+			if i == 0 {
+				first = r.ThroughputTasksPerHour / float64(n)
+			}
+			last = r.ThroughputTasksPerHour / float64(n)
+		}
+		if ok && first > 0 {
+			fmt.Fprintf(tw, "%.2f\t\n", last/first)
+		} else {
+			fmt.Fprintln(tw, "-\t")
+		}
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "paper: grows linearly with size for all three policies (absolute values not comparable: figure only)")
+	if opt.OutDir != "" && len(series) > 0 {
+		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig9.csv"), []string{"policy", "nodes", "tasks_per_hour"}, rows); err != nil {
+			return err
+		}
+		if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig9.svg"), "Throughput against network size (reduced)", "nodes", "tasks finished per hour", series); err != nil {
+			return err
+		}
+	}
+
+	// Fig. 18 and the catastrophic failure.
+	medians := []des.Time{60 * des.Minute, 30 * des.Minute, 15 * des.Minute, 5 * des.Minute}
+	fracs := []float64{0.05, 0.1, 0.2, 0.4}
+	fmt.Fprintf(w, "\nFig. 18: finished computation with churn, normalized to the run without failures (%d nodes, %g h, fast link);\n", nodes, churnHours)
+	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", churnHours/2)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "policy\t")
+	for _, m := range medians {
+		fmt.Fprintf(tw, "churn %v\t", m.Duration())
+	}
+	for _, f := range fracs {
+		fmt.Fprintf(tw, "fail %g%%\t", 100*f)
+	}
+	fmt.Fprintln(tw)
+	rows = nil
+	series = nil
+	for _, p := range policies {
+		fmt.Fprintf(tw, "%s\t", p)
+		r0, err := runOne(base(p, nodes, churnHours, des.FastLink))
+		if err != nil || r0.ComputationFinishedMI == 0 {
+			if err == nil {
+				err = fmt.Errorf("no computation finished without failures")
+			}
+			fmt.Fprintf(tw, "%s\t\n", note(p+" without failures", err))
+			continue
+		}
+		s := experiment.Series{Name: p}
+		for _, m := range medians {
+			c := base(p, nodes, churnHours, des.FastLink)
+			c.Churn = failure.Churn{Median: m}
+			r, err := runOne(c)
+			if err != nil {
+				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s churn %v", p, m.Duration()), err))
+				continue
+			}
+			v := r.ComputationFinishedMI / r0.ComputationFinishedMI
+			fmt.Fprintf(tw, "%.3f\t", v)
+			s.X, s.Y = append(s.X, m.Seconds()/60), append(s.Y, v)
+			rows = append(rows, []string{p, "churn", strconv.FormatFloat(m.Seconds()/60, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+		for _, f := range fracs {
+			c := base(p, nodes, churnHours, des.FastLink)
+			c.Catastrophe = failure.Catastrophe{Fraction: f, At: des.Seconds(churnHours * 1800)}
+			r, err := runOne(c)
+			if err != nil {
+				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s catastrophe %g", p, f), err))
+				continue
+			}
+			v := r.ComputationFinishedMI / r0.ComputationFinishedMI
+			fmt.Fprintf(tw, "%.3f\t", v)
+			rows = append(rows, []string{p, "catastrophe", strconv.FormatFloat(f, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+		fmt.Fprintln(tw)
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
+	if opt.OutDir != "" && len(series) > 0 {
+		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig18.csv"), []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
+			return err
+		}
+		if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig18.svg"), "Finished computation under churn (reduced)", "median session (min)", "normalized finished computation", series); err != nil {
+			return err
+		}
+	}
+	if len(failures) > 0 {
+		fmt.Fprintf(w, "\n%d runs failed:\n", len(failures))
+		for _, f := range failures {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	return nil
+}
