@@ -23,8 +23,10 @@
 //	m, results, err := experiment.LoadComplete[MyResult](dir) // ordered by unit
 //
 // Run writes dir/manifest.json and appends one line {"unit": u, "result":
-// R} per finished unit to dir/results-<i>-of-<n>.jsonl (R encoded with
-// encoding/json, so give it exported fields; float64 round-trips exactly).
+// R} per finished unit to dir/results-<i>-of-<n>.jsonl. R is encoded with
+// encoding/json: give it exported fields; float64 values round-trip
+// exactly, but NaN and ±Inf cannot be encoded (Run fails on that unit), so
+// represent a failure explicitly (a bool, a count, a capped value).
 // Running it again on the same directory skips the units already there, so
 // an interrupted or crashed run resumes where it stopped; a directory made
 // for another campaign or shard is refused with an error naming the field
@@ -39,5 +41,19 @@
 //
 // Summaries must be computed from the results ordered by unit (as Load
 // returns them), never in completion order, so that they are bit-identical
-// whatever the number of workers and shards.
+// whatever the number of workers and shards. Grid maps unit numbers to
+// combinations of parameters and back.
+//
+// The command-line side (cmd/volsched/exp.go) gives campaign commands the
+// shared flags --seed, --workers, --shard and --out, runs them through Run,
+// and calls the summarizer registered for the kind once all units are
+// there: after an unsharded run, or after `volsched exp merge`.
+//
+// # Tools for the reproductions
+//
+// KendallTau (τ-b, ties handled) compares our ranking of heuristics with a
+// paper's; Table prints "ours | paper" tables aligned for terminals, as
+// Markdown for the reports, or as CSV; WriteCSVFile and WriteJSONFile write
+// files atomically; LinePlot draws a figure (SVG, PNG or PDF) with gonum
+// plot.
 package experiment
