@@ -208,6 +208,9 @@ type Decider struct {
 	copies  []int
 	eligibl []bool
 	delay   []int
+	weights []float64
+	rank    []int
+	acc     []int
 }
 
 // Decide runs heuristic h on the snapshot and returns its decisions in the
@@ -237,6 +240,15 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	}
 	if up == 0 {
 		return out
+	}
+	if h.IsRandom() {
+		d.weights = resizeF(d.weights, p)
+		for q := range s.Procs {
+			d.weights[q] = weight(h, s, q)
+		}
+	}
+	if !h.IsRandom() && !h.Contention() && s.StopAfter > 0 && (s.ExtraReplicas <= 0 || up <= len(s.Copies)) {
+		return d.decideByRank(h, s, out)
 	}
 	nActive, watched := 0, 0
 	factor := 1
@@ -328,7 +340,12 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 // its n_q tasks already assigned in this round: CT (MCT), E(CT) (EMCT),
 // CT·(−ln P+) (LW maximizes P+^CT), −ln P_UD(E(CT)) (UD).
 func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
-	ct := float64(CompletionTime(d.delay[q], s.Tdata, s.Procs[q].W, d.nq[q]+1, factor))
+	return d.keyN(h, s, q, d.nq[q]+1, factor)
+}
+
+// keyN is the key of processor q for its n-th task of the round.
+func (d *Decider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
+	ct := float64(CompletionTime(d.delay[q], s.Tdata, s.Procs[q].W, n, factor))
 	c := &s.Crit[q]
 	switch h {
 	case MCT, MCTStar:
@@ -379,7 +396,7 @@ func (d *Decider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
 	last, n := -1, 0
 	for q, ok := range d.eligibl {
 		if ok {
-			sum += weight(h, s, q)
+			sum += d.weights[q]
 			last = q
 			n++
 		}
@@ -402,7 +419,7 @@ func (d *Decider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
 	x := rng.Float64() * sum
 	for q, ok := range d.eligibl {
 		if ok {
-			x -= weight(h, s, q)
+			x -= d.weights[q]
 			if x < 0 {
 				return q
 			}
@@ -432,4 +449,77 @@ func resizeB(b []bool, n int) []bool {
 		return make([]bool, n)
 	}
 	return b[:n]
+}
+
+// decideByRank computes, for a greedy heuristic without the contention
+// factor and with no replica to place, the same picks of the watched
+// processors as the greedy loop, without running it. Each processor's keys
+// for its 1st, 2nd, … task of the round do not decrease, so the greedy
+// (repeatedly the smallest key, ties to the lowest index) visits the pairs
+// (key, processor) in sorted order: a processor a with nothing assigned is
+// first picked at rank = the number of pairs of other processors that sort
+// before (K_a(1), a), and only if that rank is below the number of tasks.
+// Counting costs at most (tasks + processors) key evaluations per watched
+// processor instead of tasks × processors for the loop. The picks returned
+// are those of the watched processors, in rank order, truncated to
+// StopAfter: exactly the prefix of the full decision the driver uses.
+func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
+	k := 0
+	for _, c := range s.Copies {
+		if c == 0 {
+			k++
+		}
+	}
+	d.rank = resize(d.rank, len(s.Procs))
+	d.acc = d.acc[:0]
+	for a := range s.Procs {
+		if !d.eligibl[a] || !s.Watch[a] {
+			continue
+		}
+		ka := d.keyN(h, s, a, 1, 1)
+		rank := 0
+		for q := range s.Procs {
+			if q == a || !d.eligibl[q] {
+				continue
+			}
+			for n := 1; rank < k; n++ {
+				kq := d.keyN(h, s, q, n, 1)
+				if kq < ka || (kq == ka && q < a) {
+					rank++
+				} else {
+					break
+				}
+			}
+			if rank >= k {
+				break
+			}
+		}
+		if rank < k {
+			d.rank[a] = rank
+			d.acc = append(d.acc, a)
+		}
+	}
+	// Sort the picked watched processors by rank (insertion sort: few).
+	for i := 1; i < len(d.acc); i++ {
+		for j := i; j > 0 && d.rank[d.acc[j]] < d.rank[d.acc[j-1]]; j-- {
+			d.acc[j], d.acc[j-1] = d.acc[j-1], d.acc[j]
+		}
+	}
+	if len(d.acc) > s.StopAfter {
+		d.acc = d.acc[:s.StopAfter]
+	}
+	for _, a := range d.acc {
+		// The rank-th pick takes the rank-th unstarted task.
+		r := d.rank[a]
+		for task, c := range s.Copies {
+			if c == 0 {
+				if r == 0 {
+					out = append(out, Pick{Task: task, Proc: a})
+					break
+				}
+				r--
+			}
+		}
+	}
+	return out
 }

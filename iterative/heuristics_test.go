@@ -286,3 +286,64 @@ func TestParseHeuristic(t *testing.T) {
 		t.Errorf("%d heuristics, want 17", n)
 	}
 }
+
+// TestRankShortcutMatchesGreedy: the picks of watched processors computed
+// by decideByRank are those of the full greedy loop, on random snapshots
+// built to have many ties (small integer speeds and delays).
+func TestRankShortcutMatchesGreedy(t *testing.T) {
+	rng := stream.New(31)
+	var d Decider
+	for it := 0; it < 3000; it++ {
+		p := 1 + rng.IntN(8)
+		s := &Snapshot{Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(4)}
+		for q := 0; q < p; q++ {
+			v := ProcView{State: availability.State(rng.IntN(3)), W: 1 + rng.IntN(4), ProgramLeft: rng.IntN(3)}
+			if rng.IntN(2) == 0 {
+				v.ProgramLeft = 0
+				v.HasCur, v.Cur = true, Work{DataLeft: rng.IntN(2), WorkLeft: 1 + rng.IntN(4)}
+			}
+			s.Procs = append(s.Procs, v)
+			c := availability.Random(rng)
+			if it%2 == 0 && q > 0 { // identical chains: exact ties
+				c = s.Crit[0].Chain
+			}
+			s.Crit = append(s.Crit, NewCriteria(c))
+			s.Watch = append(s.Watch, rng.IntN(2) == 0)
+		}
+		for i := rng.IntN(12); i >= 0; i-- {
+			s.Copies = append(s.Copies, rng.IntN(2)*rng.IntN(3))
+		}
+		nw := 0
+		for _, w := range s.Watch {
+			if w {
+				nw++
+			}
+		}
+		if nw == 0 {
+			continue
+		}
+		stop := 1 + rng.IntN(nw)
+		for _, h := range []Heuristic{MCT, EMCT, LW, UD} {
+			s.StopAfter = 0
+			full := d.Decide(h, s, nil, nil)
+			var want []Pick
+			seen := map[int]bool{}
+			for _, pk := range full {
+				if s.Watch[pk.Proc] && !seen[pk.Proc] && len(want) < stop {
+					seen[pk.Proc] = true
+					want = append(want, pk)
+				}
+			}
+			s.StopAfter = stop
+			got := d.Decide(h, s, nil, nil)
+			if len(got) != len(want) {
+				t.Fatalf("it %d %v: shortcut %v, greedy %v (full %v)", it, h, got, want, full)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("it %d %v: shortcut %v, greedy %v (full %v)", it, h, got, want, full)
+				}
+			}
+		}
+	}
+}
