@@ -46,6 +46,14 @@ type Config struct {
 	Jobs   []workload.Job
 	Params workload.Params
 	Dists  *workload.Distributions
+	// Probes (Fig. 10): every ProbeEvery (0: none) a request of ProbeTasks
+	// tasks of ProbeLengthMI each (no memory or disk requirement, no
+	// deadline) is submitted from a node drawn from the seed; its
+	// allocation time is reported separately. Probe tasks count in the
+	// totals like any other.
+	ProbeEvery    des.Time
+	ProbeTasks    int32
+	ProbeLengthMI float64
 	// Sample is the interval of the timeline (results written as the run
 	// goes). 0 disables it.
 	Sample des.Time
@@ -106,6 +114,12 @@ func (c *Config) Validate() error {
 		if i > 0 && j.Submit < c.Jobs[i-1].Submit {
 			return fmt.Errorf("workload job %d (id %d): submitted at %v before the previous job: want a sorted trace", i, j.ID, j.Submit)
 		}
+	}
+	if c.ProbeEvery < 0 {
+		return fmt.Errorf("probe interval %v: want >= 0", c.ProbeEvery)
+	}
+	if c.ProbeEvery > 0 && (c.ProbeTasks < 1 || !(c.ProbeLengthMI > 0) || math.IsInf(c.ProbeLengthMI, 0)) {
+		return fmt.Errorf("probe of %d tasks of %g MI: want >= 1 task of a finite length > 0", c.ProbeTasks, c.ProbeLengthMI)
 	}
 	if c.Sample < 0 {
 		return fmt.Errorf("sample interval %v: want >= 0", c.Sample)

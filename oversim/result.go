@@ -37,6 +37,12 @@ type Result struct {
 	AllocTimeMean     float64 `json:"alloc_time_mean_s"`
 	AllocTimeMax      float64 `json:"alloc_time_max_s"`
 
+	ProbesSubmitted       uint64  `json:"probes_submitted,omitempty"`
+	ProbesAllocated       uint64  `json:"probes_allocated,omitempty"`
+	ProbeAllocTimeMean    float64 `json:"probe_alloc_time_mean_s,omitempty"`
+	ProbeAllocTimeMax     float64 `json:"probe_alloc_time_max_s,omitempty"`
+	ProbeTasksUnallocated uint64  `json:"probe_tasks_unallocated,omitempty"`
+
 	ThroughputTasksPerHour float64       `json:"throughput_tasks_per_hour"`
 	PeakLinkUse            []des.LinkUse `json:"peak_link_use"`
 
@@ -73,6 +79,9 @@ func (s *Sim) result(t des.Time, wall time.Duration) *Result {
 	if r.AllocatedRequests > 0 {
 		r.AllocTimeMean = s.allocSum / float64(r.AllocatedRequests)
 		r.AllocTimeMax = s.allocMax
+	}
+	if r.ProbesAllocated > 0 {
+		r.ProbeAllocTimeMean = s.probeSum / float64(r.ProbesAllocated)
 	}
 	if t > 0 {
 		r.ThroughputTasksPerHour = float64(r.TasksFinished) / (t.Seconds() / 3600)

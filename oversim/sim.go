@@ -8,6 +8,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -22,6 +23,7 @@ const (
 	evCatastrophe               // the catastrophic failure
 	evResubmit                  // the submitter of job v detects ref aborted tasks
 	evSample                    // write a timeline row
+	evProbe                     // probe request number v (Fig. 10)
 )
 
 // event is what the queue holds: 12 bytes, 32 with the queue's time and
@@ -71,6 +73,7 @@ type jobState struct {
 	unplaced  int32 // tasks in requests still travelling
 	open      int32 // tasks not finished nor reported unallocated
 	allocated bool  // allocation time recorded
+	probe     bool  // a Fig. 10 probe request
 }
 
 // taskRun is a group of tasks of one job accepted by a leaf.
@@ -123,6 +126,8 @@ type Sim struct {
 	// allocation time accumulators
 	allocSum float64
 	allocMax float64
+	probeSum float64
+	lastJob  int32
 }
 
 // New builds the simulation: the tree, every node's roles, the network and
@@ -212,6 +217,9 @@ func New(cfg *Config) (*Sim, error) {
 	}
 	if cfg.Sample > 0 {
 		s.eng.At(cfg.Sample, event{kind: evSample})
+	}
+	if cfg.ProbeEvery > 0 && cfg.ProbeEvery < s.end {
+		s.eng.At(cfg.ProbeEvery, event{kind: evProbe, v: 1})
 	}
 	return s, nil
 }
@@ -343,6 +351,9 @@ func (s *Sim) unallocated(t des.Time, job, n int32) {
 	j.unplaced -= n
 	j.open -= n
 	s.st.TasksUnallocated += uint64(n)
+	if j.probe {
+		s.st.ProbeTasksUnallocated += uint64(n)
+	}
 	s.checkAllocated(t, j)
 	s.maybeFree(job)
 }
@@ -354,6 +365,11 @@ func (s *Sim) checkAllocated(t des.Time, j *jobState) {
 		s.allocSum += a
 		s.allocMax = max(s.allocMax, a)
 		s.st.AllocatedRequests++
+		if j.probe {
+			s.probeSum += a
+			s.st.ProbeAllocTimeMax = max(s.st.ProbeAllocTimeMax, a)
+			s.st.ProbesAllocated++
+		}
 	}
 }
 
@@ -407,6 +423,7 @@ func (s *Sim) submit(t des.Time, wj *workload.Job) {
 	}
 	s.jobs[id] = jobState{submit: t, deadline: dl, length: wj.LengthMI, mem: wj.MemMB, disk: wj.DiskMB,
 		node: wj.Node, tasks: wj.Tasks, unplaced: wj.Tasks, open: wj.Tasks}
+	s.lastJob = id
 	s.st.JobsSubmitted++
 	s.st.TasksSubmitted += uint64(wj.Tasks)
 	s.request(t, id, wj.Tasks)
@@ -493,6 +510,15 @@ func (s *Sim) handle(t des.Time, ev event) {
 		s.st.TasksResubmitted += uint64(ev.ref)
 		s.jobs[ev.v].unplaced += ev.ref
 		s.request(t, ev.v, ev.ref)
+	case evProbe:
+		rng := stream.New(s.cfg.Seed, 0x70726f6265, uint64(ev.v)) // "probe"
+		node := int32(rng.IntN(s.cfg.Nodes))
+		s.submit(t, &workload.Job{Submit: t, Node: node, Tasks: s.cfg.ProbeTasks, LengthMI: s.cfg.ProbeLengthMI})
+		s.st.ProbesSubmitted++
+		s.jobs[s.lastJob].probe = true
+		if next := t + s.cfg.ProbeEvery; next < s.end {
+			s.eng.At(next, event{kind: evProbe, v: ev.v + 1})
+		}
 	case evSample:
 		if s.onSample != nil {
 			s.onSample(s.sample(t))

@@ -139,3 +139,20 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestProbes(t *testing.T) {
+	c := testConfig(t, "mmp", 64, 2*des.Hour)
+	c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 100, 1000
+	r := run(t, c)
+	if r.ProbesSubmitted != 5 || r.ProbesAllocated != 5 {
+		t.Fatalf("probes submitted %d, allocated %d; want 5 and 5", r.ProbesSubmitted, r.ProbesAllocated)
+	}
+	// MMP accepts every task whose memory and disk fit: a 100-task probe is
+	// placed in full, after at least one round trip up and down the tree.
+	if r.ProbeTasksUnallocated != 0 || !(r.ProbeAllocTimeMean > 0) || r.ProbeAllocTimeMax < r.ProbeAllocTimeMean {
+		t.Fatalf("probe statistics %+v", r)
+	}
+	if !r.Conserved() {
+		t.Fatal("not conserved with probes")
+	}
+}
