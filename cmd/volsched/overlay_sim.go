@@ -27,7 +27,9 @@ type simFlags struct {
 	nodes, sfmax                                        int
 	hours, updateBW, beta, swfPower                     float64
 	seed                                                uint64
-	detect, sample                                      time.Duration
+	detect, sample, probeEvery                          time.Duration
+	probeTasks                                          int
+	probeLength                                         float64
 }
 
 // simConfig turns flags into a validated oversim.Config; usage errors name
@@ -73,13 +75,17 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.sample < 0 {
 		return nil, usagef("--sample %v: want >= 0", f.sample)
 	}
+	if f.probeEvery < 0 || (f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0))) {
+		return nil, usagef("--probe-every %v, --probe-tasks %d, --probe-length %g: want an interval >= 0, 1 to %d tasks and a length > 0 MI", f.probeEvery, f.probeTasks, f.probeLength, 1<<24)
+	}
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
 	}
 	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Nodes: f.nodes,
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
-		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample)}
+		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample),
+		ProbeEvery: des.Time(f.probeEvery), ProbeTasks: int32(f.probeTasks), ProbeLengthMI: f.probeLength}
 	switch {
 	case f.workload != "" && f.swf != "":
 		return nil, usagef("--workload and --swf: give at most one")
@@ -242,6 +248,9 @@ memory). The same flags and seed give the same results.`,
 	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
+	fl.DurationVar(&f.probeEvery, "probe-every", 0, "submit a probe request (Fig. 10 allocation time) at this interval (0: none)")
+	fl.IntVar(&f.probeTasks, "probe-tasks", 1000, "tasks per probe request")
+	fl.Float64Var(&f.probeLength, "probe-length", 10000, "task length of probe requests, MI")
 	fl.StringVar(&f.out, "out", "", "output directory (required)")
 	overlayCmd.AddCommand(cmd)
 
