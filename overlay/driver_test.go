@@ -14,6 +14,8 @@ type net struct {
 	now     float64
 	// results
 	returned, done int
+	leafReturns    int
+	badReturns     int // returns not addressed to the request's submitter
 	steps          []stepRecord
 }
 
@@ -48,6 +50,12 @@ func (n *net) run(q []Msg) {
 		q = q[1:]
 		if m.Kind == KindReturn {
 			n.returned += m.Req.N
+			if n.t.IsLeaf(m.From) {
+				n.leafReturns += m.Req.N
+			}
+			if m.To != m.Req.Submitter {
+				n.badReturns++
+			}
 			continue
 		}
 		if m.Kind == KindDone {

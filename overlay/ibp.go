@@ -135,9 +135,11 @@ func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
 	}
 	im, id := inv(span(lm, hm)), inv(span(ld, hd))
 	for i := range cand {
-		c := &rs[cand[i].index]
+		var c *IBPCluster
 		if cand[i].left {
 			c = &ls[cand[i].index]
+		} else {
+			c = &rs[cand[i].index]
 		}
 		cand[i].key = (c.Mem-req.App.Mem)*im + (c.Disk-req.App.Disk)*id
 	}

@@ -94,8 +94,11 @@ type Msg struct {
 }
 
 // NewRequest builds the message a submission node at leaf sub sends to
-// start the search for n tasks of app: it goes to the leaf's father.
+// start the search for n tasks of app: it goes to the leaf's father. Its
+// Src is NoAddr: Fig. 5 skips the branch a request came from only when
+// that is a child routing node, and the submitter's own leaf (which in
+// this tree is also an execution node) must stay eligible.
 func NewRequest(t *Tree, sub Addr, app App, n int) Msg {
 	return Msg{Kind: KindRequest, From: sub, To: t.Father(sub),
-		Req: Request{App: app, Submitter: sub, Src: sub, N: n}}
+		Req: Request{App: app, Submitter: sub, Src: NoAddr, N: n}}
 }

@@ -1,0 +1,161 @@
+package overlay
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/volsched/volsched/stream"
+)
+
+func TestMMPExecFCFS(t *testing.T) {
+	e := &MMPExec{Mem: 10, Disk: 10, Power: 2}
+	if k := e.Accept(0, App{ID: 1, Length: 4, Mem: 20}, 3, 7); k != 0 {
+		t.Fatalf("accepted %d tasks needing too much memory", k)
+	}
+	if k := e.Accept(0, App{ID: 1, Length: 4}, 3, 7); k != 3 || e.Q != 6 {
+		t.Fatalf("accepted %d, Q %g; want 3, 6", k, e.Q)
+	}
+	if k := e.Accept(1, App{ID: 2, Length: 2}, 2, 8); k != 2 || e.Q != 8 {
+		t.Fatalf("accepted %d, Q %g; want 2, 8", k, e.Q)
+	}
+	if w := e.Wake(); w != 2 {
+		t.Fatalf("wake %g, want 2", w)
+	}
+	done := e.Advance(5, nil)
+	if len(done) != 1 || done[0].N != 2 || done[0].Submitter != 7 {
+		t.Fatalf("at 5: %+v, want 2 tasks of app 1", done)
+	}
+	done = e.Advance(8, nil)
+	if len(done) != 2 || done[0].N != 1 || done[1].N != 2 || e.Wake() != math.Inf(1) {
+		t.Fatalf("at 8: %+v", done)
+	}
+	// queue end in the past: the summary keeps it, AF treats it as now
+	c := e.Summary(100).(MMPSummary)[0]
+	if c.Q != 8 || c.AF(App{Length: 2}, 104, 100) != 4 {
+		t.Fatalf("summary %+v, AF %d", c, c.AF(App{Length: 2}, 104, 100))
+	}
+}
+
+// TestDPExecMeetsDeadlines: whatever the offers, the EDF node only admits
+// tasks it then finishes by their deadlines, and its l function agrees
+// with the admission test.
+func TestDPExecMeetsDeadlines(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := &DPExec{Mem: 10, Disk: 10, Power: float64(rapid.IntRange(1, 4).Draw(t, "power"))}
+		now := 0.0
+		deadline := map[uint64]float64{}
+		for i := range rapid.IntRange(1, 12).Draw(t, "offers") {
+			now += float64(rapid.IntRange(0, 10).Draw(t, "gap"))
+			// run to now, checking each completion against its deadline
+			for e.running && e.end <= now {
+				if e.end > deadline[e.cur.app]+1e-6 {
+					t.Fatalf("task of app %d ends at %g after its deadline %g", e.cur.app, e.end, deadline[e.cur.app])
+				}
+				e.Advance(e.end, nil)
+			}
+			f := e.Function(now)
+			for x := now; x < now+200; x += 3.3 {
+				if a, b := f.At(x), e.LAt(now, x); math.Abs(a-b) > 1e-6*max(1, b) {
+					t.Fatalf("l(%g) = %g from samples, %g from the queue", x, a, b)
+				}
+			}
+			app := App{ID: uint64(i + 1), Length: float64(rapid.IntRange(1, 30).Draw(t, "len")),
+				Deadline: now + float64(rapid.IntRange(1, 100).Draw(t, "dl"))}
+			want := int(math.Floor(e.LAt(now, app.Deadline)/app.Length + 1e-9))
+			n := rapid.IntRange(1, 5).Draw(t, "n")
+			if k := e.Accept(now, app, n, 0); k != min(n, want) {
+				t.Fatalf("accepted %d of %d, l/a = %d", k, n, want)
+			}
+			deadline[app.ID] = app.Deadline
+		}
+		// Run to the end, checking each completion time against its deadline.
+		for e.running {
+			end, id := e.end, e.cur.app
+			if end > deadline[id]+1e-6 {
+				t.Fatalf("task of app %d ends at %g after its deadline %g", id, end, deadline[id])
+			}
+			e.Advance(end, nil)
+		}
+	})
+}
+
+func TestRouterBandwidthGroupsUpdates(t *testing.T) {
+	p, _ := NewIBP(4)
+	c := &Config{Policy: p, Bandwidth: 10} // bytes per second
+	tr := NewTree(4)
+	r := tr.Router(tr.Left(tr.Root())) // a router with a father
+	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
+	if len(out) != 1 || out[0].Kind != KindUpdate || out[0].To != r.Father {
+		t.Fatalf("first update: %+v", out)
+	}
+	// 16 + 12 bytes at 10 B/s: next update not before 2.8 s.
+	out = r.Step(c, 1, Msg{Kind: KindUpdate, From: r.Right, Sum: IBPSummary{{Mem: 2, Disk: 2, V: 1}}}, nil)
+	if len(out) != 0 || math.Abs(r.Wake()-2.8) > 1e-9 {
+		t.Fatalf("second update sent early: %+v, wake %g", out, r.Wake())
+	}
+	out = r.Step(c, 2, Msg{Kind: KindUpdate, From: r.Left, Sum: nil}, nil)
+	if len(out) != 0 {
+		t.Fatalf("third update sent early: %+v", out)
+	}
+	out = r.Step(c, 2.8, Msg{Kind: KindTick}, nil)
+	if len(out) != 1 || out[0].Sum.Nodes() != 1 || asIBP(out[0].Sum)[0].Mem != 2 {
+		t.Fatalf("grouped update: %+v", out)
+	}
+	if r.Wake() != math.Inf(1) {
+		t.Fatalf("still pending")
+	}
+	// An unchanged summary is not sent again.
+	out = r.Step(c, 100, Msg{Kind: KindUpdate, From: r.Left, Sum: nil}, nil)
+	if len(out) != 0 {
+		t.Fatalf("unchanged summary sent: %+v", out)
+	}
+}
+
+func TestMMPBoundsPropagate(t *testing.T) {
+	tr := NewTree(4)
+	p, _ := NewMMP(4, 0.5)
+	c := &Config{Policy: p}
+	execs := []Exec{&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 5}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 50},
+		&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 7}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 9}}
+	n := newNet(tr, c, execs)
+	// The router over leaves 2 and 3 learns the queue end 50 of the other branch.
+	v := tr.Right(tr.Root())
+	if b := n.routers[v].Bound; b != 50 {
+		t.Fatalf("bound of the right branch %g, want 50", b)
+	}
+	if b := n.routers[tr.Left(tr.Root())].Bound; b != 9 {
+		t.Fatalf("bound of the left branch %g, want 9", b)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	ibp, _ := NewIBP(4)
+	nodes := []Summary{IBPSummary{{Mem: 100, Disk: 100, V: 1}}, nil, IBPSummary{{Mem: 10, Disk: 10, V: 1}}, IBPSummary{{Mem: 50, Disk: 50, V: 1}}}
+	got := Centralized{ibp}.Place(0, Request{App: App{Length: 1, Mem: 20, Disk: 20}, N: 5}, nodes, nil)
+	// fitting idle: nodes 0 and 3; closest first: 3, then 0.
+	if len(got) != 2 || got[0] != (Placement{3, 1}) || got[1] != (Placement{0, 1}) {
+		t.Fatalf("centralized IBP: %+v", got)
+	}
+	mmp, _ := NewMMP(4, 0.5)
+	mn := []Summary{MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 0, V: 1}}, MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 10, V: 1}}}
+	got = Centralized{mmp}.Place(0, Request{App: App{Length: 1}, N: 12}, mn, nil)
+	if len(got) != 2 || got[0] != (Placement{0, 11}) || got[1] != (Placement{1, 1}) {
+		t.Fatalf("centralized MMP: %+v", got)
+	}
+	r := Random{Rand: newTestRand()}
+	got = r.Place(0, Request{N: 1000}, nodes, nil)
+	count := make([]int, len(nodes))
+	for _, pl := range got {
+		count[pl.Node] += pl.N
+	}
+	for i, c := range count {
+		if c < 200 || c > 300 { // 250 ± 50 (binomial sd ≈ 13.7)
+			t.Fatalf("random: node %d got %d of 1000 tasks", i, c)
+		}
+	}
+}
+
+func newTestRand() *rand.Rand { return stream.New(1, 0x7e57) }
