@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -160,5 +162,48 @@ merge exits non-zero listing them.`,
 	}
 	merge.Flags().StringVar(&out, "out", "", "directory for the merged campaign (must not exist or be empty)")
 	expCmd.AddCommand(merge)
+
+	status := &cobra.Command{
+		Use:   "status DIR...",
+		Short: "Show how far campaign directories are (units done per shard)",
+		Long: `status prints, for each campaign directory, its kind, seed and shard and how
+many of the shard's units have a result. It only reads the directories, so it
+can watch a running campaign. It exits 1 if a directory cannot be read.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			t := experiment.NewTable("directory", "kind", "seed", "shard", "done", "units", "state")
+			var failed []string
+			for _, d := range dirs {
+				m, _, present, err := experiment.Load[json.RawMessage](d)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "volsched: %s: %v\n", d, err)
+					failed = append(failed, d)
+					continue
+				}
+				units := m.Shard.Units(m.Units)
+				done := 0
+				for _, u := range units {
+					if present[u] {
+						done++
+					}
+				}
+				state := "complete"
+				if done < len(units) {
+					state = "incomplete"
+				}
+				t.AddRow(d, m.Kind, strconv.FormatUint(m.Seed, 10), m.Shard.String(), strconv.Itoa(done), strconv.Itoa(len(units)), state)
+			}
+			if t.Len() > 0 {
+				if err := t.WriteText(cmd.OutOrStdout()); err != nil {
+					return err
+				}
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("cannot read %d of %d directories: %s", len(failed), len(dirs), strings.Join(failed, ", "))
+			}
+			return nil
+		},
+	}
+	expCmd.AddCommand(status)
 	rootCmd.AddCommand(expCmd)
 }

@@ -88,6 +88,15 @@ func TestExpShardsAndMerge(t *testing.T) {
 		t.Errorf("merged summary %q differs from the unsharded one %q", mout, out)
 	}
 
+	st, _, code := runCLI(t, "", "exp", "status", dirs[0], merged)
+	norm := strings.Join(strings.Fields(st), " ")
+	if code != 0 || !strings.Contains(norm, "exptest 5 1/3 4 4 complete") || !strings.Contains(norm, "exptest 5 1/1 11 11 complete") {
+		t.Errorf("status: exit %d, output\n%s", code, st)
+	}
+	if _, e, code := runCLI(t, "", "exp", "status", filepath.Join(tmp, "nonexistent")); code != 1 || !strings.Contains(e, "nonexistent") {
+		t.Errorf("status of a missing directory: exit %d, stderr %q", code, e)
+	}
+
 	// A shard of another seed cannot be merged in.
 	other := filepath.Join(tmp, "other")
 	if _, e, c := runCLI(t, "", "exp", "exptest", "--units", "11", "--seed", "6", "--shard", "1/3", "--out", other); c != 0 {
