@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -121,7 +124,10 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 		return fmt.Errorf("campaign %s parameters: %w", c.Kind, err)
 	}
 	m := experiment.Manifest{Kind: c.Kind, Seed: f.Seed, Units: c.Units, Params: params, Shard: shard}
-	if err := experiment.Run(ctx, f.Out, m, f.Workers, c.Work, experiment.NewProgress(c.Kind+" "+shard.String())); err != nil {
+	stopWatch := watchSecondSignal(ctx, stderr)
+	err = experiment.Run(ctx, f.Out, m, f.Workers, c.Work, experiment.NewProgress(c.Kind+" "+shard.String()))
+	stopWatch()
+	if err != nil {
 		return err
 	}
 	if shard != experiment.Whole {
@@ -130,6 +136,35 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 		return nil
 	}
 	return summarize(ctx, c.Kind, f.Out, w)
+}
+
+// watchSecondSignal: once ctx is cancelled (the first Ctrl-C or SIGTERM,
+// caught by main), say that the units in flight are being finished, and
+// exit at once with status 130 on a second signal. Nothing is lost by
+// that: every finished unit is already written, and a line cut in the
+// middle is discarded on resume. The returned function stops watching.
+func watchSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		fmt.Fprintln(stderr, "volsched: interrupted: finishing the units in flight (interrupt again to stop at once; finished units are kept either way)")
+		select {
+		case <-done:
+		case <-sig:
+			fmt.Fprintln(stderr, "volsched: stopped; run the same command again to resume")
+			os.Exit(130)
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func init() {

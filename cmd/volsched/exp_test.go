@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 func init() {
 	var f campaignFlags
 	var units, sleepMS int
+	var ignoreCancel bool
 	cmd := &cobra.Command{
 		Use:    "exptest",
 		Hidden: true,
@@ -35,10 +37,14 @@ func init() {
 				Units:  units,
 				Params: map[string]int{"units": units},
 				Work: func(ctx context.Context, u int) (float64, error) {
-					select {
-					case <-ctx.Done():
-						return 0, ctx.Err()
-					case <-time.After(time.Duration(sleepMS) * time.Millisecond):
+					if ignoreCancel {
+						time.Sleep(time.Duration(sleepMS) * time.Millisecond)
+					} else {
+						select {
+						case <-ctx.Done():
+							return 0, ctx.Err()
+						case <-time.After(time.Duration(sleepMS) * time.Millisecond):
+						}
 					}
 					return stream.New(f.Seed, uint64(u)).Float64(), nil
 				},
@@ -48,6 +54,7 @@ func init() {
 	addCampaignFlags(cmd, &f)
 	cmd.Flags().IntVar(&units, "units", 10, "units")
 	cmd.Flags().IntVar(&sleepMS, "sleep-ms", 0, "time each unit takes")
+	cmd.Flags().BoolVar(&ignoreCancel, "ignore-cancel", false, "units do not watch their context")
 	expCmd.AddCommand(cmd)
 	registerSummarizer("exptest", func(ctx context.Context, dir string, w io.Writer) error {
 		_, rs, err := experiment.LoadComplete[float64](dir)
@@ -170,7 +177,7 @@ func TestExpInterruptAndResume(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
 	}
-	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(errb.String(), "resume") {
+	if !strings.Contains(errb.String(), "finishing the units in flight") || !strings.Contains(errb.String(), "run the same command again to resume") {
 		t.Errorf("interrupted run's message %q does not say how to resume", errb.String())
 	}
 	_, _, present, lerr := experiment.Load[float64](dir)
@@ -184,4 +191,56 @@ func TestExpInterruptAndResume(t *testing.T) {
 	if code != 0 || out != ref {
 		t.Fatalf("resumed run: exit %d, summary %q, want %q; stderr %q", code, out, ref, e)
 	}
+}
+
+// TestExpSecondInterruptStopsAtOnce: units that ignore cancellation and
+// take long; a second SIGINT ends the process at once with status 130.
+func TestExpSecondInterruptStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to a subprocess")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	args := "exp exptest --units 4 --workers 2 --sleep-ms 60000 --ignore-cancel --out " + dir
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// Wait for the run to start (its manifest is written before any unit).
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, experiment.ManifestFile)); err == nil {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(errb.String(), "in flight"); time.Sleep(20 * time.Millisecond) {
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("after two interrupts: %v, want exit status 130; stderr %q", err, errb.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer (exec's copier) and a
+// reader (the test) at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
