@@ -384,3 +384,77 @@ func TestValidation(t *testing.T) {
 		t.Error("m = 0 accepted")
 	}
 }
+
+// slowGreedy is the greedy of §VI.A written directly on value(), which uses
+// analytic.Table.EComm and PComm: the reference for the incremental greedy.
+func slowGreedy(e *Evaluator, b Criterion, s *Snapshot) []int {
+	x := make([]int, len(s.Up))
+	var mask uint64
+	for range e.m {
+		best, bq := math.Inf(-1), -1
+		for q, up := range s.Up {
+			if !up || x[q] >= e.plat.mu(q) {
+				continue
+			}
+			x[q]++
+			v := e.value(x, mask|1<<uint(q), s, 0)
+			x[q]--
+			if sc := Score(b, v, s.Elapsed); bq < 0 || sc > best {
+				best, bq = sc, q
+			}
+		}
+		if bq < 0 {
+			return nil
+		}
+		x[bq]++
+		mask |= 1 << uint(bq)
+	}
+	return x
+}
+
+func TestGreedyMatchesValue(t *testing.T) {
+	rng := stream.New(3)
+	for sc := range 40 {
+		sp := ScenarioParams{P: 12, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%4, Iterations: 1}
+		scn, err := RandomScenario(stream.New(4, uint64(sc)), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc%2 == 1 {
+			scn.Platform.Mu = make([]int, sp.P)
+			for q := range scn.Platform.Mu {
+				scn.Platform.Mu[q] = 1 + rng.IntN(3)
+			}
+		}
+		for _, f := range []analytic.Form{analytic.Published, analytic.Conditional} {
+			tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+			e, err := NewEvaluator(tab, scn.Platform, sp.M, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P), Elapsed: rng.IntN(50)}
+			for q := range sp.P {
+				s.Up[q] = rng.IntN(4) != 0
+				s.Prog[q] = rng.IntN(scn.Platform.TProg + 1)
+				if rng.IntN(2) == 0 {
+					s.Data[q] = rng.IntN(3 * scn.Platform.TData)
+				}
+			}
+			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
+				got, ok := e.greedy(b, s)
+				want := slowGreedy(e, b, s)
+				if !ok || want == nil {
+					if ok != (want != nil) {
+						t.Fatalf("scenario %d: feasibility differs", sc)
+					}
+					continue
+				}
+				for q := range got.X {
+					if got.X[q] != want[q] {
+						t.Fatalf("scenario %d form %v criterion %d: incremental %v, reference %v", sc, f, b, got.X, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -170,6 +170,19 @@ type Evaluator struct {
 	slots  []float64
 	x      []int
 	order  []int
+
+	// es[q][n] is E^{(P_q)}(n) in the evaluator's form, for n up to
+	// TProg + m·TData; lnd[q][t] is ln P_ND^{(q)}(t) for t below the table's
+	// horizon. They make the greedy step free of transcendental calls but
+	// one exp and two pow per candidate.
+	es  [][]float64
+	lnd [][]float64
+	// greedy step state
+	inS []bool
+	nq  []int
+	eq  []float64
+
+	Calls, Hits int
 }
 
 type choiceKey struct {
@@ -194,7 +207,7 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		return nil, err
 	}
 	p := plat.P()
-	return &Evaluator{
+	e := &Evaluator{
 		tab: tab, plat: plat, m: m, form: f,
 		set:    tab.NewSet(),
 		stats:  make(map[uint64]analytic.Stats),
@@ -203,7 +216,61 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		slots:  make([]float64, 0, p),
 		x:      make([]int, p),
 		order:  make([]int, 0, p),
-	}, nil
+		es:     make([][]float64, p),
+		lnd:    make([][]float64, p),
+		inS:    make([]bool, p),
+		nq:     make([]int, p),
+		eq:     make([]float64, p),
+	}
+	nmax := plat.TProg + m*plat.TData
+	L := tab.Horizon()
+	for q := range p {
+		e.es[q] = make([]float64, nmax+1)
+		for n := range e.es[q] {
+			e.es[q][n] = tab.ExpectedTimeSingle(q, float64(n), f)
+		}
+		e.lnd[q] = make([]float64, L)
+		for t := range L {
+			e.lnd[q][t] = math.Log(tab.PNotDown(q, float64(t)))
+		}
+	}
+	return e, nil
+}
+
+// compValue is {pcomm·PSuccess(W), ecomm + ExpectedTime(W)} with one pow
+// (the same expressions as analytic.Stats).
+func (e *Evaluator) compValue(st analytic.Stats, W int, pcomm, ecomm float64) Value {
+	if W <= 1 || st.PPlus == 0 {
+		return Value{P: pcomm * st.PSuccess(float64(W)), E: ecomm + st.ExpectedTime(float64(W), e.form)}
+	}
+	pw := math.Pow(st.PPlus, float64(W-1))
+	v := Value{P: pcomm * pw}
+	if e.form == analytic.Conditional {
+		v.E = ecomm + 1 + float64(W-1)*st.Ec/st.PPlus
+	} else {
+		v.E = ecomm + (1+float64(W-1)*st.Ec)/pw
+	}
+	return v
+}
+
+// logPNotDown is ln P_ND^{(q)}(s), interpolated linearly in the logarithm
+// between integer slots as Table.PNotDown does.
+func (e *Evaluator) logPNotDown(q int, s float64) float64 {
+	l := e.lnd[q]
+	if n := len(l); s >= float64(n-1) {
+		// Beyond the horizon P_ND decays geometrically at the rate the last
+		// two slots show (the tail there is below the table's ε).
+		if n < 2 {
+			return math.Log(e.tab.PNotDown(q, s))
+		}
+		return l[n-1] + (s-float64(n-1))*(l[n-1]-l[n-2])
+	}
+	lo := math.Floor(s)
+	i := int(lo)
+	if f := s - lo; f != 0 {
+		return (1-f)*l[i] + f*l[i+1]
+	}
+	return l[i]
 }
 
 // setStats returns the Stats of the set of processors in mask.
@@ -279,9 +346,11 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 	}
 	cacheable := b != Yield // only the yield depends on the elapsed time
 	var key choiceKey
+	e.Calls++
 	if cacheable {
 		key = choiceKey{build: b, state: e.stateKey(s)}
 		if c, hit := e.choice[key]; hit {
+			e.Hits++
 			return cloneConfig(c), c.X != nil
 		}
 	}
@@ -320,21 +389,50 @@ func (e *Evaluator) stateKey(s *Snapshot) string {
 
 // greedy assigns the m tasks one by one, each to the UP processor that
 // optimizes the criterion b of the configuration with that extra task
-// (§VI.A); ties go to the lowest index.
+// (§VI.A); ties go to the lowest index. Each candidate is evaluated
+// incrementally (only its own communication need changes); the result
+// equals value() on every candidate (TestGreedyMatchesValue).
 func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	x := e.x
 	clear(x)
+	clear(e.inS)
 	order := e.order[:0]
 	var mask uint64
+	W, N, size := 0, 0, 0
+	max1, max2, arg1 := 0.0, 0.0, -1
+	ncom := e.plat.NCom
 	for k := 0; k < e.m; k++ {
 		best, bq := math.Inf(-1), -1
 		for q, up := range s.Up {
 			if !up || x[q] >= e.plat.mu(q) {
 				continue
 			}
-			x[q]++
-			v := e.value(x, mask|1<<uint(q), s, 0)
-			x[q]--
+			nq := e.commSlots(q, x[q]+1, s)
+			eq := e.es[q][nq]
+			others, n2, sz := max1, N+nq, size+1
+			if e.inS[q] {
+				if arg1 == q {
+					others = max2
+				}
+				n2 -= e.nq[q]
+				sz = size
+			}
+			ecomm := max(others, eq)
+			if sz > ncom {
+				ecomm = max(ecomm, float64(n2)/float64(ncom))
+			}
+			pcomm := 1.0
+			if ecomm > 0 {
+				lsum := e.logPNotDown(q, ecomm)
+				for _, r := range order {
+					if r != q {
+						lsum += e.logPNotDown(r, ecomm)
+					}
+				}
+				pcomm = math.Exp(lsum)
+			}
+			w := max(W, (x[q]+1)*e.plat.W[q])
+			v := e.compValue(e.setStats(mask|1<<uint(q)), w, pcomm, ecomm)
 			if sc := Score(b, v, s.Elapsed); bq < 0 || sc > best {
 				best, bq = sc, q
 			}
@@ -342,11 +440,27 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 		if bq < 0 {
 			return Config{}, false
 		}
-		if x[bq] == 0 {
+		if !e.inS[bq] {
 			order = append(order, bq)
+			e.inS[bq] = true
+			size++
+		} else {
+			N -= e.nq[bq]
 		}
 		x[bq]++
 		mask |= 1 << uint(bq)
+		W = max(W, x[bq]*e.plat.W[bq])
+		e.nq[bq] = e.commSlots(bq, x[bq], s)
+		e.eq[bq] = e.es[bq][e.nq[bq]]
+		N += e.nq[bq]
+		max1, max2, arg1 = 0, 0, -1
+		for _, r := range order {
+			if v := e.eq[r]; arg1 < 0 || v > max1 {
+				max2, max1, arg1 = max1, v, r
+			} else if v > max2 {
+				max2 = v
+			}
+		}
 	}
 	e.order = order
 	return Config{X: append([]int(nil), x...), Order: append([]int(nil), order...)}, true

@@ -1,0 +1,145 @@
+package coupled
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/stream"
+)
+
+// CampaignParams are the parameters of the §VII.A campaign that determine
+// its results.
+type CampaignParams struct {
+	P          int    `json:"p"`
+	M          []int  `json:"m"`
+	NCom       []int  `json:"ncom"`
+	WMin       []int  `json:"wmin"`
+	Scenarios  int    `json:"scenarios"` // per (m, ncom, wmin)
+	Trials     int    `json:"trials"`    // per scenario
+	Iterations int    `json:"iterations"`
+	Cap        int    `json:"cap"`  // makespan limit (failure)
+	Form       string `json:"form"` // E(S)(W): "published" or "conditional"
+}
+
+// PaperCampaign is the campaign of §VII.A: 6,000 instances.
+func PaperCampaign() CampaignParams {
+	return CampaignParams{
+		P: 20, M: []int{5, 10}, NCom: []int{5, 10, 20},
+		WMin:      []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+		Scenarios: 10, Trials: 10, Iterations: 10, Cap: 1_000_000, Form: "published",
+	}
+}
+
+// Validate checks the parameters; errors name the field.
+func (c CampaignParams) Validate() error {
+	if c.P < 1 || c.P > 64 {
+		return fmt.Errorf("p = %d, want 1..64", c.P)
+	}
+	for name, l := range map[string][]int{"m": c.M, "ncom": c.NCom, "wmin": c.WMin} {
+		if len(l) == 0 {
+			return fmt.Errorf("%s: empty list, want at least one value", name)
+		}
+		for _, v := range l {
+			if v < 1 {
+				return fmt.Errorf("%s = %d, want ≥ 1", name, v)
+			}
+		}
+	}
+	switch {
+	case c.Scenarios < 1:
+		return fmt.Errorf("scenarios = %d, want ≥ 1", c.Scenarios)
+	case c.Trials < 1:
+		return fmt.Errorf("trials = %d, want ≥ 1", c.Trials)
+	case c.Iterations < 1:
+		return fmt.Errorf("iterations = %d, want ≥ 1", c.Iterations)
+	case c.Cap < 1:
+		return fmt.Errorf("cap = %d, want ≥ 1", c.Cap)
+	}
+	if _, err := analytic.ParseForm(c.Form); err != nil {
+		return fmt.Errorf("form: %w", err)
+	}
+	return nil
+}
+
+// Units is the number of units: one per scenario.
+func (c CampaignParams) Units() int { return len(c.M) * len(c.NCom) * len(c.WMin) * c.Scenarios }
+
+// UnitParams returns the (m, ncom, wmin, scenario index) of unit u; m varies
+// slowest, then ncom, then wmin, then the scenario.
+func (c CampaignParams) UnitParams(u int) (m, ncom, wmin, scenario int) {
+	scenario = u % c.Scenarios
+	u /= c.Scenarios
+	wmin = c.WMin[u%len(c.WMin)]
+	u /= len(c.WMin)
+	ncom = c.NCom[u%len(c.NCom)]
+	u /= len(c.NCom)
+	m = c.M[u]
+	return
+}
+
+// Stream purposes (labels after the scenario's parameters).
+const (
+	purposeScenario     = 1
+	purposeAvailability = 2
+	purposeRandom       = 3
+)
+
+// UnitResult is the outcome of one scenario: every trial of every
+// heuristic.
+type UnitResult struct {
+	M        int `json:"m"`
+	NCom     int `json:"ncom"`
+	WMin     int `json:"wmin"`
+	Scenario int `json:"scenario"`
+	// Heuristics names the columns of Makespan.
+	Heuristics []string `json:"heuristics"`
+	// Makespan[trial][h] (the cap when the heuristic failed).
+	Makespan [][]int `json:"makespan"`
+	// Configs[trial][h] counts configurations launched.
+	Configs [][]int `json:"configs"`
+}
+
+// RunUnit simulates scenario u of the campaign with every heuristic. The
+// scenario's streams are labelled by (m, ncom, wmin, scenario index), so a
+// scenario is the same whatever the number of scenarios or the other values
+// of the grid; trial k's availability (stream …, 2, k) is shared by all
+// heuristics (common random numbers).
+func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitResult, error) {
+	m, ncom, wmin, si := c.UnitParams(u)
+	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
+	with := func(extra ...uint64) []uint64 { return append(append([]uint64(nil), labels...), extra...) }
+	form, err := analytic.ParseForm(c.Form)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	scn, err := RandomScenario(stream.New(seed, with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
+	if err != nil {
+		return UnitResult{}, err
+	}
+	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
+	if err != nil {
+		return UnitResult{}, fmt.Errorf("scenario %v: %w", labels, err)
+	}
+	e, err := NewEvaluator(tab, scn.Platform, m, form)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	hs := Heuristics()
+	res := UnitResult{M: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: HeuristicNames(),
+		Makespan: make([][]int, c.Trials), Configs: make([][]int, c.Trials)}
+	for k := range c.Trials {
+		res.Makespan[k] = make([]int, len(hs))
+		res.Configs[k] = make([]int, len(hs))
+		for i, h := range hs {
+			av := NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...)
+			r, err := Simulate(ctx, e, scn.App, h, av, stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
+			if err != nil {
+				return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
+			}
+			res.Makespan[k][i] = r.Makespan
+			res.Configs[k][i] = r.Configs
+		}
+	}
+	return res, nil
+}
