@@ -54,6 +54,10 @@ type Config struct {
 	ProbeEvery    des.Time
 	ProbeTasks    int32
 	ProbeLengthMI float64
+	// NoDeadlineSlack is the deadline DP gives a job that has none (a probe,
+	// an SWF job): its submission time plus this (ours: 7 days). IBP and
+	// MMP ignore deadlines.
+	NoDeadlineSlack des.Time
 	// Sample is the interval of the timeline (results written as the run
 	// goes). 0 disables it.
 	Sample des.Time

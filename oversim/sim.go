@@ -420,6 +420,12 @@ func (s *Sim) submit(t des.Time, wj *workload.Job) {
 	dl := math.Inf(1)
 	if wj.Deadline > 0 {
 		dl = wj.Deadline.Seconds()
+	} else if s.cfg.Policy == "dp" {
+		slack := s.cfg.NoDeadlineSlack
+		if slack <= 0 {
+			slack = 7 * des.Day
+		}
+		dl = (t + slack).Seconds()
 	}
 	s.jobs[id] = jobState{submit: t, deadline: dl, length: wj.LengthMI, mem: wj.MemMB, disk: wj.DiskMB,
 		node: wj.Node, tasks: wj.Tasks, unplaced: wj.Tasks, open: wj.Tasks}

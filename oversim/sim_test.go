@@ -43,10 +43,7 @@ func run(t testing.TB, c *Config) *Result {
 }
 
 func TestRunSmall(t *testing.T) {
-	// IBP is left out until overlay's IBP.Forward no longer indexes the
-	// right summary for a left candidate (ibp.go: &rs[cand[i].index]
-	// panics when the right summary is shorter); see the part-2 report.
-	for _, p := range []string{"mmp", "dp"} {
+	for _, p := range []string{"ibp", "mmp", "dp"} {
 		t.Run(p, func(t *testing.T) {
 			c := testConfig(t, p, 64, 12*des.Hour)
 			r := run(t, c)
@@ -74,7 +71,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestConservationWithFailures(t *testing.T) {
-	for _, p := range []string{"mmp", "dp"} {
+	for _, p := range []string{"ibp", "mmp", "dp"} {
 		c := testConfig(t, p, 48, 8*des.Hour)
 		c.Churn = failure.Churn{Median: 15 * des.Minute}
 		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 3 * des.Hour}
@@ -154,5 +151,16 @@ func TestProbes(t *testing.T) {
 	}
 	if !r.Conserved() {
 		t.Fatal("not conserved with probes")
+	}
+}
+
+func TestDPProbesWithoutDeadline(t *testing.T) {
+	c := testConfig(t, "dp", 64, des.Hour)
+	c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 10, 1000
+	r := run(t, c)
+	// A probe has no deadline; DP gives it NoDeadlineSlack, so 10 short
+	// tasks on 64 nodes are accepted, not refused for want of a deadline.
+	if r.ProbesAllocated != 2 || r.ProbeTasksUnallocated == 20 {
+		t.Fatalf("DP probes: %d allocated, %d of 20 tasks unallocated", r.ProbesAllocated, r.ProbeTasksUnallocated)
 	}
 }
