@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/volsched/volsched/redundant"
+	"github.com/volsched/volsched/stream"
+)
+
+// allocInput is the FILE of `volsched alloc --probs FILE`: either the
+// failure probabilities p, or host ages with a task size and an
+// availability-interval distribution (Eq. 3), or, for SAB, ages, a size and
+// the constant C of Eq. 7.
+type allocInput struct {
+	P    []float64 `json:"p"`
+	Ages []float64 `json:"ages"`
+	Size *float64  `json:"size"`
+	Dist *struct {
+		Name   string    `json:"name"`
+		Params []float64 `json:"params"`
+	} `json:"dist"`
+	C *float64 `json:"C"`
+}
+
+type allocOutput struct {
+	Algo       string    `json:"algo"`
+	Tasks      int       `json:"tasks"`
+	Hosts      int       `json:"hosts"`
+	Seed       uint64    `json:"seed"`
+	Allocation []int     `json:"allocation"`
+	Rsys       float64   `json:"r_sys"`
+	LogRsys    jsonNum   `json:"log_r_sys"`
+	Optimal    *bool     `json:"optimal,omitempty"`
+	P          []float64 `json:"p,omitempty"`
+}
+
+// jsonNum writes -Inf as null.
+type jsonNum float64
+
+func (v jsonNum) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
+	var in allocInput
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, fmt.Errorf("%s: %w (want {\"p\": [...]} or {\"ages\": [...], \"size\": t, \"dist\": {\"name\": ..., \"params\": [...]}} or, for sab, {\"ages\": [...], \"size\": t, \"C\": c})", source, err)
+	}
+	if algo == "sab" {
+		if in.Ages == nil || in.Size == nil || in.C == nil {
+			return nil, fmt.Errorf("%s: algo sab needs \"ages\", \"size\" and \"C\" (Eq. 7)", source)
+		}
+		p, err := redundant.SABProbs(in.Ages, *in.Size, *in.C)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		return p, nil
+	}
+	switch {
+	case in.P != nil && in.Ages == nil:
+		return in.P, redundant.ValidateProbs(in.P, source)
+	case in.P == nil && in.Ages != nil:
+		if in.Size == nil || in.Dist == nil {
+			return nil, fmt.Errorf("%s: \"ages\" needs \"size\" and \"dist\" (Eq. 3)", source)
+		}
+		d, err := redundant.NewIntervalDistribution(in.Dist.Name, in.Dist.Params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: dist: %w", source, err)
+		}
+		p, err := redundant.FailureProbs(d, in.Ages, *in.Size)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		return p, nil
+	default:
+		return nil, fmt.Errorf("%s: give either \"p\" or \"ages\" (with \"size\" and \"dist\"), not both or neither", source)
+	}
+}
+
+// parseFloats parses "a,b" into exactly k numbers for flag name.
+func parseFloats(flag, s string, k int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != k {
+		return nil, usagef("--%s %q: want %d comma-separated numbers", flag, s, k)
+	}
+	v := make([]float64, k)
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, usagef("--%s %q: %q is not a number", flag, s, p)
+		}
+		v[i] = x
+	}
+	return v, nil
+}
+
+func init() {
+	var algo, probs, gdfn string
+	var tasks, hosts int
+	var seed uint64
+	var moves int
+	var maxNodes int64
+	cmd := &cobra.Command{
+		Use:   "alloc",
+		Short: "Allocate replicas of n identical tasks to volatile hosts (seed 003: EA, PPB, EPB, SAB, GLS, exact)",
+		Long: `alloc solves REDUNDANTTASKALLOC (seed 003): give each host one task so that
+the probability R_sys that every task has a replica that completes is as
+large as possible (Eq. 2).
+
+The hosts' failure probabilities come from --probs FILE (JSON; '-' reads
+standard input):
+  {"p": [p_1, ..., p_m]}                                  given directly
+  {"ages": [...], "size": t, "dist": {"name": "lognormal", "params": [mu, sigma]}}
+                                                          Eq. 3 (exponential [rate],
+                                                          weibull [shape, scale], lognormal [mu, sigma])
+  {"ages": [...], "size": t, "C": c}                      for --algo sab (Eq. 7)
+or are drawn from a GDFN with --gdfn mu,sigma --hosts m (stream of --seed).
+
+Algorithms: ea (k or k+1 hosts per task, round robin), ppb (simulated
+annealing), epb (annealing keeping EA's host counts), sab (ppb on Eq. 7's
+probabilities), gls (greedy + local search, this project's), exact (branch
+and bound; "optimal": false if --max-nodes stopped it).
+
+Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			algo = strings.ToLower(algo)
+			known := append([]string{"sab"}, redundant.Algorithms...)
+			ok := false
+			for _, a := range known {
+				ok = ok || a == algo
+			}
+			if !ok {
+				return usagef("--algo %q: want one of %s", algo, strings.Join(known, ", "))
+			}
+			if tasks < 1 {
+				return usagef("--tasks %d: want at least 1", tasks)
+			}
+			var p []float64
+			switch {
+			case probs != "" && gdfn != "":
+				return usagef("--probs and --gdfn: give one, not both")
+			case probs != "":
+				data, source, err := readInput(probs, cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				if p, err = parseAllocInput(data, source, algo); err != nil {
+					return err
+				}
+			case gdfn != "":
+				if algo == "sab" {
+					return usagef("--algo sab needs --probs FILE with ages, size and C")
+				}
+				v, err := parseFloats("gdfn", gdfn, 2)
+				if err != nil {
+					return err
+				}
+				g := redundant.GDFN{Mu: v[0], Sigma: v[1]}
+				if err := g.Validate(); err != nil {
+					return usagef("--gdfn: %v", err)
+				}
+				if hosts < 1 {
+					return usagef("--hosts %d: want at least 1 with --gdfn", hosts)
+				}
+				p = g.SampleN(stream.New(seed, 0x3003, 0x9d), hosts)
+			default:
+				return usagef("give --probs FILE or --gdfn mu,sigma --hosts m")
+			}
+			if tasks > len(p) {
+				return usagef("--tasks %d with %d hosts: want at most as many tasks as hosts", tasks, len(p))
+			}
+			run := algo
+			if algo == "sab" {
+				run = "ppb"
+			}
+			res, err := redundant.Allocate(run, p, tasks, redundant.Options{Seed: seed,
+				Anneal: redundant.AnnealOptions{MovesPerHost: moves},
+				Exact:  redundant.ExactOptions{MaxNodes: maxNodes}})
+			if err != nil {
+				return err
+			}
+			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: res.Rsys, LogRsys: jsonNum(res.LogRsys)}
+			if algo == "exact" {
+				out.Optimal = &res.Optimal
+				if !res.Optimal {
+					fmt.Fprintf(cmd.ErrOrStderr(), "volsched alloc: exact search stopped after %d nodes: the allocation is the best found, not proven optimal\n", maxNodes)
+				}
+			}
+			if gdfn != "" || algo == "sab" {
+				out.P = p
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			return enc.Encode(out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&algo, "algo", "ppb", "algorithm: ea, ppb, epb, sab, gls, exact")
+	f.IntVar(&tasks, "tasks", 0, "number of tasks n")
+	f.StringVar(&probs, "probs", "", "JSON file of failure probabilities, or ages (see above); - for stdin")
+	f.StringVar(&gdfn, "gdfn", "", "draw the failure probabilities from GDFN(mu,sigma)")
+	f.IntVar(&hosts, "hosts", 0, "number of hosts m (with --gdfn)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the random streams (annealing, --gdfn)")
+	f.IntVar(&moves, "moves-per-host", 0, "annealing proposals per host (default 300)")
+	f.Int64Var(&maxNodes, "max-nodes", 50_000_000, "exact: node limit of the search (negative: none)")
+	rootCmd.AddCommand(cmd)
+}
