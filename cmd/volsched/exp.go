@@ -33,13 +33,22 @@ var expCmd = &cobra.Command{
   --workers K     worker goroutines (default: one per CPU); results do not
                   depend on K
   --shard i/n     run only shard i of n (1 ≤ i ≤ n; unit u belongs to shard
-                  (u mod n)+1), e.g. as a Slurm array job:
-                  --array=1-8 and --shard ${SLURM_ARRAY_TASK_ID}/8
+                  (u mod n)+1), one directory per shard
 
 An interrupted run (Ctrl-C, SIGTERM, a crash) resumes where it stopped when
-the same command is run again with the same --out. Shards run in separate
+the same command is run again with the same --out; a second Ctrl-C stops at
+once (finished units are kept either way). Shards run in separate
 directories, possibly on separate machines; 'volsched exp merge' combines
-them and writes the same summary an unsharded run would.`,
+them and writes the same summary an unsharded run would, and
+'volsched exp status' shows how far directories are.
+
+As a Slurm array job (sbatch --array=1-8):
+  volsched exp independent --shard ${SLURM_ARRAY_TASK_ID}/8 --out run-${SLURM_ARRAY_TASK_ID}
+As HTCondor jobs (queue 8; $(Process) counts from 0):
+  shard     = $(Process) + 1
+  arguments = exp independent --shard $INT(shard)/8 --out run-$INT(shard)
+then:
+  volsched exp merge --out run run-1 run-2 ... run-8`,
 }
 
 // summarizer computes and writes the summary of a complete campaign
