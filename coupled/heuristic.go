@@ -182,6 +182,12 @@ type Evaluator struct {
 	nq  []int
 	eq  []float64
 
+	nodes   map[string][]cand
+	nodeBuf []byte
+	cands   []cand
+
+	// Calls and Hits count the non-random Choose calls and those answered
+	// by the choice cache (for profiling).
 	Calls, Hits int
 }
 
@@ -192,7 +198,10 @@ type choiceKey struct {
 
 // maxCache bounds each cache; a full cache is emptied (results do not
 // depend on it, only speed does).
-const maxCache = 1 << 18
+const (
+	maxCache = 1 << 18
+	maxNodes = 1 << 16
+)
 
 // NewEvaluator builds the evaluator of a scenario whose processors' chains
 // are tab's, for an application of m tasks, with the E(S)(W) form f.
@@ -212,6 +221,7 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		set:    tab.NewSet(),
 		stats:  make(map[uint64]analytic.Stats),
 		choice: make(map[choiceKey]Config),
+		nodes:  make(map[string][]cand),
 		qs:     make([]int, 0, p),
 		slots:  make([]float64, 0, p),
 		x:      make([]int, p),
@@ -306,15 +316,40 @@ func (e *Evaluator) commSlots(q, x int, s *Snapshot) int {
 // value estimates configuration x (members in mask) from snapshot s with
 // done slots of computation already performed.
 func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
+	W, N, size := 0, 0, 0
+	ecomm := 0.0
+	for m := mask; m != 0; m &= m - 1 {
+		q := bits.TrailingZeros64(m)
+		n := e.commSlots(q, x[q], s)
+		ecomm = max(ecomm, e.es[q][n])
+		N += n
+		size++
+		W = max(W, x[q]*e.plat.W[q])
+	}
+	if size > e.plat.NCom {
+		ecomm = max(ecomm, float64(N)/float64(e.plat.NCom))
+	}
+	pcomm := 1.0
+	if ecomm > 0 {
+		l := 0.0
+		for m := mask; m != 0; m &= m - 1 {
+			l += e.logPNotDown(bits.TrailingZeros64(m), ecomm)
+		}
+		pcomm = math.Exp(l)
+	}
+	return e.compValue(e.setStats(mask), W-done, pcomm, ecomm)
+}
+
+// valueRef is value() written with analytic.Table.EComm and PComm and the
+// Stats methods: the reference the fast paths are tested against.
+func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value {
 	e.qs, e.slots = e.qs[:0], e.slots[:0]
 	W := 0
 	for m := mask; m != 0; m &= m - 1 {
 		q := bits.TrailingZeros64(m)
 		e.qs = append(e.qs, q)
 		e.slots = append(e.slots, float64(e.commSlots(q, x[q], s)))
-		if l := x[q] * e.plat.W[q]; l > W {
-			W = l
-		}
+		W = max(W, x[q]*e.plat.W[q])
 	}
 	ecomm := e.tab.EComm(e.qs, e.slots, e.plat.NCom, e.form)
 	pcomm := 1.0
@@ -339,36 +374,28 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 // Choose builds a configuration with the building block b (a passive
 // heuristic, or Random with rng) from snapshot s, as if no task were
 // allocated. ok is false when the UP processors cannot hold m tasks. The
-// returned Config is owned by the caller.
+// returned Config may be shared with the evaluator's cache: do not modify
+// it.
 func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
 		return e.chooseRandom(s, rng)
 	}
-	cacheable := b != Yield // only the yield depends on the elapsed time
-	var key choiceKey
 	e.Calls++
-	if cacheable {
-		key = choiceKey{build: b, state: e.stateKey(s)}
-		if c, hit := e.choice[key]; hit {
-			e.Hits++
-			return cloneConfig(c), c.X != nil
-		}
+	state := e.stateKey(s)
+	if b == Yield { // depends on the elapsed time: cache the steps, not the choice
+		return e.greedy(b, s, state)
 	}
-	c, ok = e.greedy(b, s)
-	if cacheable {
-		if len(e.choice) >= maxCache {
-			clear(e.choice)
-		}
-		e.choice[key] = cloneConfig(c)
+	key := choiceKey{build: b, state: state}
+	if c, hit := e.choice[key]; hit {
+		e.Hits++
+		return c, c.X != nil
 	}
+	c, ok = e.greedy(b, s, "")
+	if len(e.choice) >= maxCache {
+		clear(e.choice)
+	}
+	e.choice[key] = c
 	return c, ok
-}
-
-func cloneConfig(c Config) Config {
-	if c.X == nil {
-		return Config{}
-	}
-	return Config{X: append([]int(nil), c.X...), Order: append([]int(nil), c.Order...)}
 }
 
 // stateKey encodes what a non-yield building block depends on.
@@ -387,12 +414,22 @@ func (e *Evaluator) stateKey(s *Snapshot) string {
 	return string(b)
 }
 
+// cand is one candidate of a greedy step: processor q and the value of the
+// configuration with one more task on q.
+type cand struct {
+	q int
+	v Value
+}
+
 // greedy assigns the m tasks one by one, each to the UP processor that
 // optimizes the criterion b of the configuration with that extra task
 // (§VI.A); ties go to the lowest index. Each candidate is evaluated
 // incrementally (only its own communication need changes); the result
-// equals value() on every candidate (TestGreedyMatchesValue).
-func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
+// equals the reference on every candidate (TestGreedyMatchesValue). When
+// state is not empty the candidates of each step are cached under (state,
+// allocation so far): the yield's choice changes with the elapsed time but
+// the candidates' values do not.
+func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool) {
 	x := e.x
 	clear(x)
 	clear(e.inS)
@@ -401,43 +438,66 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	W, N, size := 0, 0, 0
 	max1, max2, arg1 := 0.0, 0.0, -1
 	ncom := e.plat.NCom
+	nodeKey := append(e.nodeBuf[:0], state...)
 	for k := 0; k < e.m; k++ {
-		best, bq := math.Inf(-1), -1
-		for q, up := range s.Up {
-			if !up || x[q] >= e.plat.mu(q) {
-				continue
+		var cands []cand
+		hit := false
+		if state != "" {
+			if k > 0 {
+				nodeKey = binary.AppendUvarint(nodeKey, uint64(order[len(order)-1]))
+				nodeKey = binary.AppendUvarint(nodeKey, uint64(x[order[len(order)-1]]))
 			}
-			nq := e.commSlots(q, x[q]+1, s)
-			eq := e.es[q][nq]
-			others, n2, sz := max1, N+nq, size+1
-			if e.inS[q] {
-				if arg1 == q {
-					others = max2
+			cands, hit = e.nodes[string(nodeKey)]
+		}
+		if !hit {
+			cands = e.cands[:0]
+			for q, up := range s.Up {
+				if !up || x[q] >= e.plat.mu(q) {
+					continue
 				}
-				n2 -= e.nq[q]
-				sz = size
-			}
-			ecomm := max(others, eq)
-			if sz > ncom {
-				ecomm = max(ecomm, float64(n2)/float64(ncom))
-			}
-			pcomm := 1.0
-			if ecomm > 0 {
-				lsum := e.logPNotDown(q, ecomm)
-				for _, r := range order {
-					if r != q {
-						lsum += e.logPNotDown(r, ecomm)
+				nq := e.commSlots(q, x[q]+1, s)
+				eq := e.es[q][nq]
+				others, n2, sz := max1, N+nq, size+1
+				if e.inS[q] {
+					if arg1 == q {
+						others = max2
 					}
+					n2 -= e.nq[q]
+					sz = size
 				}
-				pcomm = math.Exp(lsum)
+				ecomm := max(others, eq)
+				if sz > ncom {
+					ecomm = max(ecomm, float64(n2)/float64(ncom))
+				}
+				pcomm := 1.0
+				if ecomm > 0 {
+					lsum := e.logPNotDown(q, ecomm)
+					for _, r := range order {
+						if r != q {
+							lsum += e.logPNotDown(r, ecomm)
+						}
+					}
+					pcomm = math.Exp(lsum)
+				}
+				w := max(W, (x[q]+1)*e.plat.W[q])
+				cands = append(cands, cand{q, e.compValue(e.setStats(mask|1<<uint(q)), w, pcomm, ecomm)})
 			}
-			w := max(W, (x[q]+1)*e.plat.W[q])
-			v := e.compValue(e.setStats(mask|1<<uint(q)), w, pcomm, ecomm)
-			if sc := Score(b, v, s.Elapsed); bq < 0 || sc > best {
-				best, bq = sc, q
+			e.cands = cands
+			if state != "" {
+				if len(e.nodes) >= maxNodes {
+					clear(e.nodes)
+				}
+				e.nodes[string(nodeKey)] = append([]cand(nil), cands...)
+			}
+		}
+		best, bq := math.Inf(-1), -1
+		for _, c := range cands {
+			if sc := Score(b, c.v, s.Elapsed); bq < 0 || sc > best {
+				best, bq = sc, c.q
 			}
 		}
 		if bq < 0 {
+			e.nodeBuf = nodeKey
 			return Config{}, false
 		}
 		if !e.inS[bq] {
@@ -462,6 +522,7 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 			}
 		}
 	}
+	e.nodeBuf = nodeKey
 	e.order = order
 	return Config{X: append([]int(nil), x...), Order: append([]int(nil), order...)}, true
 }
