@@ -54,6 +54,17 @@ type Config struct {
 	ProbeEvery    des.Time
 	ProbeTasks    int32
 	ProbeLengthMI float64
+	// Scheduler is "overlay" (the decentralized model, default),
+	// "centralized" or "random" (the references of §7.2, package overlay's
+	// Centralized and Random placers). The references run on a dedicated
+	// server host: a request travels from its submitter to the server,
+	// which decides with every execution node's exact availability at that
+	// instant and sends each chosen node its tasks. Its processing time is
+	// the message cost plus CentralPerNode for each node it examines (ours:
+	// 100 ns, a modelled cost, like the per-message one). Nodes report
+	// their availability to the server for free (full knowledge).
+	Scheduler      string
+	CentralPerNode des.Time
 	// NoDeadlineSlack is the deadline DP gives a job that has none (a probe,
 	// an SWF job): its submission time plus this (ours: 7 days). IBP and
 	// MMP ignore deadlines.
@@ -69,6 +80,14 @@ func (c *Config) Validate() error {
 	case "ibp", "mmp", "dp":
 	default:
 		return fmt.Errorf("policy %q: want ibp, mmp or dp", c.Policy)
+	}
+	switch c.Scheduler {
+	case "", "overlay", "centralized", "random":
+	default:
+		return fmt.Errorf("scheduler %q: want overlay, centralized or random", c.Scheduler)
+	}
+	if c.CentralPerNode < 0 {
+		return fmt.Errorf("central per-node cost %v: want >= 0", c.CentralPerNode)
 	}
 	if c.SFMax < 1 {
 		return fmt.Errorf("sfmax %d: want >= 1", c.SFMax)
@@ -150,6 +169,9 @@ func DefaultSFMax(policy string) int {
 	}
 	return 225
 }
+
+// reference reports whether a reference scheduler replaces the overlay.
+func (c *Config) reference() bool { return c.Scheduler == "centralized" || c.Scheduler == "random" }
 
 func (c *Config) policy() (overlay.Policy, error) {
 	switch c.Policy {

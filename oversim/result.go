@@ -10,6 +10,7 @@ import (
 // Result is the summary of a run (written as summary.json by the CLI).
 type Result struct {
 	Policy              string  `json:"policy"`
+	Scheduler           string  `json:"scheduler,omitempty"` // centralized or random; empty: the overlay
 	Link                string  `json:"link"`
 	Nodes               int     `json:"nodes"`
 	SFMax               int     `json:"sfmax"`

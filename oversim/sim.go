@@ -24,6 +24,7 @@ const (
 	evResubmit                  // the submitter of job v detects ref aborted tasks
 	evSample                    // write a timeline row
 	evProbe                     // probe request number v (Fig. 10)
+	evServer                    // request msgs[ref] reaches the reference scheduler
 )
 
 // event is what the queue holds: 12 bytes, 32 with the queue's time and
@@ -128,6 +129,12 @@ type Sim struct {
 	allocMax float64
 	probeSum float64
 	lastJob  int32
+
+	// reference schedulers
+	placer  overlay.Placer
+	server  int32 // host of the reference scheduler (index n of the network)
+	sums    []overlay.Summary
+	placed_ []overlay.Placement
 }
 
 // New builds the simulation: the tree, every node's roles, the network and
@@ -143,7 +150,11 @@ func New(cfg *Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	nw, err := des.NewNetwork(cfg.Nodes, cfg.Link, cfg.Proc, cfg.Seed, des.Second, 10*des.Second)
+	hosts := cfg.Nodes
+	if cfg.reference() {
+		hosts++ // the reference scheduler's server
+	}
+	nw, err := des.NewNetwork(hosts, cfg.Link, cfg.Proc, cfg.Seed, des.Second, 10*des.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +197,17 @@ func New(cfg *Config) (*Sim, error) {
 		s.st.CatastropheHours = cfg.Catastrophe.At.Seconds() / 3600
 	}
 	s.eng.Grow(2 * n)
+	switch cfg.Scheduler {
+	case "centralized":
+		s.placer = overlay.Centralized{Policy: pol}
+	case "random":
+		s.placer = overlay.Random{Rand: stream.New(cfg.Seed, 0x72616e646f6d)} // "random"
+	}
+	if s.placer != nil {
+		s.server = int32(n)
+		s.sums = make([]overlay.Summary, n)
+		s.st.Scheduler = cfg.Scheduler
+	}
 	// Workload.
 	if cfg.Jobs != nil {
 		if len(cfg.Jobs) > 0 && cfg.Jobs[0].Submit < s.end {
@@ -269,6 +291,9 @@ func (s *Sim) allocMsg(m overlay.Msg) int32 {
 // Reports to the submitter are only accounted (their effect was counted
 // when the leaf or router emitted them); the others become events.
 func (s *Sim) send(depart des.Time, from int32, m overlay.Msg) {
+	if s.placer != nil && (m.Kind == overlay.KindUpdate || m.Kind == overlay.KindBound) {
+		return // the reference scheduler knows every node's state without messages
+	}
 	to := int32(m.To)
 	hs, hd := s.host(from), s.host(to)
 	arrive := depart
@@ -441,7 +466,44 @@ func (s *Sim) request(t des.Time, id, n int32) {
 	sub := overlay.Addr(s.leafV[j.node])
 	m := overlay.NewRequest(s.tree, sub, app, int(n))
 	done := s.net.Process(t, j.node, s.cfg.Proc.Cost(requestBytes))
+	if s.placer != nil {
+		arrive := s.net.Send(done, j.node, s.server, requestBytes)
+		s.eng.At(arrive, event{kind: evServer, ref: s.allocMsg(m)})
+		return
+	}
 	s.send(done, int32(sub), m)
+}
+
+// serve is the reference scheduler deciding a request at time t.
+func (s *Sim) serve(t des.Time, m overlay.Msg) {
+	now := t.Seconds()
+	n := len(s.leaves)
+	per := s.cfg.CentralPerNode
+	if s.cfg.Scheduler == "centralized" {
+		for i := range s.leaves {
+			s.sums[i] = s.leaves[i].Exec.Summary(now)
+		}
+	} else {
+		per = 0 // random looks at no node
+	}
+	cost := s.cfg.Proc.Cost(requestBytes) + per*des.Time(n)
+	done := s.net.Process(t, s.server, cost)
+	s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
+	left := int32(m.Req.N)
+	req := m.Req
+	req.Src = overlay.NoAddr
+	for _, p := range s.placed_ {
+		req.N = p.N
+		left -= int32(p.N)
+		to := s.leafV[p.Node]
+		arrive := s.net.Send(done, s.server, int32(p.Node), requestBytes)
+		s.eng.At(arrive, event{kind: evMsg, v: to, ref: s.allocMsg(overlay.Msg{Kind: overlay.KindRequest, From: overlay.NoAddr, To: overlay.Addr(to), Req: req})})
+	}
+	if left > 0 {
+		s.net.Send(done, s.server, s.leafOf[m.Req.Submitter], reportBytes)
+		s.unallocated(t, int32(m.Req.App.ID), left)
+	}
+	clear(s.sums)
 }
 
 // fail replaces physical node h at time t: its tasks are aborted (their
@@ -516,6 +578,11 @@ func (s *Sim) handle(t des.Time, ev event) {
 		s.st.TasksResubmitted += uint64(ev.ref)
 		s.jobs[ev.v].unplaced += ev.ref
 		s.request(t, ev.v, ev.ref)
+	case evServer:
+		m := s.msgs[ev.ref]
+		s.msgs[ev.ref] = overlay.Msg{}
+		s.freeMsg = append(s.freeMsg, ev.ref)
+		s.serve(t, m)
 	case evProbe:
 		rng := stream.New(s.cfg.Seed, 0x70726f6265, uint64(ev.v)) // "probe"
 		node := int32(rng.IntN(s.cfg.Nodes))

@@ -164,3 +164,43 @@ func TestDPProbesWithoutDeadline(t *testing.T) {
 		t.Fatalf("DP probes: %d allocated, %d of 20 tasks unallocated", r.ProbesAllocated, r.ProbeTasksUnallocated)
 	}
 }
+
+func TestReferenceSchedulers(t *testing.T) {
+	for _, p := range []string{"ibp", "mmp", "dp"} {
+		var comp [3]float64
+		for k, sch := range []string{"overlay", "centralized", "random"} {
+			c := testConfig(t, p, 64, 6*des.Hour)
+			c.Scheduler, c.CentralPerNode = sch, 100
+			r := run(t, c)
+			if !r.Conserved() || r.TasksSubmitted == 0 {
+				t.Fatalf("%s/%s: %+v", p, sch, r)
+			}
+			comp[k] = r.ComputationFinishedMI
+			t.Logf("%s %-11s finished %d tasks, %.3g MI, unallocated %d", p, sch, r.TasksFinished, r.ComputationFinishedMI, r.TasksUnallocated)
+		}
+		// No ordering between the three is asserted: on 64 nodes over a few
+		// hours of long tasks the finished computation is dominated by
+		// which long tasks happen to complete (see the logs and
+		// docs/reproduction-004.md for the larger runs).
+		_ = comp
+	}
+}
+
+// Under the centralized IBP scheduler with no failures, a request is
+// refused only when no idle node fits: one request on an idle network of
+// 64 nodes is placed in full.
+func TestCentralizedPlacesOnIdleNetwork(t *testing.T) {
+	c := testConfig(t, "ibp", 64, 10*des.Minute)
+	c.Scheduler = "centralized"
+	c.Jobs = []workload.Job{{Submit: des.Second, Node: 5, Tasks: 64, LengthMI: 1000, ID: 1}}
+	c.Dists = nil
+	r := run(t, c)
+	if r.TasksUnallocated != 0 || r.TasksFinished != 64 {
+		t.Fatalf("64 tasks on 64 idle nodes: %d finished, %d unallocated", r.TasksFinished, r.TasksUnallocated)
+	}
+	c.Jobs[0].Tasks = 70
+	r = run(t, c)
+	if r.TasksUnallocated != 6 || r.TasksFinished != 64 {
+		t.Fatalf("70 tasks on 64 idle nodes: %d finished, %d unallocated; want 64 and 6", r.TasksFinished, r.TasksUnallocated)
+	}
+}
