@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -30,6 +31,8 @@ type simFlags struct {
 	detect, sample, probeEvery                          time.Duration
 	probeTasks                                          int
 	probeLength                                         float64
+	scheduler, cpuProfile, memProfile                   string
+	centralPerNode                                      time.Duration
 }
 
 // simConfig turns flags into a validated oversim.Config; usage errors name
@@ -78,6 +81,14 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.probeEvery < 0 || (f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0))) {
 		return nil, usagef("--probe-every %v, --probe-tasks %d, --probe-length %g: want an interval >= 0, 1 to %d tasks and a length > 0 MI", f.probeEvery, f.probeTasks, f.probeLength, 1<<24)
 	}
+	switch f.scheduler {
+	case "overlay", "centralized", "random":
+	default:
+		return nil, usagef("--scheduler %q: want overlay, centralized or random", f.scheduler)
+	}
+	if f.centralPerNode < 0 {
+		return nil, usagef("--central-per-node %v: want >= 0", f.centralPerNode)
+	}
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
 	}
@@ -85,7 +96,8 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
 		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample),
-		ProbeEvery: des.Time(f.probeEvery), ProbeTasks: int32(f.probeTasks), ProbeLengthMI: f.probeLength}
+		ProbeEvery: des.Time(f.probeEvery), ProbeTasks: int32(f.probeTasks), ProbeLengthMI: f.probeLength,
+		Scheduler: f.scheduler, CentralPerNode: des.Time(f.centralPerNode)}
 	switch {
 	case f.workload != "" && f.swf != "":
 		return nil, usagef("--workload and --swf: give at most one")
@@ -223,6 +235,27 @@ memory). The same flags and seed give the same results.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if f.cpuProfile != "" {
+				pf, err := os.Create(f.cpuProfile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
+			if f.memProfile != "" {
+				defer func() {
+					if pf, err := os.Create(f.memProfile); err == nil {
+						pprof.Lookup("heap").WriteTo(pf, 0)
+						pf.Close()
+					} else {
+						fmt.Fprintf(os.Stderr, "--memprofile: %v\n", err)
+					}
+				}()
+			}
 			r, err := runOverlaySim(ctx, c, f.out, term.IsTerminal(int(os.Stderr.Fd())))
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
@@ -251,6 +284,10 @@ memory). The same flags and seed give the same results.`,
 	fl.DurationVar(&f.probeEvery, "probe-every", 0, "submit a probe request (Fig. 10 allocation time) at this interval (0: none)")
 	fl.IntVar(&f.probeTasks, "probe-tasks", 1000, "tasks per probe request")
 	fl.Float64Var(&f.probeLength, "probe-length", 10000, "task length of probe requests, MI")
+	fl.StringVar(&f.scheduler, "scheduler", "overlay", "overlay (the decentralized model), or a reference: centralized or random")
+	fl.DurationVar(&f.centralPerNode, "central-per-node", 100*time.Nanosecond, "modelled decision cost of the centralized reference per node examined")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fl.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
 	fl.StringVar(&f.out, "out", "", "output directory (required)")
 	overlayCmd.AddCommand(cmd)
 
