@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -69,6 +70,56 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 	fl.StringVar(&c.Form, "form", c.Form, "E(S)(W): published (Theorem 5.1) or conditional")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(coupledKind, summarizeCoupled)
+	registerReproduction(reproduction{
+		Name:  "tables-002",
+		Order: 40,
+		Title: "seed 002 §VII: Tables I and II (17 heuristics for tightly-coupled applications) and Figure 2",
+		Run:   reproduceCoupled,
+	})
+}
+
+// quickCoupled is the reduced campaign of `volsched reproduce --quick`:
+// every m and n_com of the paper, the three easiest w_min, 2 scenarios × 3
+// trials (216 instances instead of 6,000).
+func quickCoupled() coupled.CampaignParams {
+	c := coupled.PaperCampaign()
+	c.WMin = []int{1, 2, 3}
+	c.Scenarios, c.Trials = 2, 3
+	return c
+}
+
+// reproduceCoupled runs the campaign in process (quick: quickCoupled) and
+// prints Tables I and II next to the paper's.
+func reproduceCoupled(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	c := coupled.PaperCampaign()
+	if opt.Quick {
+		c = quickCoupled()
+	}
+	units := make([]coupled.UnitResult, c.Units())
+	for u := range units {
+		r, err := coupled.RunUnit(ctx, opt.Seed, c, u)
+		if err != nil {
+			return err
+		}
+		units[u] = r
+	}
+	r, err := coupled.BuildReport(opt.Seed, c, units)
+	if err != nil {
+		return err
+	}
+	if opt.OutDir != "" {
+		dir := filepath.Join(opt.OutDir, "coupled")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := r.WriteFiles(dir); err != nil {
+			return err
+		}
+	}
+	if opt.Quick {
+		fmt.Fprintf(w, "reduced campaign (w_min ∈ %v, %d scenarios × %d trials): the paper's tables come from 6,000 instances; run 'volsched exp coupled' for the full one\n", c.WMin, c.Scenarios, c.Trials)
+	}
+	return r.WriteText(w)
 }
 
 // summarizeCoupled writes summary.json, figure2.csv and the SVG plots of a
@@ -81,6 +132,12 @@ func summarizeCoupled(ctx context.Context, dir string, w io.Writer) error {
 	var c coupled.CampaignParams
 	if err := json.Unmarshal(m.Params, &c); err != nil {
 		return fmt.Errorf("%s: manifest params: %w", dir, err)
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%s: manifest params: %w", dir, err)
+	}
+	if c.Units() != m.Units {
+		return fmt.Errorf("%s: manifest has %d units, its parameters give %d", dir, m.Units, c.Units())
 	}
 	r, err := coupled.BuildReport(m.Seed, c, units)
 	if err != nil {
