@@ -162,7 +162,7 @@ type Evaluator struct {
 	form analytic.Form
 
 	set   *analytic.Set
-	stats map[uint64]analytic.Stats
+	stats map[uint64]setEntry
 
 	choice map[choiceKey]Config
 	keyBuf []byte
@@ -181,6 +181,8 @@ type Evaluator struct {
 	inS []bool
 	nq  []int
 	eq  []float64
+
+	memoE, memoSum float64
 
 	nodes   map[string][]cand
 	nodeBuf []byte
@@ -219,7 +221,7 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	e := &Evaluator{
 		tab: tab, plat: plat, m: m, form: f,
 		set:    tab.NewSet(),
-		stats:  make(map[uint64]analytic.Stats),
+		stats:  make(map[uint64]setEntry),
 		choice: make(map[choiceKey]Config),
 		nodes:  make(map[string][]cand),
 		qs:     make([]int, 0, p),
@@ -245,6 +247,26 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		}
 	}
 	return e, nil
+}
+
+// logPCommWith is ln P_comm of the members order plus q for a
+// communication phase of ecomm slots. The sum over order is remembered for
+// the last ecomm: within a greedy step most candidates share it.
+func (e *Evaluator) logPCommWith(q int, order []int, ecomm float64) float64 {
+	if ecomm <= 0 {
+		return 0
+	}
+	if ecomm != e.memoE {
+		e.memoSum = 0
+		for _, r := range order {
+			e.memoSum += e.logPNotDown(r, ecomm)
+		}
+		e.memoE = ecomm
+	}
+	if e.inS[q] {
+		return e.memoSum
+	}
+	return e.memoSum + e.logPNotDown(q, ecomm)
 }
 
 // compValue is {pcomm·PSuccess(W), ecomm + ExpectedTime(W)} with one pow
@@ -285,8 +307,18 @@ func (e *Evaluator) logPNotDown(q int, s float64) float64 {
 
 // setStats returns the Stats of the set of processors in mask.
 func (e *Evaluator) setStats(mask uint64) analytic.Stats {
-	if st, ok := e.stats[mask]; ok {
-		return st
+	return e.setInfo(mask).st
+}
+
+// setEntry is what the set cache holds: the Stats and ln P+.
+type setEntry struct {
+	st  analytic.Stats
+	lnP float64
+}
+
+func (e *Evaluator) setInfo(mask uint64) setEntry {
+	if se, ok := e.stats[mask]; ok {
+		return se
 	}
 	e.set.Reset()
 	for m := mask; m != 0; m &= m - 1 {
@@ -296,8 +328,9 @@ func (e *Evaluator) setStats(mask uint64) analytic.Stats {
 	if len(e.stats) >= maxCache {
 		clear(e.stats)
 	}
-	e.stats[mask] = st
-	return st
+	se := setEntry{st: st, lnP: math.Log(st.PPlus)}
+	e.stats[mask] = se
+	return se
 }
 
 // commSlots is n_q: the slots of communication processor q still needs to
@@ -451,6 +484,7 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool
 		}
 		if !hit {
 			cands = e.cands[:0]
+			e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
 			for q, up := range s.Up {
 				if !up || x[q] >= e.plat.mu(q) {
 					continue
@@ -469,18 +503,27 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool
 				if sz > ncom {
 					ecomm = max(ecomm, float64(n2)/float64(ncom))
 				}
-				pcomm := 1.0
-				if ecomm > 0 {
-					lsum := e.logPNotDown(q, ecomm)
-					for _, r := range order {
-						if r != q {
-							lsum += e.logPNotDown(r, ecomm)
-						}
-					}
-					pcomm = math.Exp(lsum)
-				}
 				w := max(W, (x[q]+1)*e.plat.W[q])
-				cands = append(cands, cand{q, e.compValue(e.setStats(mask|1<<uint(q)), w, pcomm, ecomm)})
+				se := e.setInfo(mask | 1<<uint(q))
+				if w <= 1 || se.st.PPlus == 0 {
+					pcomm := math.Exp(e.logPCommWith(q, order, ecomm))
+					cands = append(cands, cand{q, e.compValue(se.st, w, pcomm, ecomm)})
+					continue
+				}
+				// only what the criterion needs; P = exp(ln P_comm + (W−1) ln P+)
+				a := float64(w-1) * se.lnP
+				var v Value
+				if b != Time {
+					v.P = math.Exp(e.logPCommWith(q, order, ecomm) + a)
+				}
+				if b != Prob {
+					if e.form == analytic.Conditional {
+						v.E = ecomm + 1 + float64(w-1)*se.st.Ec/se.st.PPlus
+					} else {
+						v.E = ecomm + (1+float64(w-1)*se.st.Ec)*math.Exp(-a)
+					}
+				}
+				cands = append(cands, cand{q, v})
 			}
 			e.cands = cands
 			if state != "" {
