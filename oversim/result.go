@@ -2,6 +2,7 @@ package oversim
 
 import (
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/volsched/volsched/des"
@@ -53,8 +54,13 @@ type Result struct {
 	BytesSent         uint64  `json:"bytes_sent"`
 	WallSeconds       float64 `json:"wall_seconds"`
 	EventsPerSecond   float64 `json:"events_per_second"`
-	HeapBytes         uint64  `json:"heap_bytes_at_end"`
-	BytesPerNode      float64 `json:"heap_bytes_per_node"`
+	// CPUSeconds is the process's user+system CPU time during the run (on
+	// a shared machine wall time overstates the cost); EventsPerCPUSecond
+	// is events over it.
+	CPUSeconds         float64 `json:"cpu_seconds"`
+	EventsPerCPUSecond float64 `json:"events_per_cpu_second"`
+	HeapBytes          uint64  `json:"heap_bytes_at_end"`
+	BytesPerNode       float64 `json:"heap_bytes_per_node"`
 }
 
 // Conserved reports whether every task is accounted for: each submitted
@@ -64,6 +70,15 @@ type Result struct {
 func (r *Result) Conserved() bool {
 	return r.TasksSubmitted+r.TasksResubmitted ==
 		r.TasksFinished+r.TasksUnallocated+r.TasksAborted+r.TasksInQueues+r.TasksInFlight
+}
+
+// cpuTime is the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (s *Sim) result(t des.Time, wall time.Duration) *Result {
@@ -94,6 +109,10 @@ func (s *Sim) result(t des.Time, wall time.Duration) *Result {
 	r.WallSeconds = wall.Seconds()
 	if r.WallSeconds > 0 {
 		r.EventsPerSecond = float64(r.Events) / r.WallSeconds
+	}
+	r.CPUSeconds = (cpuTime() - s.cpuStart).Seconds()
+	if r.CPUSeconds > 0 {
+		r.EventsPerCPUSecond = float64(r.Events) / r.CPUSeconds
 	}
 	runtime.GC()
 	var ms runtime.MemStats

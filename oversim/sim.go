@@ -129,6 +129,7 @@ type Sim struct {
 	allocMax float64
 	probeSum float64
 	lastJob  int32
+	cpuStart time.Duration
 
 	// reference schedulers
 	placer  overlay.Placer
@@ -617,6 +618,7 @@ func (s *Sim) sample(t des.Time) Sample {
 // campaign or the CLI reports it instead of crashing.
 func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 	start := time.Now()
+	s.cpuStart = cpuTime()
 	defer func() {
 		if p := recover(); p != nil {
 			res = s.result(s.eng.Now(), time.Since(start))

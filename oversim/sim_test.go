@@ -63,7 +63,7 @@ func TestDeterministic(t *testing.T) {
 	c.Churn = failure.Churn{Median: 30 * des.Minute}
 	a, b := run(t, c), run(t, c)
 	for _, r := range []*Result{a, b} {
-		r.WallSeconds, r.EventsPerSecond, r.HeapBytes, r.BytesPerNode = 0, 0, 0, 0
+		r.WallSeconds, r.EventsPerSecond, r.HeapBytes, r.BytesPerNode, r.CPUSeconds, r.EventsPerCPUSecond = 0, 0, 0, 0, 0, 0
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("same config, different results:\n%+v\n%+v", a, b)
