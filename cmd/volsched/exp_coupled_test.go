@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A tiny coupled campaign: identical results and summary with 1 and 2
+// workers and with two shards merged; usage errors exit 2 naming the flag.
+func TestExpCoupled(t *testing.T) {
+	base := "exp coupled --m 5 --ncom 5,20 --wmin 1 --scenarios 2 --trials 2 --seed 3"
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var summaries []string
+	for i, w := range []string{"1", "2"} {
+		out, errs, code := runCLI(t, "", strings.Fields(base+" --workers "+w+" --out "+dirs[i])...)
+		if code != 0 {
+			t.Fatalf("workers %s: exit %d: %s", w, code, errs)
+		}
+		if !strings.Contains(out, "Y-IE") || !strings.Contains(out, "Table I") {
+			t.Fatalf("workers %s: tables missing:\n%s", w, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[i], "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		summaries = append(summaries, string(b))
+		for _, f := range []string{"figure2.csv", "figure2-m5.svg"} {
+			if _, err := os.Stat(filepath.Join(dirs[i], f)); err != nil {
+				t.Fatalf("missing %s: %v", f, err)
+			}
+		}
+	}
+	if summaries[0] != summaries[1] {
+		t.Fatal("summary.json differs between 1 and 2 workers")
+	}
+	if !strings.Contains(summaries[0], `"pct_wins30"`) || !strings.Contains(summaries[0], `"name": "Y-IE"`) {
+		t.Fatalf("summary.json lacks the metrics:\n%.400s", summaries[0])
+	}
+	// two shards, merged
+	s1, s2, merged := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "m")
+	for i, d := range []string{s1, s2} {
+		if _, errs, code := runCLI(t, "", strings.Fields(base+" --shard "+[]string{"1/2", "2/2"}[i]+" --out "+d)...); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i+1, code, errs)
+		}
+	}
+	if _, errs, code := runCLI(t, "", "exp", "merge", "--out", merged, s1, s2); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(merged, "summary.json"))
+	if err != nil || string(b) != summaries[0] {
+		t.Fatalf("merged summary differs from the unsharded one (%v)", err)
+	}
+
+	for _, c := range []struct{ args, want string }{
+		{"exp coupled --out " + t.TempDir() + " --wmin 0", "wmin = 0"},
+		{"exp coupled --out " + t.TempDir() + " --form exact", `form "exact"`},
+		{"exp coupled --out " + t.TempDir() + " --trials 0", "trials = 0"},
+		{"exp coupled --out " + t.TempDir() + " --p 65", "p = 65"},
+	} {
+		_, errs, code := runCLI(t, "", strings.Fields(c.args)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
