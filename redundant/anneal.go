@@ -66,10 +66,15 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 		return best
 	}
 	g := newGroups(p, x, n)
+	// val caches each task's log success; nv1, nv2 are the new values of
+	// the two tasks a proposed move changes.
+	val := make([]float64, n)
 	cur := 0.0
 	for j := 0; j < n; j++ {
-		cur += g.value(j)
+		val[j] = g.value(j)
+		cur += val[j]
 	}
+	var nv1, nv2 float64
 	bestVal := cur
 
 	// propose draws a move and returns its change of log R_sys; apply
@@ -90,14 +95,16 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 				to++
 			}
 			ja = to
-			return g.valueWith(from, a, -1) + g.valueWith(to, a, +1) - g.value(from) - g.value(to), true
+			nv1, nv2 = g.valueWith(from, a, -1), g.valueWith(to, a, +1)
+			return nv1 + nv2 - val[from] - val[to], true
 		}
 		swap = true
 		b = rng.IntN(m)
 		if x[b] == from {
 			return 0, false
 		}
-		return g.valueSwap(from, a, b) + g.valueSwap(x[b], b, a) - g.value(from) - g.value(x[b]), true
+		nv1, nv2 = g.valueSwap(from, a, b), g.valueSwap(x[b], b, a)
+		return nv1 + nv2 - val[from] - val[x[b]], true
 	}
 	apply := func() {
 		if swap {
@@ -107,11 +114,14 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 			g.add(fb, a, +1)
 			g.add(fa, b, +1)
 			x[a], x[b] = fb, fa
+			val[fa], val[fb] = nv1, nv2
 			return
 		}
-		g.add(x[a], a, -1)
+		from := x[a]
+		g.add(from, a, -1)
 		g.add(ja, a, +1)
 		x[a] = ja
+		val[from], val[ja] = nv1, nv2
 	}
 
 	// Initial temperature: the mean worsening among a sample of moves is
@@ -149,7 +159,8 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 		if s&4095 == 4095 { // bound the drift of the running sum
 			cur = 0
 			for j := 0; j < n; j++ {
-				cur += g.value(j)
+				val[j] = g.value(j)
+				cur += val[j]
 			}
 		}
 	}

@@ -53,8 +53,18 @@ func glsCore(w []float64, n int) []int {
 	return x
 }
 
+// sortByWeight sorts hosts by increasing weight (insertion sort: groups
+// are small and nearly sorted after a move).
 func sortByWeight(h []int, w []float64) {
-	sort.SliceStable(h, func(a, b int) bool { return w[h[a]] < w[h[b]] })
+	for i := 1; i < len(h); i++ {
+		v := h[i]
+		j := i
+		for j > 0 && w[h[j-1]] > w[v] {
+			h[j] = h[j-1]
+			j--
+		}
+		h[j] = v
+	}
 }
 
 // localSearch improves the partition in place until no single move or swap
@@ -62,11 +72,21 @@ func sortByWeight(h []int, w []float64) {
 func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 	n := len(sum)
 	const maxPasses = 10000
+	// Whether a pair of groups has an improving move depends only on their
+	// contents: a pair found without one is skipped until one of the two
+	// groups changes (ver counts each group's changes; clean[a*n+b] holds
+	// 1 + the versions of the last fruitless check).
+	ver := make([]uint32, n)
+	clean := make([]uint64, n*n)
 	for pass := 0; pass < maxPasses; pass++ {
 		improved := false
 		for a := 0; a < n; a++ {
 			for b := 0; b < n; b++ {
 				if sum[a] >= sum[b] { // a is the lighter group
+					continue
+				}
+				stamp := uint64(ver[a])<<32 | uint64(ver[b]) + 1
+				if clean[a*n+b] == stamp {
 					continue
 				}
 				gap := sum[b] - sum[a]
@@ -86,7 +106,15 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 				for _, xa := range members[a] {
 					// want w[y] ≈ w[xa] + half, with w[xa] < w[y] < w[xa] + gap
 					target := w[xa] + half
-					k := sort.Search(len(mb), func(i int) bool { return w[mb[i]] >= target })
+					k, hi := 0, len(mb) // first index with w >= target
+					for k < hi {
+						mid := (k + hi) / 2
+						if w[mb[mid]] < target {
+							k = mid + 1
+						} else {
+							hi = mid
+						}
+					}
 					for _, kk := range [2]int{k - 1, k} {
 						if kk < 0 || kk >= len(mb) {
 							continue
@@ -99,12 +127,16 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 					}
 				}
 				if mv < 0 && sx < 0 {
+					clean[a*n+b] = stamp
 					continue
 				}
 				gain := logSuccess(sum[a]+bestD) + logSuccess(sum[b]-bestD) - logSuccess(sum[a]) - logSuccess(sum[b])
 				if !(gain > 1e-14*math.Max(1, math.Abs(logSuccess(sum[a])))) {
+					clean[a*n+b] = stamp
 					continue
 				}
+				ver[a]++
+				ver[b]++
 				if mv >= 0 {
 					members[b] = remove(members[b], mv)
 					members[a] = append(members[a], mv)
