@@ -21,11 +21,12 @@ type CampaignParams struct {
 	Trials     int   `json:"trials"`     // availability realizations per scenario (10)
 	Iterations int   `json:"iterations"` // iterations per run (10)
 
-	Channels      string `json:"channels"`       // "fifo" or "index"
-	Order         string `json:"order"`          // "observe-decide" or "decide-observe"
-	HoldReclaimed bool   `json:"hold_reclaimed"` // a suspended transfer keeps its channel
-	ExtraReplicas int    `json:"extra_replicas"` // 2
-	Initial       string `json:"initial"`        // "stationary" or "up"
+	Channels      string `json:"channels"`         // "fifo" or "index"
+	Order         string `json:"order"`            // "observe-decide" or "decide-observe"
+	HoldReclaimed bool   `json:"hold_reclaimed"`   // a suspended transfer keeps its channel
+	ExtraReplicas int    `json:"extra_replicas"`   // 2
+	Initial       string `json:"initial"`          // "stationary" or "up"
+	Sticky        bool   `json:"sticky,omitempty"` // queued tasks are not reassigned (Options.Sticky)
 }
 
 // PaperParams are the parameters of §7 and Table 1 with this project's
@@ -53,6 +54,7 @@ func (c *CampaignParams) Options() (Options, error) {
 		return o, fmt.Errorf("campaign: %w", err)
 	}
 	o.HoldWhileReclaimed = c.HoldReclaimed
+	o.Sticky = c.Sticky
 	o.ExtraReplicas = c.ExtraReplicas
 	return o, o.Validate()
 }

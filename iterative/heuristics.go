@@ -190,6 +190,9 @@ type Snapshot struct {
 	// full decision.
 	Watch     []bool
 	StopAfter int
+	// Queued, when not nil, is the number of tasks already queued on each
+	// processor (Options.Sticky): they count in n_q and n_active.
+	Queued []int
 }
 
 // Pick is one decision: task Copies[Task] goes to processor Proc; Replica
@@ -230,8 +233,13 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	d.eligibl = resizeB(d.eligibl, p)
 	d.copies = append(d.copies[:0], s.Copies...)
 	up := 0
+	queued := 0
 	for q := range s.Procs {
 		d.nq[q] = 0
+		if s.Queued != nil && s.Queued[q] > 0 {
+			d.nq[q] = s.Queued[q]
+			queued++
+		}
 		d.delay[q] = Delay(&s.Procs[q])
 		d.eligibl[q] = s.Procs[q].State == availability.Up
 		if d.eligibl[q] {
@@ -250,7 +258,7 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	if !h.IsRandom() && !h.Contention() && s.StopAfter > 0 && (s.ExtraReplicas <= 0 || up <= len(s.Copies)) {
 		return d.decideByRank(h, s, out)
 	}
-	nActive, watched := 0, 0
+	nActive, watched := queued, 0
 	factor := 1
 	star := h.Contention()
 	if star {

@@ -192,6 +192,13 @@ type Options struct {
 	// (§6.1 uses 2; 0 disables replication).
 	ExtraReplicas int
 	Initial       InitialState
+	// Sticky changes the reading of the dynamic class: a task the heuristic
+	// assigned stays queued on its processor (until that processor goes
+	// DOWN) instead of being reassigned at every slot; the heuristic only
+	// places tasks that are not queued anywhere. Off by default (§6.1 says
+	// the m − m' tasks are assigned at each slot); used to test why random
+	// heuristics fare better here than in Table 2.
+	Sticky bool
 	// MaxSlots aborts a simulation that has not finished after this many
 	// slots (0: 1<<26).
 	MaxSlots int

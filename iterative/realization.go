@@ -45,18 +45,18 @@ func NewRealization(chains []availability.Chain, init InitialState, rng *rand.Ra
 }
 
 // FromStates builds a realization from explicit state vectors (one per
-// processor, all the same length); slots beyond their end repeat the last
-// state. It is meant for tests and hand-built examples.
+// processor, none empty); a processor's slots beyond the end of its vector
+// repeat its last state. It is meant for tests and hand-built examples.
 func FromStates(s [][]availability.State) *Realization {
 	p := len(s)
 	n := 0
-	if p > 0 {
-		n = len(s[0])
+	for _, v := range s {
+		n = max(n, len(v))
 	}
 	r := &Realization{p: p, states: make([]availability.State, 0, n*p)}
 	for t := 0; t < n; t++ {
 		for q := 0; q < p; q++ {
-			r.states = append(r.states, s[q][t])
+			r.states = append(r.states, s[q][min(t, len(s[q])-1)])
 		}
 	}
 	return r

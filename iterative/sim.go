@@ -81,6 +81,14 @@ type Simulator struct {
 	watch  []bool
 	order  []int
 	compl  []int
+
+	// Options.Sticky: the processor each unstarted task is queued on (−1:
+	// none) and the order in which it was queued.
+	plan    []int
+	planSeq []int
+	seq     int
+	queued  []int
+	reps    []Pick
 }
 
 // NewSimulator validates the instance and options and prepares a simulator.
@@ -106,6 +114,9 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.watch = make([]bool, p)
 	s.done = make([]bool, in.Tasks)
 	s.copies = make([]int, in.Tasks)
+	s.plan = make([]int, in.Tasks)
+	s.planSeq = make([]int, in.Tasks)
+	s.queued = make([]int, p)
 	s.snap = Snapshot{Procs: make([]ProcView, p), Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
 	return s, nil
 }
@@ -196,8 +207,9 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		s.procs[q] = procState{}
 	}
 	for i := range s.done {
-		s.done[i], s.copies[i] = false, 0
+		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
 	}
+	s.seq = 0
 	remaining := in.Tasks
 	iter := 0
 	for t := 0; ; t++ {
@@ -249,7 +261,9 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		}
 		// The heuristic decides where the unstarted tasks (and replicas) go;
 		// its decision only matters if some processor can begin a transfer.
-		if free > 0 || in.Tdata == 0 {
+		if s.opt.Sticky {
+			s.decideSticky(h, t, st, view, rng, remaining, &free)
+		} else if free > 0 || in.Tdata == 0 {
 			s.decide(h, t, st, view, rng, remaining, &free)
 		}
 		// Computation: a copy whose data was complete at the start of the
@@ -315,13 +329,167 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			}
 			remaining = in.Tasks
 			for i := range s.done {
-				s.done[i], s.copies[i] = false, 0
+				s.done[i], s.copies[i], s.plan[i] = false, 0, -1
 			}
 			for q := range s.procs {
 				ps := &s.procs[q]
 				ps.hasCur, ps.hasNext = false, false
 			}
 		}
+	}
+}
+
+// fillViews writes the processors' views into the snapshot.
+func (s *Simulator) fillViews(view []availability.State) {
+	in := s.in
+	for q := range s.procs {
+		ps := &s.procs[q]
+		v := &s.snap.Procs[q]
+		*v = ProcView{State: view[q], W: in.W[q], ProgramLeft: in.Tprog - ps.progGot}
+		if ps.hasCur {
+			v.HasCur = true
+			v.Cur = Work{DataLeft: in.Tdata - ps.cur.dataGot, WorkLeft: in.W[q] - ps.cur.work}
+		}
+		if ps.hasNext {
+			v.HasNext = true
+			v.Next = Work{DataLeft: in.Tdata - ps.next.dataGot, WorkLeft: in.W[q] - ps.next.work}
+		}
+	}
+}
+
+// begin starts on processor q (UP, able to accept) the program if it
+// lacks it, else the data of task; it reports false when no channel is
+// free.
+func (s *Simulator) begin(t, q, task int, free *int) bool {
+	in := s.in
+	ps := &s.procs[q]
+	if ps.progGot < in.Tprog {
+		if *free == 0 {
+			return false
+		}
+		*free--
+		ps.progActive, ps.progStart = true, t
+		s.active[q] = tProg
+		return true
+	}
+	if in.Tdata > 0 && *free == 0 {
+		return false
+	}
+	c := taskCopy{task: task, start: t}
+	kind := int8(tCur)
+	if !ps.hasCur {
+		ps.hasCur, ps.cur = true, c
+	} else {
+		ps.hasNext, ps.next = true, c
+		kind = tNext
+	}
+	if in.Tdata > 0 {
+		s.active[q] = kind
+		*free--
+	}
+	s.copies[task]++
+	s.log(t, EvBegin, q, task)
+	return true
+}
+
+// decideSticky is the decision step under Options.Sticky: queued tasks stay
+// on their processor (until it goes DOWN); the heuristic places only the
+// unstarted tasks queued nowhere (and replicas, as in the default mode);
+// each processor that can begin a transfer begins its earliest queued task.
+func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
+	in := s.in
+	p := len(in.Chains)
+	for q := 0; q < p; q++ {
+		s.queued[q] = 0
+	}
+	s.open = s.open[:0]
+	s.snap.Copies = s.snap.Copies[:0]
+	unplanned, replicable := 0, false
+	for task, d := range s.done {
+		if q := s.plan[task]; q >= 0 && (d || s.copies[task] > 0 || st[q] == availability.Down) {
+			s.plan[task] = -1
+		}
+		if d {
+			continue
+		}
+		s.open = append(s.open, task)
+		c := s.copies[task]
+		if c == 0 && s.plan[task] >= 0 {
+			c = 1 // a queued copy
+			s.queued[s.plan[task]]++
+		}
+		s.snap.Copies = append(s.snap.Copies, c)
+		if c == 0 {
+			unplanned++
+		} else if c <= s.opt.ExtraReplicas {
+			replicable = true
+		}
+	}
+	if replicable {
+		up := 0
+		for q := 0; q < p; q++ {
+			if view[q] == availability.Up {
+				up++
+			}
+		}
+		replicable = up > remaining
+	}
+	s.reps = s.reps[:0]
+	if unplanned > 0 || replicable {
+		s.fillViews(view)
+		s.snap.Queued, s.snap.StopAfter = s.queued, 0
+		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
+		s.snap.Queued = nil
+		s.Stats.Decisions++
+		s.Stats.Picks += int64(len(s.picks))
+		for _, pk := range s.picks {
+			if pk.Replica {
+				s.reps = append(s.reps, pk)
+				continue
+			}
+			task := s.open[pk.Task]
+			s.plan[task], s.planSeq[task] = pk.Proc, s.seq
+			s.seq++
+		}
+	}
+	// Acceptors begin their earliest queued task, in the channel rule's
+	// order (FIFO: by queueing order), then replicas.
+	s.order = s.order[:0]
+	for task, q := range s.plan {
+		if q < 0 || st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
+			continue
+		}
+		if s.picked[q] {
+			// keep the earliest queued task of q
+			for i, o := range s.order {
+				if s.plan[o] == q && s.planSeq[task] < s.planSeq[o] {
+					s.order[i] = task
+				}
+			}
+			continue
+		}
+		s.picked[q] = true
+		s.order = append(s.order, task)
+	}
+	if s.opt.Channels == ChannelIndex {
+		sort.Slice(s.order, func(i, j int) bool { return s.plan[s.order[i]] < s.plan[s.order[j]] })
+	} else {
+		sort.Slice(s.order, func(i, j int) bool { return s.planSeq[s.order[i]] < s.planSeq[s.order[j]] })
+	}
+	for _, task := range s.order {
+		q := s.plan[task]
+		if s.active[q] != tNone {
+			continue
+		}
+		s.begin(t, q, task, free)
+	}
+	for _, pk := range s.reps {
+		q := pk.Proc
+		if s.picked[q] || st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
+			continue
+		}
+		s.picked[q] = true
+		s.begin(t, q, s.open[pk.Task], free)
 	}
 }
 

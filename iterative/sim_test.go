@@ -179,6 +179,11 @@ func TestRandomInstancesChecked(t *testing.T) {
 	o = DefaultOptions()
 	o.ExtraReplicas, o.Initial = 0, StartUp
 	optsList = append(optsList, o)
+	o = DefaultOptions()
+	o.Sticky = true
+	optsList = append(optsList, o)
+	o.Channels, o.HoldWhileReclaimed = ChannelIndex, true
+	optsList = append(optsList, o)
 	for i := 0; i < n; i++ {
 		rng := stream.New(2024, uint64(i))
 		p := 2 + rng.IntN(7)
@@ -263,5 +268,26 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := NewSimulator(&good, Options{ExtraReplicas: -1}); err == nil {
 		t.Error("negative replicas accepted")
+	}
+}
+
+// TestStickyQueues: with Options.Sticky a task queued on a busy processor
+// stays there when a faster processor comes UP. P0 (w = 5) is UP from slot
+// 0, P1 (w = 1) is RECLAIMED at slot 0 then UP; T_prog = 0, T_data = 1,
+// 2 tasks. Default: at slot 1 MCT moves task B to P1 (data 1, computed 2),
+// then a replica of A goes to the idle P1 (data 3, computed 4): makespan 5.
+// Sticky: both tasks stay queued on P0; A is computed 1–5; only then is P1
+// given a replica of B (data 6, computed 7): makespan 8.
+func TestStickyQueues(t *testing.T) {
+	chains := []availability.Chain{chain(0.95, 0.03, 0.05, 0.93), chain(0.95, 0.03, 0.05, 0.93)}
+	in := &Instance{Chains: chains, W: []int{5, 1}, Tprog: 0, Tdata: 1, Ncom: 2, Tasks: 2, Iterations: 1}
+	real := FromStates([][]availability.State{states("u"), states("ru")})
+	if got := runLogged(t, in, DefaultOptions(), MCT, real, 1); got != 5 {
+		t.Errorf("default: makespan %d, want 5", got)
+	}
+	opt := DefaultOptions()
+	opt.Sticky = true
+	if got := runLogged(t, in, opt, MCT, real, 1); got != 8 {
+		t.Errorf("sticky: makespan %d, want 8", got)
 	}
 }

@@ -92,6 +92,7 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	fl.BoolVar(&p.HoldReclaimed, "hold-reclaimed", p.HoldReclaimed, "a suspended transfer keeps its channel while its receiver is RECLAIMED")
 	fl.IntVar(&p.ExtraReplicas, "replicas", p.ExtraReplicas, "maximum additional replicas of a task")
 	fl.StringVar(&p.Initial, "initial", p.Initial, "initial processor states: stationary or up")
+	fl.BoolVar(&p.Sticky, "sticky", p.Sticky, "queued tasks stay on their processor instead of being reassigned at every slot (not the paper's reading)")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(independentKind, summarizeIndependent)
 	registerReproduction(reproduction{
@@ -200,8 +201,8 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 func printIndependent(w io.Writer, seed uint64, p iterative.CampaignParams, s iterative.Summary, out independentSummary) {
 	fmt.Fprintf(w, "Seed 001 Table 2 — seed %d; p = %d, n ∈ %v, n_com ∈ %v, w_min ∈ %v; %d scenarios × %d trials per instantiation, %d iterations; %d instances (paper: %d)\n",
 		seed, p.P, p.N, p.Ncom, p.Wmin, p.Scenarios, p.Trials, p.Iterations, s.Instances, iterative.PaperInstances)
-	fmt.Fprintf(w, "model: channels %s, order %s, hold-reclaimed %v, extra replicas %d, initial %s (docs/model-001.md)\n\n",
-		p.Channels, p.Order, p.HoldReclaimed, p.ExtraReplicas, p.Initial)
+	fmt.Fprintf(w, "model: channels %s, order %s, hold-reclaimed %v, extra replicas %d, initial %s, sticky %v (docs/model-001.md)\n\n",
+		p.Channels, p.Order, p.HoldReclaimed, p.ExtraReplicas, p.Initial, p.Sticky)
 	paperRank := map[string]int{}
 	idx := make([]int, len(iterative.PaperTable2))
 	for i := range idx {
