@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/volsched/volsched/stream"
 )
@@ -26,6 +27,9 @@ type AccuracyResult struct {
 	Accuracy     map[string]float64 `json:"accuracy"`
 	Aggregations int                `json:"-"` // calls of Aggregate
 	Clusters     int                `json:"-"` // size of the root summary
+	// AggregateTime is the wall time of the aggregation alone (not the
+	// node generation nor the comparison), for speed reports.
+	AggregateTime time.Duration `json:"-"`
 }
 
 // Node state ranges of the test (those of the authors' aggregation test):
@@ -92,6 +96,27 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	if err != nil {
 		return AccuracyResult{}, err
 	}
+	return accuracyWith(cfg, p)
+}
+
+// accuracyNoGrid is Accuracy without the grid penalty (for comparison).
+func accuracyNoGrid(pol string, nodes, sfmax int, seed uint64) (AccuracyResult, error) {
+	p, err := NewPolicy(pol, sfmax)
+	if err != nil {
+		return AccuracyResult{}, err
+	}
+	switch q := p.(type) {
+	case *IBP:
+		q.NoGrid = true
+	case *MMP:
+		q.NoGrid = true
+	case *DP:
+		q.NoGrid = true
+	}
+	return accuracyWith(AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed}, p)
+}
+
+func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	code := map[string]uint64{"ibp": 1, "mmp": 2, "dp": 3}[cfg.Policy]
 	r := stream.New(cfg.Seed, accuracyLabel, code, uint64(cfg.Nodes))
 	n := cfg.Nodes
@@ -151,9 +176,11 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 		aggs++
 		return p.Aggregate(agg(lo, mid), agg(mid, hi))
 	}
+	st := time.Now()
 	root := agg(0, n)
+	el := time.Since(st)
 	res := AccuracyResult{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
-		Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len()}
+		Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
 	if got := root.Nodes(); got != n {
 		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
 	}

@@ -73,7 +73,10 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	if n <= k {
 		return z
 	}
-	wp, _ := gridPools.LoadOrStore((*gridWork[C])(nil), &sync.Pool{New: func() any { return new(gridWork[C]) }})
+	wp, ok := gridPools.Load((*gridWork[C])(nil))
+	if !ok {
+		wp, _ = gridPools.LoadOrStore((*gridWork[C])(nil), &sync.Pool{New: func() any { return new(gridWork[C]) }})
+	}
 	pool := wp.(*sync.Pool)
 	w := pool.Get().(*gridWork[C])
 	defer pool.Put(w)
@@ -99,7 +102,6 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	copy(z, tmp)
 	var zero C
 	clear(tmp)
-	_ = zero
 	w.groups = w.groups[:0]
 	for i := 0; i < n; {
 		j := i + 1

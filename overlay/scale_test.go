@@ -1,7 +1,11 @@
 package overlay
 
 import (
+	"fmt"
+	"math"
 	"os"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -23,6 +27,95 @@ func TestAccuracyScale(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s n=%d: %v  %v", c.pol, n, r.Accuracy, time.Since(st))
+		}
+	}
+}
+
+// TestAccuracySeeds reports the spread of Table 2 over seeds and the
+// effect of the grid penalty (OVERLAY_SEEDS=1; a measurement).
+func TestAccuracySeeds(t *testing.T) {
+	if os.Getenv("OVERLAY_SEEDS") == "" {
+		t.Skip("set OVERLAY_SEEDS=1")
+	}
+	for _, pol := range []string{"ibp", "mmp", "dp"} {
+		for k := range PaperTable2[pol] {
+			sum, sq := map[string]float64{}, map[string]float64{}
+			const seeds = 10
+			for s := uint64(1); s <= seeds; s++ {
+				r, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 1024, SFMax: k, Seed: s})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for a, v := range r.Accuracy {
+					sum[a] += v
+					sq[a] += v * v
+				}
+			}
+			line := ""
+			for _, a := range PolicyAttributes[pol] {
+				m := sum[a] / seeds
+				sd := math.Sqrt(max(0, sq[a]/seeds-m*m))
+				line += fmt.Sprintf(" %s %.1f±%.1f (paper %.1f)", a, 100*m, 100*sd, 100*PaperTable2[pol][k][a])
+			}
+			t.Logf("%s sfmax=%d, 10 seeds:%s", pol, k, line)
+		}
+	}
+	// Without the grid penalty (seed 1).
+	for _, c := range []struct {
+		pol string
+		k   int
+	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+		st := time.Now()
+		r, err := accuracyNoGrid(c.pol, 1024, c.k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("no grid: %s sfmax=%d: %v (%v)", c.pol, c.k, fmtAcc(r), time.Since(st))
+	}
+}
+
+func fmtAcc(r AccuracyResult) string {
+	s := ""
+	for _, a := range PolicyAttributes[r.Policy] {
+		s += fmt.Sprintf(" %s %.1f", a, 100*r.Accuracy[a])
+	}
+	return s
+}
+
+// TestAccuracyCPU reports CPU time (getrusage, less sensitive than wall
+// time to a loaded machine) per aggregation of the Table 2 tests
+// (OVERLAY_CPU=1; a measurement).
+func TestAccuracyCPU(t *testing.T) {
+	if os.Getenv("OVERLAY_CPU") == "" {
+		t.Skip("set OVERLAY_CPU=1")
+	}
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	for _, pol := range []string{"ibp", "mmp", "dp"} {
+		for _, k := range []int{0, 1, 2} {
+			ks := []int{}
+			for x := range PaperTable2[pol] {
+				ks = append(ks, x)
+			}
+			slices.Sort(ks)
+			sf := ks[k]
+			const reps = 30
+			c0 := cpu()
+			aggs := 0
+			var wall time.Duration
+			for s := uint64(1); s <= reps; s++ {
+				r, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 1024, SFMax: sf, Seed: s})
+				if err != nil {
+					t.Fatal(err)
+				}
+				aggs += r.Aggregations
+				wall += r.AggregateTime
+			}
+			t.Logf("%s sfmax=%d: %.2f µs CPU per aggregation (whole test incl. node generation, %d runs); aggregation alone %.2f µs wall",
+				pol, sf, float64((cpu()-c0).Nanoseconds())/1e3/float64(aggs), reps, float64(wall.Nanoseconds())/1e3/float64(aggs))
 		}
 	}
 }
