@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestOverlayAccuracyJSON(t *testing.T) {
+	out, _, code := runCLI(t, "", "overlay", "accuracy", "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		Policy   string             `json:"policy"`
+		Nodes    int                `json:"nodes"`
+		SFMax    int                `json:"sfmax"`
+		Accuracy map[string]float64 `json:"accuracy"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v: %q", err, out)
+	}
+	if r.Policy != "mmp" || r.Nodes != 256 || r.SFMax != 16 || len(r.Accuracy) != 4 {
+		t.Fatalf("got %+v", r)
+	}
+	for k, v := range r.Accuracy {
+		if !(v >= 0 && v <= 1) {
+			t.Errorf("%s = %g, want a fraction", k, v)
+		}
+	}
+	again, _, _ := runCLI(t, "", "overlay", "accuracy", "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
+	if again != out {
+		t.Errorf("same seed, different output:\n%s\n%s", out, again)
+	}
+}
+
+func TestOverlayAccuracyBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", "xyz"}, `--policy "xyz"`},
+		{[]string{"--nodes", "0"}, "nodes 0"},
+		{[]string{"--sfmax", "0"}, "--sfmax 0"},
+		{[]string{"--nodes", "abc"}, "nodes"},
+	} {
+		_, errOut, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errOut, c.want)
+		}
+	}
+}
