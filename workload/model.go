@@ -43,6 +43,10 @@ type Params struct {
 	Shift                 des.Time `json:"shift_ns"`
 	NightShift            des.Time `json:"night_shift_ns"`
 	StartWeekday          int      `json:"start_weekday"`
+	// WarmStart spreads the first batch of the users who are working at
+	// time 0 uniformly over [0, WarmStart) (ours: 1 h; 0 makes them all
+	// submit at time 0).
+	WarmStart des.Time `json:"warm_start_ns"`
 
 	// After a batch, the user continues (think time) with probability
 	// ContinueA/(1 + ContinueB·rt), rt the batch response time in minutes
@@ -91,7 +95,7 @@ func DefaultParams() Params {
 	return Params{
 		DayWorkerFraction: 0.7, WeekdayWorkerFraction: 0.8,
 		WorkStart: 7*des.Hour + 30*des.Minute, WorkEnd: 17*des.Hour + 30*des.Minute,
-		Shift: des.Hour, NightShift: 12 * des.Hour, StartWeekday: 0,
+		Shift: des.Hour, NightShift: 12 * des.Hour, StartWeekday: 0, WarmStart: des.Hour,
 		ContinueA: 0.8, ContinueB: 0.05,
 		DeadlineA: 0.8, DeadlineB: 0.05, SpeedEMA: 0.8, InitialSpeedFactor: 1,
 		RefPowerMIPS: 2000, ResponseOverhead: 0,
@@ -148,6 +152,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("workload parameter night_shift = %v: want 0..24h", p.NightShift)
 	case p.StartWeekday < 0 || p.StartWeekday > 6:
 		return fmt.Errorf("workload parameter start_weekday = %d: want 0 (Monday) .. 6", p.StartWeekday)
+	case p.WarmStart < 0:
+		return fmt.Errorf("workload parameter warm_start = %v: want >= 0", p.WarmStart)
 	case p.ResponseOverhead < 0:
 		return fmt.Errorf("workload parameter response_overhead = %v: want >= 0", p.ResponseOverhead)
 	case p.AppSource != "hist" && p.AppSource != "cdf":
@@ -226,7 +232,13 @@ func NewUser(p *Params, d *Distributions, seed uint64, node int32, powerMIPS flo
 	}
 	u.weekday = rng.Float64() < p.WeekdayWorkerFraction
 	u.splat = p.InitialSpeedFactor * powerMIPS
+	// A user already working at time 0 is in the middle of a session: its
+	// first batch comes after a uniform delay in [0, WarmStart) instead of
+	// every such user submitting at the same instant.
 	u.t = u.NextWake(0)
+	if u.t == 0 && p.WarmStart > 0 {
+		u.t = u.NextWake(des.Time(rng.Int64N(int64(p.WarmStart))))
+	}
 	return u
 }
 
@@ -235,7 +247,7 @@ func (u *User) workDay(d int64) bool {
 	if !u.weekday {
 		return true
 	}
-	return (int64(u.p.StartWeekday)+d)%7 < 5
+	return ((int64(u.p.StartWeekday)+d)%7+7)%7 < 5 // day -1 (before time 0) is a Sunday when time 0 is a Monday
 }
 
 // interval returns the working interval that starts on day d.

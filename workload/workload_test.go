@@ -339,3 +339,41 @@ func FuzzReadTrace(f *testing.F) {
 		}
 	})
 }
+
+func TestWarmStartSpreadsFirstBatches(t *testing.T) {
+	p := DefaultParams()
+	d := testDistributions(t)
+	atZero := 0
+	working := 0
+	for n := int32(0); n < 400; n++ {
+		u := NewUser(&p, d, 2, n, 1500)
+		if u.Working(0) {
+			working++
+			if u.Next().Submit == 0 {
+				atZero++
+			}
+		}
+	}
+	if working < 10 {
+		t.Fatalf("only %d of 400 users work at time 0: want about 0.3·0.2 = 6 %% (night workers who work weekends)", working)
+	}
+	if atZero > 1 {
+		t.Fatalf("%d of %d users working at time 0 submit at exactly 0: want them spread over the first hour", atZero, working)
+	}
+}
+
+func TestWeekdayWorkerDoesNotWorkSundayNight(t *testing.T) {
+	p := DefaultParams()
+	p.DayWorkerFraction, p.WeekdayWorkerFraction, p.Shift = 0, 1, 0 // night workers, weekdays only, no shift
+	u := NewUser(&p, testDistributions(t), 1, 0, 1000)
+	// Time 0 is Monday 00:00: the shift that started Sunday 19:30 is not worked.
+	if u.Working(0) {
+		t.Fatal("weekday-only night worker works at Monday 00:00 (Sunday's shift)")
+	}
+	if !u.Working(20 * des.Hour) {
+		t.Fatal("weekday-only night worker does not work at Monday 20:00")
+	}
+	if u.Working(5*des.Day + 20*des.Hour) { // Saturday 20:00
+		t.Fatal("weekday-only night worker works on Saturday night")
+	}
+}
