@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // dpRefs is the number of reference deadlines at which the DP distance
@@ -17,8 +18,15 @@ type DPCluster struct {
 	Mem, Disk float64
 	V         int
 	L         LFunc
-	ref       [dpRefs]float64 // L at the reference deadlines (scratch of Aggregate)
-	cell      uint32          // grid cell (scratch of Aggregate)
+}
+
+// dpItem is a DPCluster during clustering, with its l at the reference
+// deadlines and its grid cell (kept out of DPCluster to keep stored
+// summaries small).
+type dpItem struct {
+	c    DPCluster
+	ref  [dpRefs]float64
+	cell uint32
 }
 
 // DPSummary is a DP availability summary.
@@ -93,25 +101,25 @@ type dpMetric struct {
 	g          grid
 }
 
-func (m dpMetric) sum(a, b *DPCluster) DPCluster {
-	h := m.p.Sum(a, b)
+func (m dpMetric) sum(a, b *dpItem) dpItem {
+	h := dpItem{c: m.p.Sum(&a.c, &b.c)}
 	m.fill(&h)
 	h.cell = m.computeCell(&h)
 	return h
 }
 
-func (m dpMetric) cellOf(c *DPCluster) uint32 { return c.cell }
+func (m dpMetric) cellOf(c *dpItem) uint32 { return c.cell }
 
-func (m dpMetric) computeCell(c *DPCluster) uint32 {
+func (m dpMetric) computeCell(c *dpItem) uint32 {
 	if m.g.base < 2 {
 		return 0
 	}
-	return uint32(m.g.cell(0, c.Mem)) | uint32(m.g.cell(1, c.Disk))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
+	return uint32(m.g.cell(0, c.c.Mem)) | uint32(m.g.cell(1, c.c.Disk))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
 }
 
-func (m dpMetric) fill(c *DPCluster) {
+func (m dpMetric) fill(c *dpItem) {
 	for k := range c.ref {
-		c.ref[k] = c.L.At(m.t0 + float64(k+1)*m.dt)
+		c.ref[k] = c.c.L.At(m.t0 + float64(k+1)*m.dt)
 	}
 }
 
@@ -119,21 +127,22 @@ func (m dpMetric) fill(c *DPCluster) {
 // loses at the reference deadlines, Σ_k v_a(a_k − h_k) + v_b(b_k − h_k),
 // normalized by the range of Σ_k l_k over the summary. (The extra loss of
 // the sample reduction is not included: it is small and costly to get.)
-func (m dpMetric) dist(a, b *DPCluster) float64 {
+func (m dpMetric) dist(x, y *dpItem) float64 {
+	a, b := &x.c, &y.c
 	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
 	va, vb := float64(a.V), float64(b.V)
 	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
 	var l float64
-	for k := range a.ref {
-		x, y := a.ref[k], b.ref[k]
-		if x < y {
-			l += vb * (y - x)
+	for k := range x.ref {
+		p, q := x.ref[k], y.ref[k]
+		if p < q {
+			l += vb * (q - p)
 		} else {
-			l += va * (x - y)
+			l += va * (p - q)
 		}
 	}
 	d += l * m.il
-	if diff := a.cell ^ b.cell; diff != 0 {
+	if diff := x.cell ^ y.cell; diff != 0 {
 		for k := 0; k < 3; k++ {
 			if diff&(0xff<<(8*k)) != 0 {
 				d += m.g.pen
@@ -143,7 +152,7 @@ func (m dpMetric) dist(a, b *DPCluster) float64 {
 	return d
 }
 
-func refSum(c *DPCluster) float64 {
+func refSum(c *dpItem) float64 {
 	s := 0.0
 	for _, v := range c.ref {
 		s += v
@@ -175,24 +184,42 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		t0 = 0
 	}
 	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd)), t0: t0, dt: p.Horizon / dpRefs}
+	w := dpPool.Get().(*dpWork)
+	defer dpPool.Put(w)
+	if cap(w.items) < len(z) {
+		w.items = make([]dpItem, len(z))
+	}
+	items := w.items[:len(z)]
 	ll, hl := inf, -inf
 	for i := range z {
-		m.fill(&z[i])
-		s := refSum(&z[i])
+		items[i] = dpItem{c: z[i]}
+		m.fill(&items[i])
+		s := refSum(&items[i])
 		ll, hl = min(ll, s), max(hl, s)
 	}
 	m.il = inv(span(ll, hl))
 	if !p.NoGrid {
 		m.g = newGrid(p.SFMax, 3, z.Nodes(), []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
 	}
-	for i := range z {
-		z[i].cell = m.computeCell(&z[i])
+	for i := range items {
+		items[i].cell = m.computeCell(&items[i])
 	}
 	if m.g.base >= 2 {
-		return DPSummary(agglomerateGrid(z, p.SFMax, m))
+		items = agglomerateGrid(items, p.SFMax, m)
+	} else {
+		items = agglomerate(items, p.SFMax, m)
 	}
-	return DPSummary(agglomerate(z, p.SFMax, m))
+	out := make(DPSummary, len(items))
+	for i := range items {
+		out[i] = items[i].c
+	}
+	clear(w.items[:cap(w.items)])
+	return out
 }
+
+type dpWork struct{ items []dpItem }
+
+var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
 	a, b := asDP(x), asDP(y)
