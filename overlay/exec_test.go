@@ -159,3 +159,28 @@ func TestReferences(t *testing.T) {
 }
 
 func newTestRand() *rand.Rand { return stream.New(1, 0x7e57) }
+
+func TestNoBoundsToLeaves(t *testing.T) {
+	tr := NewTree(2)
+	p, _ := NewMMP(4, 0.5)
+	r := tr.Router(tr.Root())
+	out := r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	for _, m := range out {
+		if m.Kind == KindBound {
+			t.Fatalf("bound sent to leaf %d", m.To)
+		}
+	}
+	// A router whose children are routers does send them.
+	tr = NewTree(4)
+	r = tr.Router(tr.Root())
+	out = r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	n := 0
+	for _, m := range out {
+		if m.Kind == KindBound && m.To == r.Right && m.Bound == 5 {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("want one bound 5 to the right child, got %+v", out)
+	}
+}

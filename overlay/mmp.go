@@ -151,9 +151,11 @@ func Makespan(app App, n int, now float64, ss ...MMPSummary) float64 {
 	for af(hi) < n {
 		lo, hi = hi, now+2*(hi-now)
 	}
+	// Bisection to a relative precision of 1e-9 of the makespan (q is an
+	// estimate; AF(hi) >= n holds throughout).
 	for range 200 {
 		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
+		if mid <= lo || mid >= hi || hi-lo <= 1e-9*(hi-now) {
 			break
 		}
 		if af(mid) >= n {

@@ -72,6 +72,8 @@ type Router struct {
 	boundL   float64 // last bound sent to the left child (MMP)
 	boundR   float64 // last bound sent to the right child (MMP)
 	started  bool
+	// leafL, leafR: the child is an execution node (no bound to send).
+	leafL, leafR bool
 }
 
 func (r *Router) init() {
@@ -176,11 +178,12 @@ func (r *Router) bounds(p Policy, out []Msg) []Msg {
 	if math.IsInf(ql, -1) && math.IsInf(qr, -1) && math.IsInf(r.Bound, -1) {
 		return out
 	}
-	if b := max(r.Bound, qr); b != r.boundL {
+	// Only routing nodes use the bound (Fig. 6); leaves get none.
+	if b := max(r.Bound, qr); b != r.boundL && !r.leafL {
 		r.boundL = b
 		out = append(out, Msg{Kind: KindBound, From: r.Self, To: r.Left, Bound: b})
 	}
-	if b := max(r.Bound, ql); b != r.boundR {
+	if b := max(r.Bound, ql); b != r.boundR && !r.leafR {
 		r.boundR = b
 		out = append(out, Msg{Kind: KindBound, From: r.Self, To: r.Right, Bound: b})
 	}

@@ -68,6 +68,8 @@ func (t *Tree) Leaf(i int) Addr { return t.leaf[i] }
 // links set and no availability information yet.
 func (t *Tree) Router(v Addr) Router {
 	r := Router{Fork: Fork{Self: v, Father: t.father[v], Left: t.left[v], Right: t.right[v]}}
+	r.leafL = t.left[v] != NoAddr && t.IsLeaf(t.left[v])
+	r.leafR = t.right[v] != NoAddr && t.IsLeaf(t.right[v])
 	r.init()
 	return r
 }
