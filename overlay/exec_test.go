@@ -184,3 +184,16 @@ func TestNoBoundsToLeaves(t *testing.T) {
 		t.Fatalf("want one bound 5 to the right child, got %+v", out)
 	}
 }
+
+func TestCentralizedDP(t *testing.T) {
+	dp, _ := NewDP(4, 10, 1000)
+	lf := func(s float64) LFunc { return LFunc{P: []LPoint{{0, 0}}, Slope: s} }
+	nodes := []Summary{DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(3)}}, DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(1)}},
+		DPSummary{{Mem: 1, Disk: 1, V: 1, L: lf(9)}}}
+	// deadline 100, tasks of 40: node 1 takes 2, node 0 takes 7; node 2
+	// lacks memory. Least available computation first: node 1.
+	got := Centralized{dp}.Place(0, Request{App: App{Length: 40, Mem: 4, Deadline: 100}, N: 5}, nodes, nil)
+	if len(got) != 2 || got[0] != (Placement{1, 2}) || got[1] != (Placement{0, 3}) {
+		t.Fatalf("centralized DP: %+v", got)
+	}
+}
