@@ -197,3 +197,21 @@ func TestCentralizedDP(t *testing.T) {
 		t.Fatalf("centralized DP: %+v", got)
 	}
 }
+
+func TestChildRestartedResendsBound(t *testing.T) {
+	tr := NewTree(4)
+	p, _ := NewMMP(4, 0.5)
+	c := &Config{Policy: p}
+	r := tr.Router(tr.Root())
+	r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	if out := r.ChildRestarted(c, r.Left, nil); len(out) != 0 {
+		t.Fatalf("no bound for the left child yet, got %+v", out) // the right branch is empty
+	}
+	out := r.ChildRestarted(c, r.Right, nil)
+	if len(out) != 1 || out[0].To != r.Right || out[0].Bound != 5 {
+		t.Fatalf("want the bound 5 re-sent to the right child, got %+v", out)
+	}
+	if out := r.ChildRestarted(c, 99, nil); len(out) != 0 {
+		t.Fatalf("not a child: %+v", out)
+	}
+}

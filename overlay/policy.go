@@ -189,3 +189,20 @@ func (r *Router) bounds(p Policy, out []Msg) []Msg {
 	}
 	return out
 }
+
+// ChildRestarted tells the router that its child lost its state (a failed
+// node replaced by a fresh one, §3.5): the router forgets the bound it last
+// sent that child and appends it again (MMP; nothing for other policies or
+// leaf children). The child's summary comes back by the child's own update.
+func (r *Router) ChildRestarted(c *Config, child Addr, out []Msg) []Msg {
+	r.init()
+	switch child {
+	case r.Left:
+		r.boundL = math.Inf(-1)
+	case r.Right:
+		r.boundR = math.Inf(-1)
+	default:
+		return out
+	}
+	return r.bounds(c.Policy, out)
+}
