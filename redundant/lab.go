@@ -185,6 +185,18 @@ type LabGrid struct {
 // choice: σ and µ from 0 to 1 by 0.05, m from 10 to 100 by 10. quick
 // coarsens the grids.
 func PaperGrid(figure int, quick bool) LabGrid {
+	d := 0.05
+	ms := []int{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	if quick {
+		d = 0.2
+		ms = []int{10, 40}
+	}
+	return Grid(figure, d, ms)
+}
+
+// Grid is PaperGrid with a chosen step for the σ (Figure 1) or µ (Figure
+// 2) sweep over [0, 1] and chosen host counts for Figure 3.
+func Grid(figure int, d float64, ms []int) LabGrid {
 	step := func(lo, hi, d float64) []float64 {
 		var v []float64
 		for k := 0; lo+float64(k)*d <= hi+1e-9; k++ {
@@ -192,20 +204,12 @@ func PaperGrid(figure int, quick bool) LabGrid {
 		}
 		return v
 	}
-	d := 0.05
-	if quick {
-		d = 0.2
-	}
 	switch figure {
 	case 1:
 		return LabGrid{Mus: []float64{0.151, 0.556}, Sigmas: step(0, 1, d)}
 	case 2:
 		return LabGrid{Mus: step(0, 1, d), Sigmas: []float64{0.3}}
 	default:
-		ms := []int{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
-		if quick {
-			ms = []int{10, 40}
-		}
 		return LabGrid{Ms: ms, R0s: []float64{0.4, 0.8}}
 	}
 }

@@ -27,6 +27,8 @@ type labOptions struct {
 	quick   bool
 	algos   []string
 	moves   int
+	step    float64 // figures 1, 2: sweep step (0: the default grid)
+	ms      []int   // figure 3: host counts (nil: the default grid)
 }
 
 // runLabFigure computes a laboratory figure, writes DIR/figN.csv and
@@ -34,6 +36,21 @@ type labOptions struct {
 // to w.
 func runLabFigure(ctx context.Context, w io.Writer, o labOptions) error {
 	grid := redundant.PaperGrid(o.figure, o.quick)
+	if o.step > 0 || len(o.ms) > 0 {
+		def := redundant.PaperGrid(o.figure, o.quick)
+		step := o.step
+		if step <= 0 {
+			step = 0.05
+			if o.quick {
+				step = 0.2
+			}
+		}
+		ms := o.ms
+		if len(ms) == 0 {
+			ms = def.Ms
+		}
+		grid = redundant.Grid(o.figure, step, ms)
+	}
 	cfg := redundant.LabConfig{Algos: o.algos, Reps: o.reps, Seed: o.seed, Workers: o.workers,
 		Anneal: redundant.AnnealOptions{MovesPerHost: o.moves}}
 	prog := experiment.NewProgress(fmt.Sprintf("seed 003 figure %d", o.figure))
@@ -150,6 +167,14 @@ This command is not a resumable campaign: each figure takes minutes.`,
 			if o.reps < 1 {
 				return usagef("--reps %d: want at least 1", o.reps)
 			}
+			if o.step < 0 || o.step > 1 {
+				return usagef("--step %v: want a step in (0, 1]", o.step)
+			}
+			for _, m := range o.ms {
+				if m < 2 {
+					return usagef("--ms: %d hosts, want at least 2", m)
+				}
+			}
 			if o.workers < 1 {
 				return usagef("--workers %d: want at least 1", o.workers)
 			}
@@ -173,6 +198,8 @@ This command is not a resumable campaign: each figure takes minutes.`,
 	f.BoolVar(&o.quick, "quick", false, "coarser grid")
 	f.StringVar(&algos, "algos", "ea,epb,ppb,gls", "algorithms (figure 4 adds sab)")
 	f.IntVar(&o.moves, "moves-per-host", 0, "annealing proposals per host (default 300)")
+	f.Float64Var(&o.step, "step", 0, "figures 1 and 2: step of the σ or µ sweep over [0, 1] (default 0.05, 0.2 with --quick)")
+	f.IntSliceVar(&o.ms, "ms", nil, "figure 3: host counts m (default 10,20,...,100; 10,40 with --quick)")
 	f.StringVar(&tr.traceFile, "trace", "", "figure 4: an FTA event_trace.tab to use instead of the synthetic traces")
 	f.Float64Var(&tr.taskSize, "task-size", 0, "figure 4 with --trace: task size in seconds of availability (required with --trace)")
 	expCmd.AddCommand(cmd)
