@@ -15,6 +15,7 @@ type AccuracyConfig struct {
 	Nodes  int    // number of execution nodes (leaves)
 	SFMax  int    // maximum summary size
 	Seed   uint64
+	NoGrid bool // plain loss distance, without the grid penalty
 }
 
 // AccuracyResult is the fraction of the nodes' availability that the
@@ -24,6 +25,7 @@ type AccuracyResult struct {
 	Nodes        int                `json:"nodes"`
 	SFMax        int                `json:"sfmax"`
 	Seed         uint64             `json:"seed"`
+	Grid         bool               `json:"grid"` // grid penalty used
 	Accuracy     map[string]float64 `json:"accuracy"`
 	Aggregations int                `json:"-"` // calls of Aggregate
 	Clusters     int                `json:"-"` // size of the root summary
@@ -96,24 +98,22 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	if err != nil {
 		return AccuracyResult{}, err
 	}
+	if cfg.NoGrid {
+		switch q := p.(type) {
+		case *IBP:
+			q.NoGrid = true
+		case *MMP:
+			q.NoGrid = true
+		case *DP:
+			q.NoGrid = true
+		}
+	}
 	return accuracyWith(cfg, p)
 }
 
 // accuracyNoGrid is Accuracy without the grid penalty (for comparison).
 func accuracyNoGrid(pol string, nodes, sfmax int, seed uint64) (AccuracyResult, error) {
-	p, err := NewPolicy(pol, sfmax)
-	if err != nil {
-		return AccuracyResult{}, err
-	}
-	switch q := p.(type) {
-	case *IBP:
-		q.NoGrid = true
-	case *MMP:
-		q.NoGrid = true
-	case *DP:
-		q.NoGrid = true
-	}
-	return accuracyWith(AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed}, p)
+	return Accuracy(AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: true})
 }
 
 func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
@@ -180,7 +180,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	root := agg(0, n)
 	el := time.Since(st)
 	res := AccuracyResult{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
-		Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
+		Grid: !cfg.NoGrid, Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
 	if got := root.Nodes(); got != n {
 		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
 	}

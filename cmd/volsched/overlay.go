@@ -29,6 +29,7 @@ func init() {
 	var pol string
 	var nodes, sfmax int
 	var seed uint64
+	var grid bool
 	acc := &cobra.Command{
 		Use:   "accuracy",
 		Short: "Aggregation accuracy of one policy (seed 004, §7.1): JSON on stdout",
@@ -49,7 +50,7 @@ of the nodes' availability the root summary still represents:
 				return usagef("--sfmax %d: want 1 to %d", sfmax, 1<<16)
 			}
 			st := time.Now()
-			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed})
+			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid})
 			if err != nil {
 				return fmt.Errorf("overlay accuracy: %w", err)
 			}
@@ -63,6 +64,7 @@ of the nodes' availability the root summary still represents:
 	acc.Flags().IntVar(&nodes, "nodes", 1024, "number of execution nodes")
 	acc.Flags().IntVar(&sfmax, "sfmax", 225, "maximum number of sampled functions per summary")
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	acc.Flags().BoolVar(&grid, "grid", true, "penalize pairs in different cells of the SF_max^(1/d) grid (the authors' choice); --grid=false for the plain loss distance")
 	overlayCmd.AddCommand(acc)
 
 	registerReproduction(reproduction{
