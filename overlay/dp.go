@@ -170,6 +170,25 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if len(z) <= p.SFMax {
 		return z
 	}
+	w := dpPool.Get().(*dpWork)
+	defer dpPool.Put(w)
+	m, items := p.prepare(z, w)
+	if m.g.base >= 2 {
+		items = agglomerateGrid(items, p.SFMax, m)
+	} else {
+		items = agglomerate(items, p.SFMax, m)
+	}
+	out := make(DPSummary, len(items))
+	for i := range items {
+		out[i] = items[i].c
+	}
+	clear(w.items[:cap(w.items)])
+	return out
+}
+
+// prepare computes the clustering metric of z (ranges, reference
+// deadlines, grid) and its items, in w.
+func (p *DP) prepare(z DPSummary, w *dpWork) (dpMetric, []dpItem) {
 	inf := math.Inf(1)
 	lm, hm, ld, hd, t0 := inf, -inf, inf, -inf, inf
 	for i := range z {
@@ -184,8 +203,6 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		t0 = 0
 	}
 	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd)), t0: t0, dt: p.Horizon / dpRefs}
-	w := dpPool.Get().(*dpWork)
-	defer dpPool.Put(w)
 	if cap(w.items) < len(z) {
 		w.items = make([]dpItem, len(z))
 	}
@@ -204,17 +221,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
 	}
-	if m.g.base >= 2 {
-		items = agglomerateGrid(items, p.SFMax, m)
-	} else {
-		items = agglomerate(items, p.SFMax, m)
-	}
-	out := make(DPSummary, len(items))
-	for i := range items {
-		out[i] = items[i].c
-	}
-	clear(w.items[:cap(w.items)])
-	return out
+	return m, items
 }
 
 type dpWork struct{ items []dpItem }

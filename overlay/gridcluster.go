@@ -19,52 +19,67 @@ type gridMetric[C any] interface {
 const maxCellGroup = 48
 
 type cellGroup struct {
-	lo, n    int // z[lo : lo+n]
-	bi, bj   int // best pair (offsets in the group)
+	key      uint32
+	members  []int32 // positions in z
+	bi, bj   int     // best pair (offsets in members)
 	best     float64
-	position int
+	position int // in the heap, -1 when out
 }
 
-type groupHeap []*cellGroup
+// groupHeap orders group indices by their closest pair (then cell key).
+type groupHeap struct {
+	idx    []int32
+	groups *[]cellGroup
+}
 
-func (h groupHeap) Len() int { return len(h) }
-func (h groupHeap) Less(a, b int) bool {
-	if h[a].best != h[b].best {
-		return h[a].best < h[b].best
+func (h *groupHeap) Len() int { return len(h.idx) }
+func (h *groupHeap) Less(a, b int) bool {
+	ga, gb := &(*h.groups)[h.idx[a]], &(*h.groups)[h.idx[b]]
+	if ga.best != gb.best {
+		return ga.best < gb.best
 	}
-	return h[a].lo < h[b].lo
+	return ga.key < gb.key
 }
-func (h groupHeap) Swap(a, b int) {
-	h[a], h[b] = h[b], h[a]
-	h[a].position, h[b].position = a, b
+func (h *groupHeap) Swap(a, b int) {
+	h.idx[a], h.idx[b] = h.idx[b], h.idx[a]
+	(*h.groups)[h.idx[a]].position = a
+	(*h.groups)[h.idx[b]].position = b
 }
-func (h *groupHeap) Push(x any) { g := x.(*cellGroup); g.position = len(*h); *h = append(*h, g) }
+func (h *groupHeap) Push(x any) {
+	g := x.(int32)
+	(*h.groups)[g].position = len(h.idx)
+	h.idx = append(h.idx, g)
+}
 func (h *groupHeap) Pop() any {
-	old := *h
-	g := old[len(old)-1]
-	*h = old[:len(old)-1]
+	g := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	(*h.groups)[g].position = -1
 	return g
 }
 
-type gridWork[C any] struct {
-	tmp    []C
+type gridWork struct {
 	keys   []uint32
 	idx    []int32
+	alive  []bool
 	groups []cellGroup
+	byKey  map[uint32]int32
 	heap   groupHeap
 }
 
-var gridPools sync.Map // *gridWork[C] per C
+var gridPool = sync.Pool{New: func() any { return &gridWork{byKey: map[uint32]int32{}} }}
 
 // agglomerateGrid gives the result of agglomerate (Fig. 3 with the grid
 // penalty) much faster: since any pair within a grid cell is closer than
 // any pair across cells, the global closest pair is the closest pair of
 // the cell whose closest pair is smallest, and a merge only changes its
-// own cell. So the sampled functions are grouped by cell, each cell finds
-// its closest pair by brute force (cells hold a few functions), a heap
-// orders the cells, and merging proceeds cell by cell until the summary
-// fits or every cell holds one function; what remains (only when there are
-// more occupied cells than SF_max) is clustered by agglomerate.
+// own cell (and the cell the sum lands in, if it leaves its own: DP's
+// pointwise minimum can fall into a lower l-cell). So the sampled
+// functions are grouped by cell, each cell finds its closest pair by brute
+// force (cells hold a few functions), a heap orders the cells, and merging
+// proceeds cell by cell until the summary fits or every cell holds one
+// function; what remains (only when more cells are occupied than SF_max)
+// is clustered by agglomerate. Ties are broken by cell key and position,
+// so the result is deterministic.
 func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	n := len(z)
 	if k < 1 {
@@ -73,19 +88,14 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	if n <= k {
 		return z
 	}
-	wp, ok := gridPools.Load((*gridWork[C])(nil))
-	if !ok {
-		wp, _ = gridPools.LoadOrStore((*gridWork[C])(nil), &sync.Pool{New: func() any { return new(gridWork[C]) }})
-	}
-	pool := wp.(*sync.Pool)
-	w := pool.Get().(*gridWork[C])
-	defer pool.Put(w)
+	w := gridPool.Get().(*gridWork)
+	defer gridPool.Put(w)
 	if cap(w.keys) < n {
-		w.keys, w.idx, w.tmp = make([]uint32, n), make([]int32, n), make([]C, n)
+		w.keys, w.idx, w.alive = make([]uint32, n), make([]int32, n), make([]bool, n)
 	}
-	keys, idx, tmp := w.keys[:n], w.idx[:n], w.tmp[:n]
+	keys, idx, alive := w.keys[:n], w.idx[:n], w.alive[:n]
 	for i := range z {
-		keys[i], idx[i] = m.cellOf(&z[i]), int32(i)
+		keys[i], idx[i], alive[i] = m.cellOf(&z[i]), int32(i), true
 	}
 	slices.SortFunc(idx, func(a, b int32) int {
 		if keys[a] != keys[b] {
@@ -96,67 +106,91 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 		}
 		return int(a - b)
 	})
-	for i, x := range idx {
-		tmp[i] = z[x]
-	}
-	copy(z, tmp)
-	var zero C
-	clear(tmp)
-	w.groups = w.groups[:0]
-	for i := 0; i < n; {
-		j := i + 1
-		for j < n && keys[idx[j]] == keys[idx[i]] {
-			j++
+	// groups, reusing the member slices of earlier calls
+	ng := 0
+	clear(w.byKey)
+	group := func(key uint32) int32 {
+		if gi, ok := w.byKey[key]; ok {
+			return gi
 		}
-		if j-i > maxCellGroup {
+		if ng == len(w.groups) {
+			w.groups = append(w.groups, cellGroup{})
+		}
+		g := &w.groups[ng]
+		g.key, g.members, g.position = key, g.members[:0], -1
+		w.byKey[key] = int32(ng)
+		ng++
+		return int32(ng - 1)
+	}
+	for _, x := range idx {
+		gi := group(keys[x])
+		w.groups[gi].members = append(w.groups[gi].members, x)
+		if len(w.groups[gi].members) > maxCellGroup {
 			return agglomerate(z, k, m)
 		}
-		w.groups = append(w.groups, cellGroup{lo: i, n: j - i})
-		i = j
 	}
 	bestPair := func(g *cellGroup) {
 		g.best, g.bi, g.bj = math.Inf(1), -1, -1
-		for a := 0; a < g.n; a++ {
-			for b := a + 1; b < g.n; b++ {
-				if d := m.dist(&z[g.lo+a], &z[g.lo+b]); d < g.best {
+		for a := 0; a < len(g.members); a++ {
+			for b := a + 1; b < len(g.members); b++ {
+				if d := m.dist(&z[g.members[a]], &z[g.members[b]]); d < g.best {
 					g.best, g.bi, g.bj = d, a, b
 				}
 			}
 		}
 	}
-	w.heap = w.heap[:0]
-	for gi := range w.groups {
-		g := &w.groups[gi]
-		if g.n >= 2 {
+	w.heap.groups = &w.groups
+	w.heap.idx = w.heap.idx[:0]
+	for gi := 0; gi < ng; gi++ {
+		if g := &w.groups[gi]; len(g.members) >= 2 {
 			bestPair(g)
-			w.heap = append(w.heap, g)
-			g.position = len(w.heap) - 1
+			g.position = len(w.heap.idx)
+			w.heap.idx = append(w.heap.idx, int32(gi))
 		}
 	}
 	heap.Init(&w.heap)
-	count := n
-	for count > k && len(w.heap) > 0 {
-		g := w.heap[0]
-		a, b := g.lo+g.bi, g.lo+g.bj
-		z[a] = m.sum(&z[a], &z[b])
-		last := g.lo + g.n - 1
-		z[b] = z[last]
-		z[last] = zero
-		g.n--
-		count--
-		if g.n >= 2 {
+	// update puts group gi back in order after its members changed.
+	update := func(gi int32) {
+		g := &w.groups[gi]
+		switch {
+		case len(g.members) >= 2:
 			bestPair(g)
-			heap.Fix(&w.heap, 0)
-		} else {
-			heap.Pop(&w.heap)
+			if g.position >= 0 {
+				heap.Fix(&w.heap, g.position)
+			} else {
+				heap.Push(&w.heap, gi)
+			}
+		case g.position >= 0:
+			heap.Remove(&w.heap, g.position)
 		}
 	}
-	// compact the survivors
-	out := 0
-	for gi := range w.groups {
+	count := n
+	var zero C
+	for count > k && w.heap.Len() > 0 {
+		gi := w.heap.idx[0]
 		g := &w.groups[gi]
-		for x := 0; x < g.n; x++ {
-			z[out] = z[g.lo+x]
+		a, b := g.members[g.bi], g.members[g.bj]
+		z[a] = m.sum(&z[a], &z[b])
+		z[b], alive[b] = zero, false
+		count--
+		g.members = slices.Delete(g.members, g.bj, g.bj+1)
+		if key := m.cellOf(&z[a]); key != g.key {
+			// the sum left its cell: move it to the cell it fell in
+			g.members = slices.DeleteFunc(g.members, func(x int32) bool { return x == a })
+			hi := group(key)
+			g = &w.groups[gi] // group may have grown w.groups
+			h := &w.groups[hi]
+			h.members = append(h.members, a)
+			update(gi)
+			update(hi)
+			continue
+		}
+		update(gi)
+	}
+	out := 0
+	for i := 0; i < n; i++ {
+		if alive[i] {
+			z[out] = z[i]
 			out++
 		}
 	}

@@ -242,3 +242,76 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 		}
 	})
 }
+
+// TestDPGridClusteringExact: for DP, where a sum can leave its grid cell,
+// the cell-grouped clustering still equals the global algorithm.
+func TestDPGridClusteringExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.IntRange(1, 12).Draw(t, "k")
+		p, _ := NewDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
+		n := rapid.IntRange(k+1, 50).Draw(t, "n")
+		z := make(DPSummary, n)
+		for i := range z {
+			// continuous values: ties would let the two algorithms pick
+			// different (equally close) pairs
+			z[i] = DPCluster{Mem: rapid.Float64Range(1, 64).Draw(t, "mem"), Disk: rapid.Float64Range(1, 64).Draw(t, "disk"),
+				V: rapid.IntRange(1, 4).Draw(t, "v"), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s"))}
+			z[i].L.reduce(p.Samples, p.Horizon)
+		}
+		m, items := p.prepare(z, &dpWork{})
+		if m.g.base < 2 {
+			return
+		}
+		a := agglomerateGrid(slices.Clone(items), k, m)
+		b := agglomerate(slices.Clone(items), k, m)
+		key := func(x, y dpItem) int {
+			if x.c.Mem != y.c.Mem {
+				if x.c.Mem < y.c.Mem {
+					return -1
+				}
+				return 1
+			}
+			if x.c.Disk != y.c.Disk {
+				if x.c.Disk < y.c.Disk {
+					return -1
+				}
+				return 1
+			}
+			if x.c.V != y.c.V {
+				return x.c.V - y.c.V
+			}
+			sx, sy := refSum(&x), refSum(&y)
+			switch {
+			case sx < sy:
+				return -1
+			case sx > sy:
+				return 1
+			}
+			return 0
+		}
+		slices.SortFunc(a, key)
+		slices.SortFunc(b, key)
+		if len(a) != len(b) {
+			t.Fatalf("grid %d clusters, global %d", len(a), len(b))
+		}
+		for i := range a {
+			if a[i].c.Mem != b[i].c.Mem || a[i].c.Disk != b[i].c.Disk || a[i].c.V != b[i].c.V || !closeL(&a[i].c.L, &b[i].c.L) {
+				t.Fatalf("cluster %d: grid %+v, global %+v", i, a[i].c, b[i].c)
+			}
+		}
+	})
+}
+
+// closeL compares two l functions up to rounding (the minimum of two
+// functions is computed with the arguments in either order).
+func closeL(f, g *LFunc) bool {
+	if len(f.P) != len(g.P) || math.Abs(f.Slope-g.Slope) > 1e-9*max(1, f.Slope) {
+		return false
+	}
+	for i := range f.P {
+		if math.Abs(f.P[i].T-g.P[i].T) > 1e-9*max(1, math.Abs(f.P[i].T)) || math.Abs(f.P[i].L-g.P[i].L) > 1e-9*max(1, math.Abs(f.P[i].L)) {
+			return false
+		}
+	}
+	return true
+}
