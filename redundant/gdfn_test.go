@@ -70,3 +70,15 @@ func TestGDFNSamplerMatchesCDF(t *testing.T) {
 		}
 	}
 }
+
+// TestGDFNMeanMatchesPaper: §3.2 says µ < 0.3 "corresponds to an average
+// task failure probability < 34%" and µ > 0.75 to "> 70%" (σ = 0.3); the
+// folded distribution's means must agree (the second only roughly: 0.683).
+func TestGDFNMeanMatchesPaper(t *testing.T) {
+	if m := (GDFN{0.3, 0.3}).Mean(); math.Abs(m-0.34) > 0.01 {
+		t.Fatalf("mean of GDFN(0.3, 0.3) = %v, paper ≈ 0.34", m)
+	}
+	if m := (GDFN{0.75, 0.3}).Mean(); math.Abs(m-0.70) > 0.02 {
+		t.Fatalf("mean of GDFN(0.75, 0.3) = %v, paper ≈ 0.70", m)
+	}
+}
