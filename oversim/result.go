@@ -35,6 +35,13 @@ type Result struct {
 	TasksInFlight         uint64  `json:"tasks_in_flight_at_end"`
 	Failures              uint64  `json:"failures"`
 
+	// JobsCompleted counts applications whose last outstanding task
+	// finished (tasks reported unallocated are not waited for); their
+	// makespan runs from submission to the end of that task.
+	JobsCompleted uint64  `json:"jobs_completed"`
+	MakespanMean  float64 `json:"makespan_mean_s"`
+	MakespanMax   float64 `json:"makespan_max_s"`
+
 	AllocatedRequests uint64  `json:"allocated_requests"`
 	AllocTimeMean     float64 `json:"alloc_time_mean_s"`
 	AllocTimeMax      float64 `json:"alloc_time_max_s"`
@@ -95,6 +102,9 @@ func (s *Sim) result(t des.Time, wall time.Duration) *Result {
 	if r.AllocatedRequests > 0 {
 		r.AllocTimeMean = s.allocSum / float64(r.AllocatedRequests)
 		r.AllocTimeMax = s.allocMax
+	}
+	if r.JobsCompleted > 0 {
+		r.MakespanMean = s.makespanSum / float64(r.JobsCompleted)
 	}
 	if r.ProbesAllocated > 0 {
 		r.ProbeAllocTimeMean = s.probeSum / float64(r.ProbesAllocated)
