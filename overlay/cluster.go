@@ -187,10 +187,3 @@ func (g *grid) cell(i int, x float64) int {
 	c := int((x - g.lo[i]) * g.inv[i])
 	return min(c, g.base-1)
 }
-
-func (g *grid) penalty(i int, a, b float64) float64 {
-	if g.cell(i, a) != g.cell(i, b) {
-		return g.pen
-	}
-	return 0
-}

@@ -52,8 +52,9 @@ func asIBP(s Summary) IBPSummary {
 	return s.(IBPSummary)
 }
 
-// sumIBP is the conservative sum of two IBP sampled functions.
-func sumIBP(a, b *IBPCluster) IBPCluster {
+// Sum is the conservative sum of two IBP sampled functions (what
+// Aggregate applies, on a normalized copy).
+func (*IBP) Sum(a, b *IBPCluster) IBPCluster {
 	return IBPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V}
 }
 

@@ -56,7 +56,9 @@ func asMMP(s Summary) MMPSummary {
 	return s.(MMPSummary)
 }
 
-func sumMMP(a, b *MMPCluster) MMPCluster {
+// Sum is the conservative sum of two MMP sampled functions (what
+// Aggregate applies, on a normalized copy).
+func (*MMP) Sum(a, b *MMPCluster) MMPCluster {
 	return MMPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), Power: min(a.Power, b.Power),
 		Q: max(a.Q, b.Q), V: a.V + b.V}
 }

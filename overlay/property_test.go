@@ -315,3 +315,27 @@ func closeL(f, g *LFunc) bool {
 	}
 	return true
 }
+
+// TestAggregateToOneIsSum: clustering two sampled functions into one gives
+// the policy's sum.
+func TestAggregateToOneIsSum(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := func(name string) float64 { return float64(rapid.IntRange(0, 100).Draw(t, name)) }
+		a := IBPCluster{Mem: f("m1"), Disk: f("d1"), V: rapid.IntRange(1, 5).Draw(t, "v1")}
+		b := IBPCluster{Mem: f("m2"), Disk: f("d2"), V: rapid.IntRange(1, 5).Draw(t, "v2")}
+		ibp := &IBP{SFMax: 1}
+		if got := ibp.Aggregate(IBPSummary{a}, IBPSummary{b}).(IBPSummary); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
+			t.Fatalf("IBP: %v, want %v", got, ibp.Sum(&a, &b))
+		}
+		c := MMPCluster{Mem: f("m1"), Disk: f("d1"), Power: f("s1"), Q: f("q1"), V: 1}
+		d := MMPCluster{Mem: f("m2"), Disk: f("d2"), Power: f("s2"), Q: f("q2"), V: 2}
+		mmp := &MMP{SFMax: 1, Beta: 0.5}
+		want := MMPCluster{Mem: min(c.Mem, d.Mem), Disk: min(c.Disk, d.Disk), Power: min(c.Power, d.Power), Q: max(c.Q, d.Q), V: 3}
+		if mmp.Sum(&c, &d) != want {
+			t.Fatalf("MMP sum %v, want %v", mmp.Sum(&c, &d), want)
+		}
+		if got := mmp.Aggregate(MMPSummary{c}, MMPSummary{d}).(MMPSummary); len(got) != 1 || got[0] != want {
+			t.Fatalf("MMP: %v, want %v", got, want)
+		}
+	})
+}
