@@ -185,5 +185,5 @@ func newGrid(sfmax, d, nodes int, lo, inv []float64) grid {
 
 func (g *grid) cell(i int, x float64) int {
 	c := int((x - g.lo[i]) * g.inv[i])
-	return min(c, g.base-1)
+	return max(0, min(c, g.base-1))
 }
