@@ -20,6 +20,7 @@ func BenchmarkAllocate(b *testing.B) {
 		for _, algo := range []string{"ea", "gls", "epb", "ppb"} {
 			b.Run(fmt.Sprintf("%s/m=%d,n=%d", algo, m, n), func(b *testing.B) {
 				r := 0.0
+				c0 := processCPU()
 				for i := 0; i < b.N; i++ {
 					res, err := Allocate(algo, ps[i%len(ps)], n, Options{Seed: uint64(i)})
 					if err != nil {
@@ -28,6 +29,7 @@ func BenchmarkAllocate(b *testing.B) {
 					r += res.Rsys
 				}
 				b.ReportMetric(r/float64(b.N), "R_sys")
+				b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

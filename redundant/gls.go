@@ -78,10 +78,19 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 	// 1 + the versions of the last fruitless check).
 	ver := make([]uint32, n)
 	clean := make([]uint64, n*n)
+	// Each pass visits pairs from the largest gap down: the lightest
+	// group against the heaviest first, where moves gain the most.
+	order := make([]int, n)
 	for pass := 0; pass < maxPasses; pass++ {
 		improved := false
-		for a := 0; a < n; a++ {
-			for b := 0; b < n; b++ {
+		for j := range order {
+			order[j] = j
+		}
+		sort.Slice(order, func(i, j int) bool { return sum[order[i]] < sum[order[j]] })
+		for ia := 0; ia < n; ia++ {
+			a := order[ia]
+			for ib := n - 1; ib > ia; ib-- {
+				b := order[ib]
 				if sum[a] >= sum[b] { // a is the lighter group
 					continue
 				}
