@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,41 @@ func TestOverlaySimRuns(t *testing.T) {
 	// header, rows at 30, 60, 90 min, and the final row at 2 h
 	if n := strings.Count(string(tl), "\n"); n != 5 {
 		t.Fatalf("timeline has %d lines, want 5:\n%s", n, tl)
+	}
+}
+
+func TestOverlayWorkloadThenReplay(t *testing.T) {
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	out, errOut, code := runCLI(t, "", "overlay", "workload", "--nodes", "20", "--hours", "3", "--seed", "4")
+	if code != 0 || !strings.HasPrefix(out, workload.TraceHeader) {
+		t.Fatalf("overlay workload: exit %d, stderr %q", code, errOut)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace.csv")
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sums [2]string
+	for k, args := range [][]string{
+		{"overlay", "sim", "--policy", "mmp", "--nodes", "20", "--hours", "3", "--seed", "4", "--workload", p, "--out", filepath.Join(dir, "a")},
+		{"overlay", "sim", "--policy", "mmp", "--nodes", "20", "--hours", "3", "--seed", "4", "--out", filepath.Join(dir, "b")},
+	} {
+		if _, errOut, code := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(args[len(args)-1], "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r map[string]any
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		sums[k] = fmt.Sprint(r["tasks_submitted"], r["tasks_finished"], r["computation_finished_mi"])
+	}
+	if sums[0] != sums[1] {
+		t.Fatalf("replaying the generated trace gives %s, generating in the simulation gives %s", sums[0], sums[1])
 	}
 }
