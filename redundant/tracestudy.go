@@ -28,9 +28,9 @@ type TraceStudy struct {
 	// Fit is the log-normal fit of the trace's availability intervals, in
 	// operations (set by Prepare).
 	Fit trace.Fit
-	// C is SAB's constant: the longest availability interval of the trace,
-	// in operations (set by Prepare; raised per instance if some γ_i + t
-	// exceeds it, as Eq. 7 requires).
+	// C is SAB's constant, in operations: if zero when Prepare is called,
+	// the longest availability interval of the trace. It is raised per
+	// instance if some γ_i + t exceeds it, as Eq. 7 requires.
 	C float64
 	// Skipped counts allocation times redrawn because fewer than m hosts
 	// were available.
@@ -42,10 +42,16 @@ func (s *TraceStudy) Prepare() error {
 	if s.Rate <= 0 || s.TaskOps <= 0 || s.Ratio <= 0 || s.Ratio > 1 {
 		return fmt.Errorf("trace study %s: rate %v, task size %v, ratio %v: want rate > 0, size > 0, 0 < ratio <= 1", s.Name, s.Rate, s.TaskOps, s.Ratio)
 	}
+	if s.C < 0 || math.IsNaN(s.C) || math.IsInf(s.C, 0) {
+		return fmt.Errorf("trace study %s: SAB constant C = %v, want a finite number >= 0 (0: the longest availability interval)", s.Name, s.C)
+	}
+	auto := s.C == 0
 	d := s.Trace.AvailabilityDurations()
 	for i := range d {
 		d[i] *= s.Rate
-		s.C = math.Max(s.C, d[i])
+		if auto {
+			s.C = math.Max(s.C, d[i])
+		}
 	}
 	f, err := trace.FitLogNormal(d)
 	if err != nil {

@@ -182,6 +182,9 @@ This command is not a resumable campaign: each figure takes minutes.`,
 			if o.algos, err = parseAlgos(algos); err != nil {
 				return err
 			}
+			if tr.sabC < 0 {
+				return usagef("--sab-c %v: want a number >= 0", tr.sabC)
+			}
 			if o.figure == 4 {
 				tr.lab = o
 				return runTraceFigure(cmd.Context(), cmd.OutOrStdout(), tr)
@@ -202,6 +205,7 @@ This command is not a resumable campaign: each figure takes minutes.`,
 	f.IntSliceVar(&o.ms, "ms", nil, "figure 3: host counts m (default 10,20,...,100; 10,40 with --quick)")
 	f.StringVar(&tr.traceFile, "trace", "", "figure 4: an FTA event_trace.tab to use instead of the synthetic traces")
 	f.Float64Var(&tr.taskSize, "task-size", 0, "figure 4 with --trace: task size in seconds of availability (required with --trace)")
+	f.Float64Var(&tr.sabC, "sab-c", 0, "figure 4: SAB's constant C of Eq. 7, in operations (default: the longest availability interval of the trace)")
 	expCmd.AddCommand(cmd)
 
 	registerReproduction(reproduction{

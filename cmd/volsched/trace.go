@@ -22,6 +22,7 @@ type traceFigOptions struct {
 	lab       labOptions
 	traceFile string  // user trace (FTA); empty: the synthetic presets
 	taskSize  float64 // with traceFile: task size in seconds
+	sabC      float64 // SAB's C in operations (0: the longest availability interval)
 }
 
 // runTraceFigure runs Figure 4 on the synthetic UCB and Entropia traces,
@@ -71,6 +72,7 @@ func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
 	}
 	for _, s := range studies {
 		s.Config = cfg
+		s.C = o.sabC
 		if err := s.Prepare(); err != nil {
 			return err
 		}
