@@ -58,6 +58,15 @@ type Report struct {
 	Heuristics []HeuristicSummary `json:"heuristics"`
 	ByM        []MSummary         `json:"by_m"`
 	Figure2    []WMinPoint        `json:"figure2"`
+	// Partial, when set, says the report covers only some units of an
+	// unfinished campaign.
+	Partial *PartialInfo `json:"partial,omitempty"`
+}
+
+// PartialInfo describes the units a partial report covers.
+type PartialInfo struct {
+	Units   int   `json:"units"`   // of the campaign
+	Present []int `json:"present"` // units summarized
 }
 
 // BuildReport computes the report of a complete campaign (units sorted by
@@ -135,6 +144,9 @@ func (r Report) WriteText(w io.Writer) error {
 	c := r.Params
 	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s; campaign seed %d\n",
 		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, r.Seed)
+	if r.Partial != nil {
+		fmt.Fprintf(w, "PARTIAL: %d of the campaign's %d units (an unfinished campaign; the missing scenarios are not a random sample)\n", len(r.Partial.Present), r.Partial.Units)
+	}
 	fmt.Fprintf(w, "%%diff: scenario-averaged relative makespan difference to IE (trials where both succeed); %%wins / %%wins30: instances with makespan ≤ IE's / ≤ 1.3 × IE's; stdv of the relative difference over scenarios\n")
 	for _, ms := range r.ByM {
 		paper := map[string]PaperRow{}
@@ -174,8 +186,12 @@ func (r Report) WriteText(w io.Writer) error {
 
 // WriteFiles writes summary.json, figure2.csv and figure2-m<M>.svg (one
 // plot per m) into dir.
-func (r Report) WriteFiles(dir string) error {
-	if err := experiment.WriteJSONFile(filepath.Join(dir, "summary.json"), r); err != nil {
+func (r Report) WriteFiles(dir string) error { return r.WriteFilesAs(dir, "") }
+
+// WriteFilesAs is WriteFiles with a prefix on every file name (e.g.
+// "partial-" for the summary of an unfinished campaign).
+func (r Report) WriteFilesAs(dir, prefix string) error {
+	if err := experiment.WriteJSONFile(filepath.Join(dir, prefix+"summary.json"), r); err != nil {
 		return err
 	}
 	names := HeuristicNames()
@@ -188,7 +204,7 @@ func (r Report) WriteFiles(dir string) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := experiment.WriteCSVFile(filepath.Join(dir, "figure2.csv"), header, rows); err != nil {
+	if err := experiment.WriteCSVFile(filepath.Join(dir, prefix+"figure2.csv"), header, rows); err != nil {
 		return err
 	}
 	for _, m := range r.Params.M {
@@ -210,7 +226,7 @@ func (r Report) WriteFiles(dir string) error {
 		if len(series) == 0 {
 			continue
 		}
-		path := filepath.Join(dir, fmt.Sprintf("figure2-m%d.svg", m))
+		path := filepath.Join(dir, fmt.Sprintf("%sfigure2-m%d.svg", prefix, m))
 		title := fmt.Sprintf("%%diff vs w_min, m = %d (seed %d)", m, r.Seed)
 		if err := experiment.LinePlot(path, title, "w_min", "%diff against IE", series); err != nil {
 			return err
