@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -41,13 +42,16 @@ instead of Theorem 5.1 as published (docs/reproduction-002.md).
 
 The paper's campaign is the default (6,000 instances × 17 heuristics).
 A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if partial {
 				if f.Out == "" {
 					return usagef("--partial-summary needs --out DIR, the campaign directory")
 				}
-				return summarizeCoupledPartial(f.Out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return summarizeCoupledPartial(append([]string{f.Out}, args...), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			if len(args) > 0 {
+				return usagef("exp coupled: unexpected arguments %q (directories are only read with --partial-summary)", args)
 			}
 			if err := c.Validate(); err != nil {
 				return usagef("exp coupled: %v", err)
@@ -75,7 +79,7 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 	fl.IntVar(&c.Iterations, "iterations", c.Iterations, "iterations to complete")
 	fl.IntVar(&c.Cap, "cap", c.Cap, "makespan limit in slots; reaching it is a failure")
 	fl.StringVar(&c.Form, "form", c.Form, "E(S)(W): published (Theorem 5.1) or conditional")
-	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out into partial-summary.json, partial-figure2.* and print the tables; runs nothing")
+	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(coupledKind, summarizeCoupled)
 	registerReproduction(reproduction{
@@ -130,41 +134,90 @@ func reproduceCoupled(ctx context.Context, w io.Writer, opt reproduceOptions) er
 	return r.WriteText(w)
 }
 
-// summarizeCoupledPartial summarizes the units present in an unfinished
-// campaign directory (files prefixed "partial-").
-func summarizeCoupledPartial(dir string, w, stderr io.Writer) error {
-	m, results, present, err := experiment.Load[coupled.UnitResult](dir)
-	if err != nil {
-		return err
-	}
+// summarizeCoupledPartial summarizes the units present in unfinished
+// campaign directories (files prefixed "partial-" in the first). Several
+// directories may be given when they ran parts of one grid (same seed,
+// scenarios, trials, iterations, cap and form; e.g. --ncom 5 in one and
+// --ncom 20 in another): a scenario found in several must have the same
+// results, and the report covers the union of the grids.
+func summarizeCoupledPartial(dirs []string, w, stderr io.Writer) error {
+	type key struct{ m, ncom, wmin, s int }
+	seen := map[key]coupled.UnitResult{}
 	var c coupled.CampaignParams
-	if err := json.Unmarshal(m.Params, &c); err != nil {
-		return fmt.Errorf("%s: manifest params: %w", dir, err)
+	var seed uint64
+	total := 0
+	for i, dir := range dirs {
+		m, results, present, err := experiment.Load[coupled.UnitResult](dir)
+		if err != nil {
+			return err
+		}
+		var ci coupled.CampaignParams
+		if err := json.Unmarshal(m.Params, &ci); err != nil {
+			return fmt.Errorf("%s: manifest params: %w", dir, err)
+		}
+		if err := ci.Validate(); err != nil {
+			return fmt.Errorf("%s: manifest params: %w", dir, err)
+		}
+		if i == 0 {
+			c, seed = ci, m.Seed
+		} else {
+			if m.Seed != seed || ci.P != c.P || ci.Scenarios != c.Scenarios || ci.Trials != c.Trials ||
+				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form {
+				return fmt.Errorf("%s: seed %d, params %+v differ from %s's (seed %d, %+v) beyond the m/ncom/wmin lists", dir, m.Seed, ci, dirs[0], seed, c)
+			}
+			c.M, c.NCom, c.WMin = union(c.M, ci.M), union(c.NCom, ci.NCom), union(c.WMin, ci.WMin)
+		}
+		total += m.Units
+		for u, ok := range present {
+			if !ok {
+				continue
+			}
+			r := results[u]
+			k := key{r.M, r.NCom, r.WMin, r.Scenario}
+			if old, dup := seen[k]; dup {
+				a, _ := json.Marshal(old)
+				b, _ := json.Marshal(r)
+				if string(a) != string(b) {
+					return fmt.Errorf("%s: scenario m=%d ncom=%d wmin=%d #%d differs from another directory's", dir, k.m, k.ncom, k.wmin, k.s)
+				}
+				continue
+			}
+			seen[k] = r
+		}
 	}
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("%s: manifest params: %w", dir, err)
-	}
+	info := &coupled.PartialInfo{Units: c.Units()}
 	var units []coupled.UnitResult
-	info := &coupled.PartialInfo{Units: m.Units}
-	for u, ok := range present {
-		if ok {
-			units = append(units, results[u])
+	for u := range c.Units() { // in the order of the joint campaign
+		m, ncom, wmin, s := c.UnitParams(u)
+		if r, ok := seen[key{m, ncom, wmin, s}]; ok {
+			units = append(units, r)
 			info.Present = append(info.Present, u)
 		}
 	}
 	if len(units) == 0 {
-		return fmt.Errorf("%s: no finished unit to summarize", dir)
+		return fmt.Errorf("%v: no finished unit to summarize", dirs)
 	}
-	r, err := coupled.BuildReport(m.Seed, c, units)
+	r, err := coupled.BuildReport(seed, c, units)
 	if err != nil {
 		return err
 	}
 	r.Partial = info
-	if err := r.WriteFilesAs(dir, "partial-"); err != nil {
+	if err := r.WriteFilesAs(dirs[0], "partial-"); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "summarized %d of %d units; wrote %s/partial-summary.json, partial-figure2.csv, partial-figure2-m*.svg\n", len(units), m.Units, dir)
+	fmt.Fprintf(stderr, "summarized %d of %d units; wrote %s/partial-summary.json, partial-figure2.csv, partial-figure2-m*.svg\n", len(units), c.Units(), dirs[0])
 	return r.WriteText(w)
+}
+
+// union appends to a the values of b it lacks.
+func union(a, b []int) []int {
+	out := append([]int(nil), a...)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // summarizeCoupled writes summary.json, figure2.csv and the SVG plots of a
