@@ -267,7 +267,7 @@ func (s *Sim) newExec(i int) overlay.Exec {
 // Config.Sample of simulated time, and once at the end).
 func (s *Sim) OnSample(f func(Sample)) { s.onSample = f }
 
-// OnProgress sets a function called about every million events.
+// OnProgress sets a function called every 65,536 events.
 func (s *Sim) OnProgress(f func(now des.Time, events uint64)) { s.progress = f }
 
 // host is the physical node of vertex v.
@@ -643,13 +643,16 @@ func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 		if !s.eng.Step(s.end, s.handle) {
 			break
 		}
-		if s.eng.Processed()&(1<<20-1) == 0 {
+		// Events cost from under a microsecond (IBP at small SF_max) to
+		// milliseconds (aggregations of large summaries): look at the
+		// context often, report progress less often.
+		if k := s.eng.Processed(); k&(1<<12-1) == 0 {
 			if e := ctx.Err(); e != nil {
 				err = e
 				break
 			}
-			if s.progress != nil {
-				s.progress(s.eng.Now(), s.eng.Processed())
+			if s.progress != nil && k&(1<<16-1) == 0 {
+				s.progress(s.eng.Now(), k)
 			}
 		}
 	}
