@@ -235,3 +235,19 @@ func TestAllocateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExactNodeLimit: a search stopped by its node limit says so and
+// still returns a valid allocation at least as good as GLS (its incumbent).
+func TestExactNodeLimit(t *testing.T) {
+	p := GDFN{Mu: 0.5, Sigma: 0.3}.SampleN(stream.New(12), 40)
+	res := Exact(p, 10, ExactOptions{MaxNodes: 1000})
+	if res.Optimal {
+		t.Fatal("40 hosts proven optimal in 1000 nodes: unexpected")
+	}
+	if err := ValidateAllocation(res.X, 10); err != nil {
+		t.Fatal(err)
+	}
+	if g := LogRsys(p, GLS(p, 10), 10); res.LogRsys < g-1e-12 {
+		t.Fatalf("stopped exact search %v worse than GLS %v", res.LogRsys, g)
+	}
+}
