@@ -478,3 +478,40 @@ func approxEqual(a, b float64) bool {
 	}
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
+
+// The yield's greedy path changes with the elapsed time while its step
+// cache is keyed by (state, allocation so far): many elapsed times on the
+// same states must all give the reference choice.
+func TestYieldStepCache(t *testing.T) {
+	rng := stream.New(9)
+	for sc := range 30 {
+		sp := ScenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
+		scn, err := RandomScenario(stream.New(10, uint64(sc)), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+		e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
+		for q := range sp.P {
+			s.Up[q] = rng.IntN(5) != 0
+			s.Prog[q] = rng.IntN(scn.Platform.TProg + 1)
+		}
+		for el := 0; el < 3000; el += 1 + el/4 {
+			s.Elapsed = el
+			got, ok := e.Choose(Yield, s, nil)
+			want := slowGreedy(e, Yield, s)
+			if !ok || want == nil {
+				continue
+			}
+			for q := range want {
+				if got.X[q] != want[q] {
+					t.Fatalf("scenario %d elapsed %d: cached %v, reference %v", sc, el, got.X, want)
+				}
+			}
+		}
+	}
+}

@@ -476,10 +476,8 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool
 		var cands []cand
 		hit := false
 		if state != "" {
-			if k > 0 {
-				nodeKey = binary.AppendUvarint(nodeKey, uint64(order[len(order)-1]))
-				nodeKey = binary.AppendUvarint(nodeKey, uint64(x[order[len(order)-1]]))
-			}
+			// nodeKey is the state followed by the processor chosen at each
+			// previous step: it determines the allocation so far.
 			cands, hit = e.nodes[string(nodeKey)]
 		}
 		if !hit {
@@ -551,6 +549,9 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool
 			N -= e.nq[bq]
 		}
 		x[bq]++
+		if state != "" {
+			nodeKey = binary.AppendUvarint(nodeKey, uint64(bq))
+		}
 		mask |= 1 << uint(bq)
 		W = max(W, x[bq]*e.plat.W[bq])
 		e.nq[bq] = e.commSlots(bq, x[bq], s)
