@@ -90,8 +90,9 @@ func TestEA(t *testing.T) {
 func TestExactMatchesBruteForce(t *testing.T) {
 	r := stream.New(1, 1)
 	count := 0
-	for m := 1; m <= 8; m++ {
-		for n := 1; n <= min(m, 4); n++ {
+	maxN := map[int]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 5, 7: 5, 8: 4, 9: 3}
+	for m := 1; m <= 9; m++ {
+		for n := 1; n <= maxN[m]; n++ {
 			for trial := 0; trial < 12; trial++ {
 				p := randomProbs(r, m, trial%2 == 1)
 				want := bruteForce(p, n)

@@ -27,7 +27,8 @@ type ExactResult struct {
 // groups maximizing Σ_j log(1 − exp(−S_j)), S_j the sum of group j. The
 // search assigns hosts by decreasing weight; a host goes to one group per
 // distinct current sum (groups with equal sums, e.g. the empty ones, are
-// interchangeable), lightest first. A node is cut when fewer hosts remain
+// interchangeable), lightest first, and only to the r lightest groups when
+// r hosts remain (see search). A node is cut when fewer hosts remain
 // than empty groups, or when its upper bound — the remaining weight poured
 // continuously into the lightest groups ("water filling", optimal for the
 // relaxation because the objective is concave and increasing in each
@@ -120,19 +121,22 @@ func (s *bnb) search(h, empty int) {
 	if empty > m-h {
 		return
 	}
-	if s.bound(s.suffix[h]) <= s.best+s.tol() {
+	if s.bound(s.suffix[h], m-h) <= s.best+s.tol() {
 		return
 	}
-	// Candidate groups: one per distinct sum, lightest first. The last
-	// host goes to the lightest group only: by concavity that is where it
-	// adds the most.
+	// Candidate groups: one per distinct sum, lightest first, and only the
+	// r lightest when r hosts remain. Some optimal completion gives hosts
+	// to the r lightest groups only: if a heavier group G received a set
+	// A, one of the r lightest, L, receives nothing (r hosts reach at most
+	// r groups), and moving A from G to L gains at least as much since
+	// g(S_L+a) − g(S_L) ≥ g(S_G+a) − g(S_G) for a concave g and S_L ≤ S_G.
 	order := s.orders[h]
 	for j := range order {
 		order[j] = j
 	}
 	sort.Slice(order, func(a, b int) bool { return s.sum[order[a]] < s.sum[order[b]] })
-	if h == m-1 {
-		order = order[:1]
+	if r := m - h; r < len(order) {
+		order = order[:r]
 	}
 	last := math.NaN()
 	for _, j := range order {
@@ -155,18 +159,21 @@ func (s *bnb) search(h, empty int) {
 }
 
 // bound is the water-filling upper bound: the remaining weight rem poured
-// continuously into the lightest groups.
-func (s *bnb) bound(rem float64) float64 {
+// continuously into the lightest groups — into the r lightest at most,
+// since r remaining hosts reach at most r groups and some optimal
+// completion uses the r lightest (see search).
+func (s *bnb) bound(rem float64, r int) float64 {
 	a := s.scratch
 	copy(a, s.sum)
 	sort.Float64s(a)
+	kmax := min(r, len(a))
 	acc := 0.0
 	k := 0
 	level := 0.0
-	for k = 1; k <= len(a); k++ {
+	for k = 1; k <= kmax; k++ {
 		acc += a[k-1]
 		level = (rem + acc) / float64(k)
-		if k == len(a) || level <= a[k] {
+		if k == kmax || level <= a[k] {
 			break
 		}
 	}
