@@ -148,6 +148,9 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if tasks < 1 {
 				return usagef("--tasks %d: want at least 1", tasks)
 			}
+			if moves < 0 {
+				return usagef("--moves-per-host %d: want a number >= 0 (0: the default, 300)", moves)
+			}
 			var p []float64
 			switch {
 			case probs != "" && gdfn != "":

@@ -175,6 +175,9 @@ This command is not a resumable campaign: each figure takes minutes.`,
 					return usagef("--ms: %d hosts, want at least 2", m)
 				}
 			}
+			if o.moves < 0 {
+				return usagef("--moves-per-host %d: want a number >= 0 (0: the default, 300)", o.moves)
+			}
 			if o.workers < 1 {
 				return usagef("--workers %d: want at least 1", o.workers)
 			}
