@@ -271,5 +271,11 @@ func reproduceIndependent(ctx context.Context, w io.Writer, opt reproduceOptions
 		return err
 	}
 	fmt.Fprintf(w, "reduced campaign (the full one: volsched exp independent --out DIR)\n")
-	return summarizeIndependent(ctx, dir, w)
+	if err := summarizeIndependent(ctx, dir, w); err != nil {
+		return err
+	}
+	if opt.OutDir == "" {
+		fmt.Fprintf(w, "(temporary directory, removed; reproduce --out DIR keeps the files)\n")
+	}
+	return nil
 }
