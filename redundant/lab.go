@@ -20,6 +20,37 @@ type LabConfig struct {
 	// Progress, if not nil, is called with the number of repetitions just
 	// finished (from several goroutines).
 	Progress func(done int)
+	// Points, if not nil, keeps finished points: LabFigure asks it before
+	// computing a point and gives it every point it computes, so that an
+	// interrupted figure resumes where it stopped.
+	Points PointStore
+}
+
+// PointStore keeps the finished points of a laboratory figure, by key. A
+// key names the point's grid indices and values (its random streams depend
+// on both); the store is responsible for the rest of the configuration
+// (seed, repetitions, algorithms) being the same.
+type PointStore interface {
+	Get(key string) (mean, se []float64, ok bool)
+	Put(key string, mean, se []float64) error
+}
+
+// cachedPoint returns the stored point key if there is one with one value
+// per algorithm, and otherwise computes it with f and stores it.
+func cachedPoint(cfg LabConfig, key string, f func() ([]float64, []float64, error)) ([]float64, []float64, error) {
+	if cfg.Points != nil {
+		if mean, se, ok := cfg.Points.Get(key); ok && len(mean) == len(cfg.Algos) && len(se) == len(cfg.Algos) {
+			if cfg.Progress != nil {
+				cfg.Progress(cfg.Reps)
+			}
+			return mean, se, nil
+		}
+	}
+	mean, se, err := f()
+	if err != nil || cfg.Points == nil {
+		return mean, se, err
+	}
+	return mean, se, cfg.Points.Put(key, mean, se)
 }
 
 // Series is one curve of a figure: Y[i] (with its standard error SE[i]) at
@@ -251,7 +282,10 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 				if figure == 2 {
 					g = GDFN{Mu: x, Sigma: v}
 				}
-				mean, se, err := LabSuccess(ctx, g, m, n, cfg, uint64(figure), uint64(fi), uint64(xi))
+				key := fmt.Sprintf("fig%d/%d/%d mu=%g sigma=%g", figure, fi, xi, g.Mu, g.Sigma)
+				mean, se, err := cachedPoint(cfg, key, func() ([]float64, []float64, error) {
+					return LabSuccess(ctx, g, m, n, cfg, uint64(figure), uint64(fi), uint64(xi))
+				})
 				if err != nil {
 					return f, err
 				}
@@ -272,7 +306,10 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 		for ri, r0 := range grid.R0s {
 			idx := addSeries(fmt.Sprintf(" R0=%g", r0), len(grid.Ms))
 			for mi, m := range grid.Ms {
-				mean, se, err := LabScale(ctx, g, m, r0, cfg, 3, uint64(ri), uint64(mi))
+				key := fmt.Sprintf("fig3/%d/%d r0=%g m=%d", ri, mi, r0, m)
+				mean, se, err := cachedPoint(cfg, key, func() ([]float64, []float64, error) {
+					return LabScale(ctx, g, m, r0, cfg, 3, uint64(ri), uint64(mi))
+				})
 				if err != nil {
 					return f, err
 				}

@@ -53,6 +53,15 @@ func runLabFigure(ctx context.Context, w io.Writer, o labOptions) error {
 	}
 	cfg := redundant.LabConfig{Algos: o.algos, Reps: o.reps, Seed: o.seed, Workers: o.workers,
 		Anneal: redundant.AnnealOptions{MovesPerHost: o.moves}}
+	if o.out != "" {
+		pts, err := openLabPoints(o.out, labPointsHeader{Figure: o.figure, Seed: o.seed, Reps: o.reps,
+			Algos: o.algos, MovesPerHost: o.moves})
+		if err != nil {
+			return err
+		}
+		defer pts.Close()
+		cfg.Points = pts
+	}
 	prog := experiment.NewProgress(fmt.Sprintf("seed 003 figure %d", o.figure))
 	prog.Start(redundant.LabWork(o.figure, grid, o.reps), 0)
 	cfg.Progress = prog.Add
@@ -158,7 +167,11 @@ DIR/figN.csv (mean and standard error of each curve) and DIR/figN.svg.
                UCB and Entropia traces (or --trace FILE, FTA event_trace.tab)
 
 Each point of Figures 1-3 averages --reps instances (the paper: 2,000).
-This command is not a resumable campaign: each figure takes minutes.`,
+With --out DIR, Figures 1-3 write each finished point to DIR/figN-points.jsonl
+as soon as it is computed; an interrupted run started again with the same
+--out and the same --seed, --reps, --algos and --moves-per-host skips the
+points already there (another configuration is refused, naming the field).
+Figure 4 is recomputed from the start.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.figure < 1 || o.figure > 4 {
