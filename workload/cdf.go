@@ -34,39 +34,29 @@ type CDF struct {
 // number.
 func ReadCDF(r io.Reader, name string) (*CDF, error) {
 	c := &CDF{Name: name}
-	sc := bufio.NewScanner(r)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || s[0] == '#' {
-			continue
-		}
-		f := strings.Fields(s)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("%s:%d: %d fields, want 2 (value probability)", name, line, len(f))
-		}
+	err := scanRecords(r, name, 2, "value probability", func(line int, f []string) error {
 		v, err := strconv.ParseFloat(f[0], 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s:%d: value %q: want a finite number", name, line, f[0])
+			return fmt.Errorf("%s:%d: value %q: want a finite number", name, line, f[0])
 		}
 		p, err := strconv.ParseFloat(f[1], 64)
 		if err != nil || !(p >= 0 && p <= 1) {
-			return nil, fmt.Errorf("%s:%d: probability %q: want a number in [0, 1]", name, line, f[1])
+			return fmt.Errorf("%s:%d: probability %q: want a number in [0, 1]", name, line, f[1])
 		}
 		if n := len(c.Values); n > 0 {
 			if v < c.Values[n-1] {
-				return nil, fmt.Errorf("%s:%d: value %g after %g: want non-decreasing values", name, line, v, c.Values[n-1])
+				return fmt.Errorf("%s:%d: value %g after %g: want non-decreasing values", name, line, v, c.Values[n-1])
 			}
 			if p < c.Probs[n-1] {
-				return nil, fmt.Errorf("%s:%d: probability %g after %g: want non-decreasing probabilities", name, line, p, c.Probs[n-1])
+				return fmt.Errorf("%s:%d: probability %g after %g: want non-decreasing probabilities", name, line, p, c.Probs[n-1])
 			}
 		}
 		c.Values = append(c.Values, v)
 		c.Probs = append(c.Probs, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(c.Values) == 0 {
 		return nil, fmt.Errorf("%s: no points", name)
@@ -118,43 +108,33 @@ type AppHist struct {
 // memory frequency"; lines starting with # are comments.
 func ReadAppHist(r io.Reader, name string) (*AppHist, error) {
 	h := &AppHist{Name: name}
-	sc := bufio.NewScanner(r)
-	line := 0
 	total := 0.0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || s[0] == '#' {
-			continue
-		}
-		f := strings.Fields(s)
-		if len(f) != 5 {
-			return nil, fmt.Errorf("%s:%d: %d fields, want 5 (length tasks deadline memory frequency)", name, line, len(f))
-		}
+	err := scanRecords(r, name, 5, "length tasks deadline memory frequency", func(line int, f []string) error {
 		var v [5]float64
 		for i, fld := range f {
 			x, err := strconv.ParseFloat(fld, 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%s:%d: field %d %q: want a finite number", name, line, i+1, fld)
+				return fmt.Errorf("%s:%d: field %d %q: want a finite number", name, line, i+1, fld)
 			}
 			v[i] = x
 		}
 		switch {
 		case !(v[0] > 0):
-			return nil, fmt.Errorf("%s:%d: task length %g: want > 0", name, line, v[0])
+			return fmt.Errorf("%s:%d: task length %g: want > 0", name, line, v[0])
 		case v[1] < 1 || v[1] != math.Trunc(v[1]) || v[1] > 1e9:
-			return nil, fmt.Errorf("%s:%d: number of tasks %g: want an integer >= 1", name, line, v[1])
+			return fmt.Errorf("%s:%d: number of tasks %g: want an integer >= 1", name, line, v[1])
 		case v[2] < 0:
-			return nil, fmt.Errorf("%s:%d: relative deadline %g: want >= 0", name, line, v[2])
+			return fmt.Errorf("%s:%d: relative deadline %g: want >= 0", name, line, v[2])
 		case v[4] < 0:
-			return nil, fmt.Errorf("%s:%d: frequency %g: want >= 0", name, line, v[4])
+			return fmt.Errorf("%s:%d: frequency %g: want >= 0", name, line, v[4])
 		}
 		total += v[4]
 		h.Classes = append(h.Classes, AppClass{LengthMI: v[0], Tasks: int(v[1]), RelDeadline: v[2], MemKB: v[3], Freq: v[4]})
 		h.cum = append(h.cum, total)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !(total > 0) {
 		return nil, fmt.Errorf("%s: total frequency %g: want > 0", name, total)
@@ -251,4 +231,31 @@ func LoadDistributions(dir string) (*Distributions, error) {
 		return nil, fmt.Errorf("workload data: %w", err)
 	}
 	return d, nil
+}
+
+// scanRecords calls fn with the whitespace-separated fields of every line of
+// r that is not blank or a # comment, after checking that the line has want
+// fields (described by desc in the error). Errors give name and the line
+// number.
+func scanRecords(r io.Reader, name string, want int, desc string, fn func(line int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		f := strings.Fields(s)
+		if len(f) != want {
+			return fmt.Errorf("%s:%d: %d fields, want %d (%s)", name, line, len(f), want, desc)
+		}
+		if err := fn(line, f); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return nil
 }
