@@ -546,19 +546,7 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 			return
 		}
 	}
-	for q := 0; q < p; q++ {
-		ps := &s.procs[q]
-		v := &s.snap.Procs[q]
-		*v = ProcView{State: view[q], W: in.W[q], ProgramLeft: in.Tprog - ps.progGot}
-		if ps.hasCur {
-			v.HasCur = true
-			v.Cur = Work{DataLeft: in.Tdata - ps.cur.dataGot, WorkLeft: in.W[q] - ps.cur.work}
-		}
-		if ps.hasNext {
-			v.HasNext = true
-			v.Next = Work{DataLeft: in.Tdata - ps.next.dataGot, WorkLeft: in.W[q] - ps.next.work}
-		}
-	}
+	s.fillViews(view)
 	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
 	s.Stats.Decisions++
 	s.Stats.Picks += int64(len(s.picks))
