@@ -134,30 +134,10 @@ func meanSE(v []float64) (float64, float64) {
 // expected success frequency of one execution per instance, without its
 // Bernoulli noise). Instance rep uses stream (seed, labels…, rep).
 func LabSuccess(ctx context.Context, g GDFN, m, n int, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
-	vals := make([][]float64, len(cfg.Algos))
-	for a := range vals {
-		vals[a] = make([]float64, cfg.Reps)
-	}
-	err = forEachRep(ctx, cfg, cfg.Reps, func(rep int) error {
-		l := append(append([]uint64(nil), labels...), uint64(rep))
-		p := g.SampleN(stream.New(cfg.Seed, append(l, 0)...), m)
-		for a, algo := range cfg.Algos {
-			res, err := Allocate(algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
-			if err != nil {
-				return err
-			}
-			vals[a][rep] = res.Rsys
-		}
-		return nil
+	return labEstimate(ctx, g, m, cfg, labels, func(algo string, p []float64, l []uint64) (float64, error) {
+		res, err := Allocate(algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
+		return res.Rsys, err
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	mean, se = make([]float64, len(cfg.Algos)), make([]float64, len(cfg.Algos))
-	for a := range vals {
-		mean[a], se[a] = meanSE(vals[a])
-	}
-	return mean, se, nil
 }
 
 // LabScale estimates the application scale of §3.3: for each instance of m
@@ -167,6 +147,30 @@ func LabSuccess(ctx context.Context, g GDFN, m, n int, cfg LabConfig, labels ...
 // heuristics), divided by m; averaged over cfg.Reps instances (0 counts
 // when even one task cannot reach r0).
 func LabScale(ctx context.Context, g GDFN, m int, r0 float64, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
+	return labEstimate(ctx, g, m, cfg, labels, func(algo string, p []float64, l []uint64) (float64, error) {
+		lo, hi := 0, m // R(lo) >= r0 (lo = 0 by convention), R(hi+1) < r0
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			res, err := Allocate(algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
+			if err != nil {
+				return 0, err
+			}
+			if res.Rsys >= r0 {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		return float64(lo) / float64(m), nil
+	})
+}
+
+// labEstimate draws cfg.Reps instances of m failure probabilities from g
+// (instance rep from stream (seed, labels…, rep, 0)), evaluates every
+// algorithm on each with value(algo, p, labels…rep), and returns each
+// algorithm's mean and standard error over the instances.
+func labEstimate(ctx context.Context, g GDFN, m int, cfg LabConfig, labels []uint64,
+	value func(algo string, p []float64, l []uint64) (float64, error)) (mean, se []float64, err error) {
 	vals := make([][]float64, len(cfg.Algos))
 	for a := range vals {
 		vals[a] = make([]float64, cfg.Reps)
@@ -175,20 +179,11 @@ func LabScale(ctx context.Context, g GDFN, m int, r0 float64, cfg LabConfig, lab
 		l := append(append([]uint64(nil), labels...), uint64(rep))
 		p := g.SampleN(stream.New(cfg.Seed, append(l, 0)...), m)
 		for a, algo := range cfg.Algos {
-			lo, hi := 0, m // R(lo) >= r0 (lo = 0 by convention), R(hi+1) < r0
-			for lo < hi {
-				mid := (lo + hi + 1) / 2
-				res, err := Allocate(algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
-				if err != nil {
-					return err
-				}
-				if res.Rsys >= r0 {
-					lo = mid
-				} else {
-					hi = mid - 1
-				}
+			v, err := value(algo, p, l)
+			if err != nil {
+				return err
 			}
-			vals[a][rep] = float64(lo) / float64(m)
+			vals[a][rep] = v
 		}
 		return nil
 	})
