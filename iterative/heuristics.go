@@ -255,8 +255,13 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 			d.weights[q] = weight(h, s, q)
 		}
 	}
-	if !h.IsRandom() && !h.Contention() && s.StopAfter > 0 && (s.ExtraReplicas <= 0 || up <= len(s.Copies)) {
-		return d.decideByRank(h, s, out)
+	if s.StopAfter > 0 && (s.ExtraReplicas <= 0 || up <= len(s.Copies)) {
+		switch {
+		case h.IsRandom():
+			return d.decideRandomWatched(s, rng, out)
+		case !h.Contention():
+			return d.decideByRank(h, s, out)
+		}
 	}
 	nActive, watched := queued, 0
 	factor := 1
@@ -528,6 +533,93 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 				r--
 			}
 		}
+	}
+	return out
+}
+
+// decideRandomWatched samples, for a random heuristic with no replica to
+// place, the picks of the watched processors with the distribution of the
+// full decision, without drawing the picks nobody uses. In the full
+// decision every unstarted task, in task order, independently goes to an
+// UP processor q with probability π_q = weight_q / Σ weights; the driver
+// uses each watched processor's first pick only, up to StopAfter of them.
+// So the number of tasks before the next first pick of a watched processor
+// not yet picked (set A) is geometric with success probability π_A, and
+// that processor is a ∈ A with probability π_a / π_A. Each first pick costs
+// two draws instead of one draw per task; the picks returned are those of
+// the watched processors, in task order (the part of the decision the
+// driver uses). The result is equal in distribution to the full loop, not
+// draw for draw (TestRandomWatchedMatchesLoop).
+func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) []Pick {
+	sum, n := 0.0, 0
+	for q, ok := range d.eligibl {
+		if ok {
+			sum += d.weights[q]
+			n++
+		}
+	}
+	uniform := sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0)
+	// d.acc holds the watched eligible processors not yet picked; wA their
+	// total weight.
+	d.acc = d.acc[:0]
+	wA := 0.0
+	for q, ok := range d.eligibl {
+		if ok && s.Watch[q] {
+			if uniform {
+				d.weights[q] = 1
+			}
+			d.acc = append(d.acc, q)
+			wA += d.weights[q]
+		}
+	}
+	if uniform {
+		sum = float64(n)
+	}
+	task := -1 // index in s.Copies of the last task considered
+	next := func() int { // the next unstarted task after task, or −1
+		for i := task + 1; i < len(s.Copies); i++ {
+			if s.Copies[i] == 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	for picked := 0; picked < s.StopAfter && len(d.acc) > 0; picked++ {
+		if picked > 0 {
+			wA = 0
+			for _, q := range d.acc {
+				wA += d.weights[q]
+			}
+		}
+		pA := wA / sum
+		if !(pA > 0) {
+			break
+		}
+		// Failures before the next success: ⌊ln U / ln(1 − π_A)⌋, U ∈ (0, 1].
+		skip := 0
+		if pA < 1 {
+			g := math.Log(1-rng.Float64()) / math.Log1p(-pA)
+			if g >= float64(len(s.Copies)) {
+				break
+			}
+			skip = int(g)
+		}
+		for ; skip >= 0; skip-- {
+			if task = next(); task < 0 {
+				return out
+			}
+		}
+		x := rng.Float64() * wA
+		i := 0
+		for ; i < len(d.acc)-1; i++ {
+			x -= d.weights[d.acc[i]]
+			if x < 0 {
+				break
+			}
+		}
+		q := d.acc[i]
+		out = append(out, Pick{Task: task, Proc: q})
+		d.acc = append(d.acc[:i], d.acc[i+1:]...)
 	}
 	return out
 }

@@ -347,3 +347,74 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomWatchedMatchesLoop: for the random heuristics, the watched
+// processors' first picks sampled by decideRandomWatched have the
+// distribution of those of the full per-task loop. On random snapshots,
+// 20,000 decisions each way; the counts of every (rank, task, processor)
+// outcome and of the number of picks must agree within 5 standard errors
+// of their difference.
+func TestRandomWatchedMatchesLoop(t *testing.T) {
+	rng := stream.New(37)
+	var d Decider
+	const n = 20000
+	for it := 0; it < 12; it++ {
+		p := 2 + rng.IntN(7)
+		s := &Snapshot{Tdata: 1 + rng.IntN(3), Ncom: 1 + rng.IntN(4)}
+		for q := 0; q < p; q++ {
+			st := availability.Up
+			if rng.IntN(4) == 0 {
+				st = availability.State(1 + rng.IntN(2))
+			}
+			s.Procs = append(s.Procs, ProcView{State: st, W: 1 + rng.IntN(10)})
+			s.Crit = append(s.Crit, NewCriteria(availability.Random(rng)))
+			s.Watch = append(s.Watch, rng.IntN(2) == 0)
+		}
+		for i := 1 + rng.IntN(10); i > 0; i-- {
+			s.Copies = append(s.Copies, rng.IntN(3)*rng.IntN(2))
+		}
+		s.Copies[rng.IntN(len(s.Copies))] = 0
+		nw := 0
+		for q, w := range s.Watch {
+			if w && s.Procs[q].State == availability.Up {
+				nw++
+			}
+		}
+		if nw == 0 {
+			continue
+		}
+		stop := 1 + rng.IntN(nw)
+		h := Heuristic(rng.IntN(int(Random4W) + 1))
+		type key struct{ rank, task, proc int }
+		loop, short := map[key]int{}, map[key]int{}
+		r1, r2 := stream.New(38, uint64(it)), stream.New(39, uint64(it))
+		for i := 0; i < n; i++ {
+			s.StopAfter = 0
+			seen := map[int]bool{}
+			for _, pk := range d.Decide(h, s, r1, nil) {
+				if s.Watch[pk.Proc] && !seen[pk.Proc] && len(seen) < stop {
+					loop[key{len(seen), pk.Task, pk.Proc}]++
+					seen[pk.Proc] = true
+				}
+			}
+			loop[key{-1, len(seen), 0}]++
+			s.StopAfter = stop
+			got := d.Decide(h, s, r2, nil)
+			for j, pk := range got {
+				if pk.Replica || !s.Watch[pk.Proc] {
+					t.Fatalf("it %d %v: pick %v is not a first pick of a watched processor", it, h, pk)
+				}
+				short[key{j, pk.Task, pk.Proc}]++
+			}
+			short[key{-1, len(got), 0}]++
+		}
+		for _, m := range []map[key]int{loop, short} {
+			for k := range m {
+				a, b := float64(loop[k]), float64(short[k])
+				if math.Abs(a-b) > 5*math.Sqrt(a+b)+1 {
+					t.Errorf("it %d %v stop %d: outcome %+v: loop %v, shortcut %v of %d", it, h, stop, k, a, b, n)
+				}
+			}
+		}
+	}
+}

@@ -31,21 +31,22 @@ type Event struct {
 	Task int16
 }
 
+// taskCopy is what the simulator keeps of a begun task copy beyond the
+// master's view of it (ProcView.Cur / Next): which task and when its data
+// transfer began.
 type taskCopy struct {
-	task    int
-	dataGot int
-	work    int
-	start   int // slot its data transfer began
+	task  int
+	start int // slot its data transfer began
 }
 
+// procState is the simulator's own part of a processor's state; the part
+// the heuristics see (program, data and work left) lives in the snapshot's
+// ProcView, which the simulator updates in place so that a decision needs
+// no copy of the state.
 type procState struct {
-	progGot    int
-	progActive bool
-	progStart  int
-	hasCur     bool
-	cur        taskCopy
-	hasNext    bool
-	next       taskCopy
+	xfer      int8 // the transfer it has begun and not finished (tNone, tProg, tCur, tNext)
+	progStart int
+	cur, next taskCopy
 }
 
 // transfer kinds
@@ -72,6 +73,8 @@ type Simulator struct {
 	picks  []Pick
 	snap   Snapshot
 	procs  []procState
+	views  []ProcView // = snap.Procs: the master's view, updated in place
+	xf     []int8     // each processor's begun transfer this slot (transferOf)
 	done   []bool
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
@@ -117,7 +120,9 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.plan = make([]int, in.Tasks)
 	s.planSeq = make([]int, in.Tasks)
 	s.queued = make([]int, p)
-	s.snap = Snapshot{Procs: make([]ProcView, p), Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
+	s.xf = make([]int8, p)
+	s.views = make([]ProcView, p)
+	s.snap = Snapshot{Procs: s.views, Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
 	return s, nil
 }
 
@@ -138,20 +143,9 @@ func (s *Simulator) log(t int, k EventKind, q, task int) {
 }
 
 // transferOf is the transfer processor q has begun and not finished.
-func (s *Simulator) transferOf(q int) int {
-	ps := &s.procs[q]
-	switch {
-	case ps.progActive:
-		return tProg
-	case ps.hasCur && ps.cur.dataGot < s.in.Tdata:
-		return tCur
-	case ps.hasNext && ps.next.dataGot < s.in.Tdata:
-		return tNext
-	}
-	return tNone
-}
+func (s *Simulator) transferOf(q int) int8 { return s.procs[q].xfer }
 
-func (s *Simulator) transferStart(q, kind int) int {
+func (s *Simulator) transferStart(q int, kind int8) int {
 	ps := &s.procs[q]
 	switch kind {
 	case tProg:
@@ -166,26 +160,34 @@ func (s *Simulator) transferStart(q, kind int) int {
 // the program if it lacks it, or the data of a task if it holds the program
 // and either has no task or computes one and has none ahead.
 func (s *Simulator) acceptor(q int) bool {
-	ps := &s.procs[q]
 	if s.transferOf(q) != tNone {
 		return false
 	}
-	if ps.progGot < s.in.Tprog {
-		return true
-	}
-	return !ps.hasCur || !ps.hasNext
+	v := &s.views[q]
+	return v.ProgramLeft > 0 || !v.HasCur || !v.HasNext
 }
 
 func (s *Simulator) dropCopy(q int, cur bool) {
-	ps := &s.procs[q]
+	ps, v := &s.procs[q], &s.views[q]
 	var t int
 	if cur {
 		t = ps.cur.task
-		ps.cur, ps.hasCur = ps.next, ps.hasNext
-		ps.hasNext = false
+		ps.cur, v.Cur, v.HasCur = ps.next, v.Next, v.HasNext
+		switch ps.xfer {
+		case tCur:
+			ps.xfer = tNone
+		case tNext:
+			ps.xfer = tCur
+		}
 	} else {
 		t = ps.next.task
-		ps.hasNext = false
+		if ps.xfer == tNext {
+			ps.xfer = tNone
+		}
+	}
+	v.HasNext, v.Next = false, Work{}
+	if !v.HasCur {
+		v.Cur = Work{}
 	}
 	s.copies[t]--
 }
@@ -194,6 +196,14 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 // realization real until all iterations are done and returns the makespan
 // in slots. Random heuristics draw from rng (it may be nil for the greedy
 // ones).
+//
+// A slot: the processors going DOWN lose their program and copies; the
+// begun transfers of processors that can progress compete for the n_com
+// channels; the heuristic decides (only when a processor can begin a
+// transfer and a channel is free); every UP processor holding the program
+// and a copy whose data is complete computes one slot of it; the transfers
+// holding a channel progress one slot; completed copies return their
+// results and the other copies of their tasks are cancelled.
 func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, error) {
 	if h >= numHeuristics {
 		return 0, fmt.Errorf("heuristic %d unknown", h)
@@ -205,6 +215,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	p := len(in.Chains)
 	for q := range s.procs {
 		s.procs[q] = procState{}
+		s.views[q] = ProcView{W: in.W[q], ProgramLeft: in.Tprog}
 	}
 	for i := range s.done {
 		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
@@ -212,6 +223,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	s.seq = 0
 	remaining := in.Tasks
 	iter := 0
+	hold := s.opt.HoldWhileReclaimed
 	for t := 0; ; t++ {
 		if t >= s.opt.MaxSlots {
 			return 0, fmt.Errorf("%v after %d slots (%d/%d iterations): %w", h, t, iter, in.Iterations, ErrTooLong)
@@ -223,99 +235,122 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			view = real.At(t - 1)
 			st = real.At(t)
 		}
-		// DOWN loses the program, all data and partial work.
-		for q := 0; q < p; q++ {
-			if st[q] == availability.Down {
-				ps := &s.procs[q]
-				ps.progGot, ps.progActive = 0, false
-				for ps.hasCur {
-					s.dropCopy(q, true)
-				}
-			}
-		}
-		// Begun transfers compete for the channels.
+		// DOWN loses the program, all data and partial work; the begun
+		// transfers of processors that can progress compete for channels;
+		// the UP processors able to begin a transfer are the acceptors.
 		s.cand = s.cand[:0]
+		acceptors := 0
 		for q := 0; q < p; q++ {
-			s.active[q] = tNone
-			s.picked[q] = false
-			if st[q] == availability.Up || (s.opt.HoldWhileReclaimed && st[q] == availability.Reclaimed) {
-				if k := s.transferOf(q); k != tNone {
+			v := &s.views[q]
+			a := st[q]
+			v.State = view[q]
+			s.active[q], s.watch[q], s.xf[q] = tNone, false, tNone
+			if a == availability.Down {
+				if v.ProgramLeft != in.Tprog || s.procs[q].xfer != tNone || v.HasCur {
+					v.ProgramLeft, s.procs[q].xfer = in.Tprog, tNone
+					for v.HasCur {
+						s.dropCopy(q, true)
+					}
+				}
+				continue
+			}
+			if k := s.transferOf(q); k != tNone {
+				s.xf[q] = k
+				if a == availability.Up || hold {
 					s.cand = append(s.cand, q)
 				}
+				continue
+			}
+			if a == availability.Up && (v.ProgramLeft > 0 || !v.HasCur || !v.HasNext) {
+				s.watch[q] = true
+				acceptors++
 			}
 		}
 		if len(s.cand) > in.Ncom {
 			if s.opt.Channels == ChannelFIFO {
-				sort.SliceStable(s.cand, func(i, j int) bool {
-					a, b := s.cand[i], s.cand[j]
-					return s.transferStart(a, s.transferOf(a)) < s.transferStart(b, s.transferOf(b))
-				})
+				// By the slot the transfer began, ties by processor index
+				// (cand is in index order: a stable insertion sort).
+				for i := 1; i < len(s.cand); i++ {
+					for j := i; j > 0; j-- {
+						a, b := s.cand[j-1], s.cand[j]
+						if s.transferStart(b, s.xf[b]) >= s.transferStart(a, s.xf[a]) {
+							break
+						}
+						s.cand[j-1], s.cand[j] = b, a
+					}
+				}
 			}
 			s.cand = s.cand[:in.Ncom]
 		}
 		free := in.Ncom - len(s.cand)
 		for _, q := range s.cand {
 			if st[q] == availability.Up {
-				s.active[q] = int8(s.transferOf(q))
+				s.active[q] = s.xf[q]
 			}
 		}
 		// The heuristic decides where the unstarted tasks (and replicas) go;
 		// its decision only matters if some processor can begin a transfer.
 		if s.opt.Sticky {
 			s.decideSticky(h, t, st, view, rng, remaining, &free)
-		} else if free > 0 || in.Tdata == 0 {
-			s.decide(h, t, st, view, rng, remaining, &free)
+		} else if (free > 0 || in.Tdata == 0) && acceptors > 0 {
+			s.decide(h, t, st, view, rng, remaining, acceptors, &free)
 		}
-		// Computation: a copy whose data was complete at the start of the
-		// slot progresses on an UP processor holding the program.
+		// Computation (a copy whose data was complete at the start of the
+		// slot progresses on an UP processor holding the program), then the
+		// transfers holding a channel.
 		s.compl = s.compl[:0]
 		for q := 0; q < p; q++ {
-			ps := &s.procs[q]
-			if st[q] != availability.Up || !ps.hasCur || ps.cur.dataGot < in.Tdata || ps.progGot < in.Tprog {
-				continue
+			v := &s.views[q]
+			if st[q] == availability.Up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0 {
+				v.Cur.WorkLeft--
+				s.log(t, EvCompute, q, s.procs[q].cur.task)
+				if v.Cur.WorkLeft <= 0 {
+					s.compl = append(s.compl, q)
+				}
 			}
-			ps.cur.work++
-			s.log(t, EvCompute, q, ps.cur.task)
-			if ps.cur.work >= in.W[q] {
-				s.compl = append(s.compl, q)
-			}
-		}
-		// Transfers progress.
-		for q := 0; q < p; q++ {
-			ps := &s.procs[q]
 			switch s.active[q] {
+			case tNone:
 			case tProg:
-				ps.progGot++
+				v.ProgramLeft--
 				s.log(t, EvProgram, q, -1)
-				if ps.progGot >= in.Tprog {
-					ps.progActive = false
+				if v.ProgramLeft <= 0 {
+					s.procs[q].xfer = tNone
 				}
 			case tCur:
-				ps.cur.dataGot++
-				s.log(t, EvData, q, ps.cur.task)
+				v.Cur.DataLeft--
+				s.log(t, EvData, q, s.procs[q].cur.task)
+				if v.Cur.DataLeft <= 0 {
+					s.procs[q].xfer = tNone
+				}
 			case tNext:
-				ps.next.dataGot++
-				s.log(t, EvData, q, ps.next.task)
+				v.Next.DataLeft--
+				s.log(t, EvData, q, s.procs[q].next.task)
+				if v.Next.DataLeft <= 0 {
+					s.procs[q].xfer = tNone
+				}
 			}
 		}
 		// Completions: results reach the master; other copies are cancelled.
 		for _, q := range s.compl {
-			ps := &s.procs[q]
-			if !ps.hasCur || ps.cur.work < in.W[q] {
+			v := &s.views[q]
+			if !v.HasCur || v.Cur.WorkLeft > 0 {
 				continue // cancelled by a copy completing in the same slot
 			}
-			task := ps.cur.task
+			task := s.procs[q].cur.task
 			s.done[task] = true
 			remaining--
 			s.log(t, EvDone, q, task)
 			s.dropCopy(q, true)
+			if s.copies[task] == 0 {
+				continue
+			}
 			for r := 0; r < p; r++ {
-				rs := &s.procs[r]
-				if rs.hasNext && rs.next.task == task {
+				rv, rs := &s.views[r], &s.procs[r]
+				if rv.HasNext && rs.next.task == task {
 					s.log(t, EvCancel, r, task)
 					s.dropCopy(r, false)
 				}
-				if rs.hasCur && rs.cur.task == task {
+				if rv.HasCur && rs.cur.task == task {
 					s.log(t, EvCancel, r, task)
 					s.dropCopy(r, true)
 				}
@@ -331,28 +366,13 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			for i := range s.done {
 				s.done[i], s.copies[i], s.plan[i] = false, 0, -1
 			}
-			for q := range s.procs {
-				ps := &s.procs[q]
-				ps.hasCur, ps.hasNext = false, false
+			for q := range s.views {
+				v := &s.views[q]
+				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, Work{}, Work{}
+				if x := s.procs[q].xfer; x == tCur || x == tNext {
+					s.procs[q].xfer = tNone
+				}
 			}
-		}
-	}
-}
-
-// fillViews writes the processors' views into the snapshot.
-func (s *Simulator) fillViews(view []availability.State) {
-	in := s.in
-	for q := range s.procs {
-		ps := &s.procs[q]
-		v := &s.snap.Procs[q]
-		*v = ProcView{State: view[q], W: in.W[q], ProgramLeft: in.Tprog - ps.progGot}
-		if ps.hasCur {
-			v.HasCur = true
-			v.Cur = Work{DataLeft: in.Tdata - ps.cur.dataGot, WorkLeft: in.W[q] - ps.cur.work}
-		}
-		if ps.hasNext {
-			v.HasNext = true
-			v.Next = Work{DataLeft: in.Tdata - ps.next.dataGot, WorkLeft: in.W[q] - ps.next.work}
 		}
 	}
 }
@@ -362,13 +382,13 @@ func (s *Simulator) fillViews(view []availability.State) {
 // free.
 func (s *Simulator) begin(t, q, task int, free *int) bool {
 	in := s.in
-	ps := &s.procs[q]
-	if ps.progGot < in.Tprog {
+	ps, v := &s.procs[q], &s.views[q]
+	if v.ProgramLeft > 0 {
 		if *free == 0 {
 			return false
 		}
 		*free--
-		ps.progActive, ps.progStart = true, t
+		ps.xfer, ps.progStart = tProg, t
 		s.active[q] = tProg
 		return true
 	}
@@ -376,15 +396,16 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		return false
 	}
 	c := taskCopy{task: task, start: t}
+	w := Work{DataLeft: in.Tdata, WorkLeft: in.W[q]}
 	kind := int8(tCur)
-	if !ps.hasCur {
-		ps.hasCur, ps.cur = true, c
+	if !v.HasCur {
+		v.HasCur, v.Cur, ps.cur = true, w, c
 	} else {
-		ps.hasNext, ps.next = true, c
+		v.HasNext, v.Next, ps.next = true, w, c
 		kind = tNext
 	}
 	if in.Tdata > 0 {
-		s.active[q] = kind
+		s.active[q], ps.xfer = kind, kind
 		*free--
 	}
 	s.copies[task]++
@@ -400,7 +421,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 	in := s.in
 	p := len(in.Chains)
 	for q := 0; q < p; q++ {
-		s.queued[q] = 0
+		s.queued[q], s.picked[q] = 0, false
 	}
 	s.open = s.open[:0]
 	s.snap.Copies = s.snap.Copies[:0]
@@ -436,7 +457,6 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 	}
 	s.reps = s.reps[:0]
 	if unplanned > 0 || replicable {
-		s.fillViews(view)
 		s.snap.Queued, s.snap.StopAfter = s.queued, 0
 		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
 		s.snap.Queued = nil
@@ -493,21 +513,11 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 	}
 }
 
-// decide builds the snapshot, runs the heuristic when its decision can have
-// an effect, and begins the transfers it asks for as channels allow.
-func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
+// decide runs the heuristic when its decision can have an effect (the
+// acceptors, s.watch, were found by Run) and begins the transfers it asks
+// for as channels allow.
+func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
 	in := s.in
-	p := len(in.Chains)
-	acceptors := 0
-	for q := 0; q < p; q++ {
-		s.watch[q] = st[q] == availability.Up && s.active[q] == tNone && s.acceptor(q)
-		if s.watch[q] {
-			acceptors++
-		}
-	}
-	if acceptors == 0 {
-		return
-	}
 	// Only the first picks of acceptors can begin transfers: with FIFO
 	// channels the decision can stop once min(free, acceptors) of them are
 	// picked (with Tdata = 0 data needs no channel: no early stop).
@@ -537,8 +547,8 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 	}
 	if unstarted == 0 {
 		up := 0
-		for q := 0; q < p; q++ {
-			if view[q] == availability.Up {
+		for _, a := range view {
+			if a == availability.Up {
 				up++
 			}
 		}
@@ -546,7 +556,6 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 			return
 		}
 	}
-	s.fillViews(view)
 	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
 	s.Stats.Decisions++
 	s.Stats.Picks += int64(len(s.picks))
@@ -564,42 +573,10 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 	for _, i := range s.order {
 		pk := s.picks[i]
 		q := pk.Proc
+		s.picked[q] = false
 		if st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
 			continue
 		}
-		ps := &s.procs[q]
-		task := s.open[pk.Task]
-		if ps.progGot < in.Tprog {
-			if *free == 0 {
-				continue
-			}
-			*free--
-			ps.progActive, ps.progStart = true, t
-			s.active[q] = tProg
-			continue
-		}
-		if s.done[task] {
-			continue
-		}
-		if in.Tdata > 0 && *free == 0 {
-			continue
-		}
-		c := taskCopy{task: task, start: t}
-		if !ps.hasCur {
-			ps.hasCur, ps.cur = true, c
-			if in.Tdata > 0 {
-				s.active[q] = tCur
-			}
-		} else {
-			ps.hasNext, ps.next = true, c
-			if in.Tdata > 0 {
-				s.active[q] = tNext
-			}
-		}
-		if in.Tdata > 0 {
-			*free--
-		}
-		s.copies[task]++
-		s.log(t, EvBegin, q, task)
+		s.begin(t, q, s.open[pk.Task], free)
 	}
 }
