@@ -575,7 +575,7 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) [
 	if uniform {
 		sum = float64(n)
 	}
-	task := -1 // index in s.Copies of the last task considered
+	task := -1           // index in s.Copies of the last task considered
 	next := func() int { // the next unstarted task after task, or −1
 		for i := task + 1; i < len(s.Copies); i++ {
 			if s.Copies[i] == 0 {
