@@ -255,11 +255,11 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 			d.weights[q] = weight(h, s, q)
 		}
 	}
-	if s.StopAfter > 0 && (s.ExtraReplicas <= 0 || up <= len(s.Copies)) {
+	if s.StopAfter > 0 && s.Watch != nil {
 		switch {
 		case h.IsRandom():
-			return d.decideRandomWatched(s, rng, out)
-		case !h.Contention():
+			return d.decideRandomWatched(s, rng, out, up)
+		case !h.Contention() && (s.ExtraReplicas <= 0 || up <= len(s.Copies)):
 			return d.decideByRank(h, s, out)
 		}
 	}
@@ -537,20 +537,23 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 	return out
 }
 
-// decideRandomWatched samples, for a random heuristic with no replica to
-// place, the picks of the watched processors with the distribution of the
-// full decision, without drawing the picks nobody uses. In the full
-// decision every unstarted task, in task order, independently goes to an
-// UP processor q with probability π_q = weight_q / Σ weights; the driver
-// uses each watched processor's first pick only, up to StopAfter of them.
-// So the number of tasks before the next first pick of a watched processor
-// not yet picked (set A) is geometric with success probability π_A, and
-// that processor is a ∈ A with probability π_a / π_A. Each first pick costs
-// two draws instead of one draw per task; the picks returned are those of
-// the watched processors, in task order (the part of the decision the
-// driver uses). The result is equal in distribution to the full loop, not
-// draw for draw (TestRandomWatchedMatchesLoop).
-func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) []Pick {
+// decideRandomWatched samples, for a random heuristic, the part of the
+// decision the driver uses with the distribution of the full decision,
+// without drawing the picks nobody uses. In the full decision every
+// unstarted task, in task order, independently goes to an UP processor q
+// with probability π_q = weight_q / Σ weights; the driver uses each watched
+// processor's first pick only, up to StopAfter of them; the replica phase
+// (§6.1) needs to know only which idle processors got a task. So only the
+// first picks of the tracked processors T (watched, or idle: no begun copy)
+// are drawn: the number of tasks before the next first pick of a tracked
+// processor not yet picked (set A) is geometric with success probability
+// π_A, and that processor is a ∈ A with probability π_a / π_A. Each first
+// pick costs two draws instead of one draw per task. The picks returned
+// are the watched processors' first picks in task order, then their
+// replicas as in the full loop (the replicas of other idle processors are
+// drawn, not returned). The result is equal in distribution to the full
+// loop, not draw for draw (TestRandomWatchedMatchesLoop).
+func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, up int) []Pick {
 	sum, n := 0.0, 0
 	for q, ok := range d.eligibl {
 		if ok {
@@ -558,38 +561,28 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) [
 			n++
 		}
 	}
-	uniform := sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0)
-	// d.acc holds the watched eligible processors not yet picked; wA their
-	// total weight.
-	d.acc = d.acc[:0]
-	wA := 0.0
-	for q, ok := range d.eligibl {
-		if ok && s.Watch[q] {
-			if uniform {
+	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) { // degenerate: uniform
+		for q, ok := range d.eligibl {
+			if ok {
 				d.weights[q] = 1
 			}
-			d.acc = append(d.acc, q)
-			wA += d.weights[q]
 		}
-	}
-	if uniform {
 		sum = float64(n)
 	}
-	task := -1           // index in s.Copies of the last task considered
-	next := func() int { // the next unstarted task after task, or −1
-		for i := task + 1; i < len(s.Copies); i++ {
-			if s.Copies[i] == 0 {
-				return i
-			}
+	replicas := s.ExtraReplicas > 0 && up > len(s.Copies)
+	// d.acc: the tracked eligible processors not yet picked.
+	d.acc = d.acc[:0]
+	for q, ok := range d.eligibl {
+		if ok && (s.Watch[q] || (replicas && s.Procs[q].Idle())) {
+			d.acc = append(d.acc, q)
 		}
-		return -1
 	}
-	for picked := 0; picked < s.StopAfter && len(d.acc) > 0; picked++ {
-		if picked > 0 {
-			wA = 0
-			for _, q := range d.acc {
-				wA += d.weights[q]
-			}
+	watched := 0
+	task := -1 // index in s.Copies of the last task considered
+	for len(d.acc) > 0 {
+		wA := 0.0
+		for _, q := range d.acc {
+			wA += d.weights[q]
 		}
 		pA := wA / sum
 		if !(pA > 0) {
@@ -604,10 +597,14 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) [
 			}
 			skip = int(g)
 		}
-		for ; skip >= 0; skip-- {
-			if task = next(); task < 0 {
-				return out
+		for ; skip >= 0 && task < len(s.Copies); skip-- {
+			task++
+			for task < len(s.Copies) && s.Copies[task] != 0 {
+				task++
 			}
+		}
+		if task >= len(s.Copies) {
+			break
 		}
 		x := rng.Float64() * wA
 		i := 0
@@ -618,8 +615,54 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick) [
 			}
 		}
 		q := d.acc[i]
-		out = append(out, Pick{Task: task, Proc: q})
 		d.acc = append(d.acc[:i], d.acc[i+1:]...)
+		d.nq[q] = 1
+		if s.Watch[q] {
+			out = append(out, Pick{Task: task, Proc: q})
+			if watched++; watched >= s.StopAfter {
+				return out
+			}
+		}
+	}
+	if !replicas {
+		return out
+	}
+	// Every unstarted task now has one copy; replicas go to the idle UP
+	// processors that got no task, as in the full loop.
+	for i, c := range s.Copies {
+		if c == 0 {
+			d.copies[i] = 1
+		}
+	}
+	n = 0
+	for q := range s.Procs {
+		d.eligibl[q] = d.eligibl[q] && d.nq[q] == 0 && s.Procs[q].Idle()
+		if d.eligibl[q] {
+			n++
+		}
+	}
+	for level := 1; level <= s.ExtraReplicas && n > 0; level++ {
+		for task := range d.copies {
+			if n == 0 {
+				break
+			}
+			if d.copies[task] != level {
+				continue
+			}
+			q := d.pickRandom(Random, s, rng)
+			if q < 0 {
+				return out
+			}
+			d.copies[task]++
+			d.eligibl[q] = false
+			n--
+			if s.Watch[q] {
+				out = append(out, Pick{Task: task, Proc: q, Replica: true})
+				if watched++; watched >= s.StopAfter {
+					return out
+				}
+			}
+		}
 	}
 	return out
 }

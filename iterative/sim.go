@@ -74,7 +74,6 @@ type Simulator struct {
 	snap   Snapshot
 	procs  []procState
 	views  []ProcView // = snap.Procs: the master's view, updated in place
-	xf     []int8     // each processor's begun transfer this slot (transferOf)
 	done   []bool
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
@@ -120,7 +119,6 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.plan = make([]int, in.Tasks)
 	s.planSeq = make([]int, in.Tasks)
 	s.queued = make([]int, p)
-	s.xf = make([]int8, p)
 	s.views = make([]ProcView, p)
 	s.snap = Snapshot{Procs: s.views, Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
 	return s, nil
@@ -241,29 +239,30 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		s.cand = s.cand[:0]
 		acceptors := 0
 		for q := 0; q < p; q++ {
-			v := &s.views[q]
+			v, ps := &s.views[q], &s.procs[q]
 			a := st[q]
 			v.State = view[q]
-			s.active[q], s.watch[q], s.xf[q] = tNone, false, tNone
-			if a == availability.Down {
-				if v.ProgramLeft != in.Tprog || s.procs[q].xfer != tNone || v.HasCur {
-					v.ProgramLeft, s.procs[q].xfer = in.Tprog, tNone
+			s.active[q] = tNone
+			switch {
+			case a == availability.Down:
+				s.watch[q] = false
+				if ps.xfer != tNone || v.HasCur || v.ProgramLeft != in.Tprog {
+					v.ProgramLeft, ps.xfer = in.Tprog, tNone
 					for v.HasCur {
 						s.dropCopy(q, true)
 					}
 				}
-				continue
-			}
-			if k := s.transferOf(q); k != tNone {
-				s.xf[q] = k
+			case ps.xfer != tNone:
+				s.watch[q] = false
 				if a == availability.Up || hold {
 					s.cand = append(s.cand, q)
 				}
-				continue
-			}
-			if a == availability.Up && (v.ProgramLeft > 0 || !v.HasCur || !v.HasNext) {
-				s.watch[q] = true
-				acceptors++
+			default:
+				w := a == availability.Up && (v.ProgramLeft > 0 || !v.HasCur || !v.HasNext)
+				s.watch[q] = w
+				if w {
+					acceptors++
+				}
 			}
 		}
 		if len(s.cand) > in.Ncom {
@@ -273,7 +272,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 				for i := 1; i < len(s.cand); i++ {
 					for j := i; j > 0; j-- {
 						a, b := s.cand[j-1], s.cand[j]
-						if s.transferStart(b, s.xf[b]) >= s.transferStart(a, s.xf[a]) {
+						if s.transferStart(b, s.procs[b].xfer) >= s.transferStart(a, s.procs[a].xfer) {
 							break
 						}
 						s.cand[j-1], s.cand[j] = b, a
@@ -285,7 +284,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		free := in.Ncom - len(s.cand)
 		for _, q := range s.cand {
 			if st[q] == availability.Up {
-				s.active[q] = s.xf[q]
+				s.active[q] = s.procs[q].xfer
 			}
 		}
 		// The heuristic decides where the unstarted tasks (and replicas) go;
