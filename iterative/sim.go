@@ -78,6 +78,8 @@ type Simulator struct {
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
 	cand   []int
+	comp   []int  // processors computing in this slot (found before the decision)
+	begun  []int  // processors that began a transfer in this slot
 	active []int8 // transfer kind progressing this slot, per processor
 	picked []bool
 	watch  []bool
@@ -236,13 +238,16 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		// DOWN loses the program, all data and partial work; the begun
 		// transfers of processors that can progress compete for channels;
 		// the UP processors able to begin a transfer are the acceptors.
-		s.cand = s.cand[:0]
+		s.cand, s.comp, s.begun = s.cand[:0], s.comp[:0], s.begun[:0]
 		acceptors := 0
 		for q := 0; q < p; q++ {
 			v, ps := &s.views[q], &s.procs[q]
 			a := st[q]
 			v.State = view[q]
 			s.active[q] = tNone
+			if a == availability.Up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0 {
+				s.comp = append(s.comp, q)
+			}
 			switch {
 			case a == availability.Down:
 				s.watch[q] = false
@@ -296,37 +301,25 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		}
 		// Computation (a copy whose data was complete at the start of the
 		// slot progresses on an UP processor holding the program), then the
-		// transfers holding a channel.
+		// transfers holding a channel. With T_data = 0 a copy begun in this
+		// slot computes at once: every processor is visited; otherwise only
+		// those found computing before the decision and those with a
+		// transfer.
 		s.compl = s.compl[:0]
-		for q := 0; q < p; q++ {
-			v := &s.views[q]
-			if st[q] == availability.Up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0 {
-				v.Cur.WorkLeft--
-				s.log(t, EvCompute, q, s.procs[q].cur.task)
-				if v.Cur.WorkLeft <= 0 {
-					s.compl = append(s.compl, q)
-				}
+		if in.Tdata == 0 {
+			for q := 0; q < p; q++ {
+				s.compute(t, q, st)
+				s.progress(t, q)
 			}
-			switch s.active[q] {
-			case tNone:
-			case tProg:
-				v.ProgramLeft--
-				s.log(t, EvProgram, q, -1)
-				if v.ProgramLeft <= 0 {
-					s.procs[q].xfer = tNone
-				}
-			case tCur:
-				v.Cur.DataLeft--
-				s.log(t, EvData, q, s.procs[q].cur.task)
-				if v.Cur.DataLeft <= 0 {
-					s.procs[q].xfer = tNone
-				}
-			case tNext:
-				v.Next.DataLeft--
-				s.log(t, EvData, q, s.procs[q].next.task)
-				if v.Next.DataLeft <= 0 {
-					s.procs[q].xfer = tNone
-				}
+		} else {
+			for _, q := range s.comp {
+				s.compute(t, q, st)
+			}
+			for _, q := range s.cand {
+				s.progress(t, q)
+			}
+			for _, q := range s.begun {
+				s.progress(t, q)
 			}
 		}
 		// Completions: results reach the master; other copies are cancelled.
@@ -376,6 +369,44 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	}
 }
 
+// compute runs one slot of the copy processor q computes, if it computes.
+func (s *Simulator) compute(t, q int, st []availability.State) {
+	v := &s.views[q]
+	if st[q] == availability.Up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0 {
+		v.Cur.WorkLeft--
+		s.log(t, EvCompute, q, s.procs[q].cur.task)
+		if v.Cur.WorkLeft <= 0 {
+			s.compl = append(s.compl, q)
+		}
+	}
+}
+
+// progress runs one slot of the transfer processor q has a channel for in
+// this slot, if any.
+func (s *Simulator) progress(t, q int) {
+	v, ps := &s.views[q], &s.procs[q]
+	switch s.active[q] {
+	case tProg:
+		v.ProgramLeft--
+		s.log(t, EvProgram, q, -1)
+		if v.ProgramLeft <= 0 {
+			ps.xfer = tNone
+		}
+	case tCur:
+		v.Cur.DataLeft--
+		s.log(t, EvData, q, ps.cur.task)
+		if v.Cur.DataLeft <= 0 {
+			ps.xfer = tNone
+		}
+	case tNext:
+		v.Next.DataLeft--
+		s.log(t, EvData, q, ps.next.task)
+		if v.Next.DataLeft <= 0 {
+			ps.xfer = tNone
+		}
+	}
+}
+
 // begin starts on processor q (UP, able to accept) the program if it
 // lacks it, else the data of task; it reports false when no channel is
 // free.
@@ -389,6 +420,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		*free--
 		ps.xfer, ps.progStart = tProg, t
 		s.active[q] = tProg
+		s.begun = append(s.begun, q)
 		return true
 	}
 	if in.Tdata > 0 && *free == 0 {
@@ -405,6 +437,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 	}
 	if in.Tdata > 0 {
 		s.active[q], ps.xfer = kind, kind
+		s.begun = append(s.begun, q)
 		*free--
 	}
 	s.copies[task]++
