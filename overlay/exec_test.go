@@ -215,3 +215,66 @@ func TestChildRestartedResendsBound(t *testing.T) {
 		t.Fatalf("not a child: %+v", out)
 	}
 }
+
+// countingPolicy counts the aggregations of the policy it wraps.
+type countingPolicy struct {
+	Policy
+	n int
+}
+
+func (p *countingPolicy) Aggregate(x, y Summary) Summary {
+	p.n++
+	return p.Policy.Aggregate(x, y)
+}
+
+func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
+	ibp, _ := NewIBP(4)
+	p := &countingPolicy{Policy: ibp}
+	c := &Config{Policy: p, Bandwidth: 10}
+	tr := NewTree(4)
+	r := tr.Router(tr.Left(tr.Root()))
+	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
+	if len(out) != 1 || p.n != 1 {
+		t.Fatalf("first update: %d messages, %d aggregations (want 1, 1)", len(out), p.n)
+	}
+	// Ten updates while the link is held: no aggregation until the tick.
+	for i := range 10 {
+		from := r.Left
+		if i%2 == 1 {
+			from = r.Right
+		}
+		out = r.Step(c, 0.1*float64(i+1), Msg{Kind: KindUpdate, From: from, Sum: IBPSummary{{Mem: float64(i + 2), Disk: 1, V: 1}}}, nil)
+		if len(out) != 0 {
+			t.Fatalf("update %d sent while the link is held: %+v", i, out)
+		}
+	}
+	if p.n != 1 {
+		t.Fatalf("%d aggregations while the link is held, want 1", p.n)
+	}
+	if cur := r.Current(c); cur.Nodes() != 2 || r.Summary().Nodes() != 1 {
+		t.Fatalf("Current covers %d (want 2), Summary %d (want 1, the last sent)", cur.Nodes(), r.Summary().Nodes())
+	}
+	out = r.Step(c, 2.8, Msg{Kind: KindTick}, nil)
+	if len(out) != 1 || p.n != 3 || out[0].Sum.Nodes() != 2 {
+		t.Fatalf("tick: %+v, %d aggregations (want 1 message, 3 aggregations incl. Current)", out, p.n)
+	}
+	// Changes that cancel out while the link is held: aggregated at the
+	// tick, found equal to the last sent summary, nothing sent.
+	next := r.Wake()
+	if !math.IsInf(next, 1) {
+		t.Fatalf("wake %g after the grouped update, want +Inf", next)
+	}
+	last := r.nextSend
+	left := r.LeftInfo
+	r.Step(c, 3, Msg{Kind: KindUpdate, From: r.Left, Sum: nil}, nil)
+	r.Step(c, 3.1, Msg{Kind: KindUpdate, From: r.Left, Sum: left}, nil)
+	if r.Wake() != last {
+		t.Fatalf("wake %g, want %g", r.Wake(), last)
+	}
+	if out = r.Step(c, last, Msg{Kind: KindTick}, nil); len(out) != 0 {
+		t.Fatalf("unchanged aggregate sent: %+v", out)
+	}
+	if !math.IsInf(r.Wake(), 1) {
+		t.Fatalf("still dirty after the tick")
+	}
+}

@@ -61,16 +61,23 @@ type Config struct {
 }
 
 // Router is the routing role of one internal vertex. Its zero value is not
-// usable: build it with Tree.Router. It holds about 150 bytes plus the
+// usable: build it with Tree.Router. It holds about 120 bytes plus the
 // summaries it points to (shared with the children that sent them).
+//
+// Aggregation is lazy (§4.3 only requires the summary a router sends to be
+// the aggregate of its children's current summaries): a child's update only
+// marks the router dirty; the router aggregates when an update may leave
+// (at once if the bandwidth limit allows it, else at the tick it asks for
+// through Wake), so there is one aggregation per update that can be sent,
+// not one per update received. Forwarding does not need the aggregate (it
+// uses the children's summaries).
 type Router struct {
 	Fork
-	agg      Summary // aggregate of LeftInfo and RightInfo
-	sent     Summary // last summary sent to the father
+	sent     Summary // last aggregate computed (sent to the father unless root)
 	nextSend float64 // earliest time of the next update (bandwidth)
-	pending  bool    // agg differs from sent and waits for nextSend
 	boundL   float64 // last bound sent to the left child (MMP)
 	boundR   float64 // last bound sent to the right child (MMP)
+	dirty    bool    // a child's summary changed since sent was computed
 	started  bool
 	// leafL, leafR: the child is an execution node (no bound to send).
 	leafL, leafR bool
@@ -83,13 +90,25 @@ func (r *Router) init() {
 	}
 }
 
-// Summary returns the current aggregated summary of the router's branch.
-func (r *Router) Summary() Summary { return r.agg }
+// Summary returns the last aggregate the router computed (the summary it
+// last sent to its father; for the root, its last aggregate). Children's
+// updates received since then are not in it: see Current.
+func (r *Router) Summary() Summary { return r.sent }
 
-// Wake returns when the router wants a KindTick (a grouped update waiting
+// Current returns the aggregate of the children's current summaries,
+// computing it if a child's summary changed since the last aggregation. It
+// does not change what the router sends.
+func (r *Router) Current(c *Config) Summary {
+	if !r.dirty {
+		return r.sent
+	}
+	return c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
+}
+
+// Wake returns when the router wants a KindTick (children's updates waiting
 // for the bandwidth limit), or +Inf.
 func (r *Router) Wake() float64 {
-	if r.pending {
+	if r.dirty {
 		return r.nextSend
 	}
 	return math.Inf(1)
@@ -109,10 +128,7 @@ func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 		default:
 			return out // not a child: ignore (stale link)
 		}
-		r.agg = p.Aggregate(r.LeftInfo, r.RightInfo)
-		if !p.Equal(r.agg, r.sent) {
-			r.pending = true
-		}
+		r.dirty = true
 		out = r.flush(c, now, out)
 		out = r.bounds(p, out)
 	case KindBound:
@@ -153,23 +169,30 @@ func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 	return out
 }
 
+// flush aggregates the children's summaries and sends the result to the
+// father if it changed, when a child's summary changed and the bandwidth
+// limit lets an update leave.
 func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
-	if !r.pending || now < r.nextSend {
+	if !r.dirty || now < r.nextSend {
 		return out
 	}
-	r.pending = false
-	r.sent = r.agg
+	r.dirty = false
+	agg := c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
+	if c.Policy.Equal(agg, r.sent) {
+		return out
+	}
+	r.sent = agg
 	if r.Father == NoAddr {
 		return out
 	}
 	if c.Bandwidth > 0 {
 		b := 16
-		if r.agg != nil {
-			b += r.agg.Bytes()
+		if agg != nil {
+			b += agg.Bytes()
 		}
 		r.nextSend = now + float64(b)/c.Bandwidth
 	}
-	return append(out, Msg{Kind: KindUpdate, From: r.Self, To: r.Father, Sum: r.agg})
+	return append(out, Msg{Kind: KindUpdate, From: r.Self, To: r.Father, Sum: agg})
 }
 
 // bounds sends each child the maximum queue end outside its branch (MMP).

@@ -541,7 +541,7 @@ func (s *Sim) fail(t des.Time, h int32) {
 			if li := s.leafOf[c]; li >= 0 {
 				sum = s.leaves[li].Exec.Summary(t.Seconds())
 			} else {
-				sum = s.routers[s.rankOf[c]].Summary()
+				sum = s.routers[s.rankOf[c]].Current(&s.oc)
 			}
 			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
 		}
