@@ -234,26 +234,33 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	d.copies = append(d.copies[:0], s.Copies...)
 	up := 0
 	queued := 0
+	random := h.IsRandom()
+	if random {
+		d.weights = resizeF(d.weights, p)
+	}
 	for q := range s.Procs {
+		v := &s.Procs[q]
 		d.nq[q] = 0
 		if s.Queued != nil && s.Queued[q] > 0 {
 			d.nq[q] = s.Queued[q]
 			queued++
 		}
-		d.delay[q] = Delay(&s.Procs[q])
-		d.eligibl[q] = s.Procs[q].State == availability.Up
-		if d.eligibl[q] {
+		e := v.State == availability.Up
+		d.eligibl[q] = e
+		if random { // the random heuristics need weights, not delays
+			if e {
+				up++
+				d.weights[q] = weight(h, s, q)
+			}
+			continue
+		}
+		d.delay[q] = Delay(v)
+		if e {
 			up++
 		}
 	}
 	if up == 0 {
 		return out
-	}
-	if h.IsRandom() {
-		d.weights = resizeF(d.weights, p)
-		for q := range s.Procs {
-			d.weights[q] = weight(h, s, q)
-		}
 	}
 	if s.StopAfter > 0 && s.Watch != nil {
 		switch {

@@ -78,7 +78,14 @@ type Simulator struct {
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
 	cand   []int
-	comp   []int  // processors computing in this slot (found before the decision)
+	comp   []int // processors computing in this slot (found before the decision)
+
+	// open and snap.Copies are rebuilt from done and copies only when one
+	// of them changed (tasksDirty); unstarted and replicable summarize them.
+	tasksDirty bool
+	unstarted  int
+	replicable bool
+
 	begun  []int  // processors that began a transfer in this slot
 	active []int8 // transfer kind progressing this slot, per processor
 	picked []bool
@@ -190,6 +197,7 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 		v.Cur = Work{}
 	}
 	s.copies[t]--
+	s.tasksDirty = true
 }
 
 // Run simulates the instance under heuristic h on the availability
@@ -220,7 +228,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	for i := range s.done {
 		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
 	}
-	s.seq = 0
+	s.seq, s.tasksDirty = 0, true
 	remaining := in.Tasks
 	iter := 0
 	hold := s.opt.HoldWhileReclaimed
@@ -330,6 +338,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			}
 			task := s.procs[q].cur.task
 			s.done[task] = true
+			s.tasksDirty = true
 			remaining--
 			s.log(t, EvDone, q, task)
 			s.dropCopy(q, true)
@@ -354,7 +363,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			if iter == in.Iterations {
 				return t + 1, nil
 			}
-			remaining = in.Tasks
+			remaining, s.tasksDirty = in.Tasks, true
 			for i := range s.done {
 				s.done[i], s.copies[i], s.plan[i] = false, 0, -1
 			}
@@ -441,6 +450,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		*free--
 	}
 	s.copies[task]++
+	s.tasksDirty = true
 	s.log(t, EvBegin, q, task)
 	return true
 }
@@ -455,6 +465,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 	for q := 0; q < p; q++ {
 		s.queued[q], s.picked[q] = 0, false
 	}
+	s.tasksDirty = true // open and snap.Copies are rebuilt here with queued copies
 	s.open = s.open[:0]
 	s.snap.Copies = s.snap.Copies[:0]
 	unplanned, replicable := 0, false
@@ -561,22 +572,26 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 			s.snap.StopAfter = acceptors
 		}
 	}
-	s.open = s.open[:0]
-	s.snap.Copies = s.snap.Copies[:0]
-	unstarted, replicable := 0, false
-	for task, d := range s.done {
-		if d {
-			continue
-		}
-		s.open = append(s.open, task)
-		c := s.copies[task]
-		s.snap.Copies = append(s.snap.Copies, c)
-		if c == 0 {
-			unstarted++
-		} else if c <= s.opt.ExtraReplicas {
-			replicable = true
+	if s.tasksDirty {
+		s.tasksDirty = false
+		s.open = s.open[:0]
+		s.snap.Copies = s.snap.Copies[:0]
+		s.unstarted, s.replicable = 0, false
+		for task, d := range s.done {
+			if d {
+				continue
+			}
+			s.open = append(s.open, task)
+			c := s.copies[task]
+			s.snap.Copies = append(s.snap.Copies, c)
+			if c == 0 {
+				s.unstarted++
+			} else if c <= s.opt.ExtraReplicas {
+				s.replicable = true
+			}
 		}
 	}
+	unstarted, replicable := s.unstarted, s.replicable
 	if unstarted == 0 {
 		up := 0
 		for _, a := range view {
