@@ -165,8 +165,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if len(xs)+len(ys) == 0 {
 		return nil
 	}
-	z := make(DPSummary, 0, len(xs)+len(ys))
-	z = append(append(z, xs...), ys...)
+	z := unionDedup(make(DPSummary, 0, len(xs)+len(ys)), xs, ys, cmpDP, addDP)
 	if len(z) <= p.SFMax {
 		return z
 	}
@@ -183,7 +182,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		out[i] = items[i].c
 	}
 	clear(w.items[:cap(w.items)])
-	return out
+	return sortDedup(out, cmpDP, addDP)
 }
 
 // prepare computes the clustering metric of z (ranges, reference

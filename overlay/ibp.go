@@ -63,8 +63,7 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	if len(xs)+len(ys) == 0 {
 		return nil
 	}
-	z := make(IBPSummary, 0, len(xs)+len(ys))
-	z = append(append(z, xs...), ys...)
+	z := unionDedup(make(IBPSummary, 0, len(xs)+len(ys)), xs, ys, cmpIBP, addIBP)
 	if len(z) <= p.SFMax {
 		return z
 	}
@@ -79,7 +78,7 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	for i := range vs {
 		out[i] = IBPCluster{Mem: vs[i].o[0], Disk: vs[i].o[1], V: int(vs[i].v)}
 	}
-	return out
+	return sortDedup(out, cmpIBP, addIBP)
 }
 
 func (*IBP) Equal(x, y Summary) bool { return slices.Equal(asIBP(x), asIBP(y)) }

@@ -68,8 +68,7 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	if len(xs)+len(ys) == 0 {
 		return nil
 	}
-	z := make(MMPSummary, 0, len(xs)+len(ys))
-	z = append(append(z, xs...), ys...)
+	z := unionDedup(make(MMPSummary, 0, len(xs)+len(ys)), xs, ys, cmpMMP, addMMP)
 	if len(z) <= p.SFMax {
 		return z
 	}
@@ -85,7 +84,7 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 		o := vs[i].o
 		out[i] = MMPCluster{Mem: o[0], Disk: o[1], Power: o[2], Q: o[3], V: int(vs[i].v)}
 	}
-	return out
+	return sortDedup(out, cmpMMP, addMMP)
 }
 
 func (*MMP) Equal(x, y Summary) bool { return slices.Equal(asMMP(x), asMMP(y)) }

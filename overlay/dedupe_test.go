@@ -1,0 +1,104 @@
+package overlay
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// aggregateAll aggregates leaf summaries pairwise up to one summary.
+func aggregateAll(p Policy, sums []Summary) Summary {
+	for len(sums) > 1 {
+		var next []Summary
+		for i := 0; i < len(sums); i += 2 {
+			if i+1 < len(sums) {
+				next = append(next, p.Aggregate(sums[i], sums[i+1]))
+			} else {
+				next = append(next, sums[i])
+			}
+		}
+		sums = next
+	}
+	return sums[0]
+}
+
+// Many nodes with few distinct hardware combinations: identical sampled
+// functions are merged exactly (v summed), so the root summary is the
+// exact histogram of the combinations even with SF_max below the number
+// of nodes, and no clustering loss happens.
+func TestAggregateMergesIdenticalFunctions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 7))
+	mems := []float64{1024, 2048, 4096}
+	disks := []float64{10, 500}
+	type hw struct{ m, d float64 }
+	want := map[hw]int{}
+	const n = 1000
+	ibpSums, mmpSums, dpSums := make([]Summary, n), make([]Summary, n), make([]Summary, n)
+	lf := LFunc{P: []LPoint{{T: 5, L: 0}, {T: 50, L: 900}}, Slope: 20}
+	for i := range n {
+		h := hw{mems[rng.IntN(len(mems))], disks[rng.IntN(len(disks))]}
+		want[h]++
+		ibpSums[i] = IBPSummary{{Mem: h.m, Disk: h.d, V: 1}}
+		mmpSums[i] = MMPSummary{{Mem: h.m, Disk: h.d, Power: 1500, Q: 30, V: 1}}
+		dpSums[i] = DPSummary{{Mem: h.m, Disk: h.d, V: 1, L: lf}}
+	}
+	ibp, _ := NewIBP(9)
+	mmp, _ := NewMMP(9, 0.5)
+	dp, _ := NewDP(9, 10, 100000)
+	check := func(name string, got map[hw]int, nodes, funcs int) {
+		t.Helper()
+		if nodes != n || funcs != len(want) || len(got) != len(want) {
+			t.Fatalf("%s: %d nodes in %d functions, want %d in %d", name, nodes, funcs, n, len(want))
+		}
+		for h, v := range want {
+			if got[h] != v {
+				t.Fatalf("%s: %+v covers %d nodes, want %d", name, h, got[h], v)
+			}
+		}
+	}
+	ri := asIBP(aggregateAll(ibp, ibpSums))
+	gi := map[hw]int{}
+	for _, c := range ri {
+		gi[hw{c.Mem, c.Disk}] += c.V
+	}
+	check("ibp", gi, ri.Nodes(), len(ri))
+	rm := asMMP(aggregateAll(mmp, mmpSums))
+	gm := map[hw]int{}
+	for _, c := range rm {
+		if c.Power != 1500 || c.Q != 30 {
+			t.Fatalf("mmp: %+v changed by the merge", c)
+		}
+		gm[hw{c.Mem, c.Disk}] += c.V
+	}
+	check("mmp", gm, rm.Nodes(), len(rm))
+	rd := asDP(aggregateAll(dp, dpSums))
+	gd := map[hw]int{}
+	for _, c := range rd {
+		if !c.L.equal(&lf) {
+			t.Fatalf("dp: l %+v changed by the merge", c.L)
+		}
+		gd[hw{c.Mem, c.Disk}] += c.V
+	}
+	check("dp", gd, rd.Nodes(), len(rd))
+}
+
+// The union of unsorted inputs (summaries not built by Aggregate) is still
+// deduplicated, sorted and conserves v; sorted inputs take the linear merge.
+func TestUnionDedup(t *testing.T) {
+	x := IBPSummary{{Mem: 3, Disk: 1, V: 2}, {Mem: 1, Disk: 1, V: 1}, {Mem: 3, Disk: 1, V: 4}}
+	y := IBPSummary{{Mem: 1, Disk: 1, V: 5}, {Mem: 2, Disk: 9, V: 1}}
+	got := unionDedup(IBPSummary(nil), x, y, cmpIBP, addIBP)
+	want := IBPSummary{{Mem: 1, Disk: 1, V: 6}, {Mem: 2, Disk: 9, V: 1}, {Mem: 3, Disk: 1, V: 6}}
+	if !(&IBP{}).Equal(got, want) {
+		t.Fatalf("unsorted union: %+v, want %+v", got, want)
+	}
+	a := IBPSummary{{Mem: 1, Disk: 1, V: 1}, {Mem: 2, Disk: 2, V: 1}}
+	b := IBPSummary{{Mem: 1, Disk: 2, V: 1}, {Mem: 2, Disk: 2, V: 3}}
+	got = unionDedup(IBPSummary(nil), a, b, cmpIBP, addIBP)
+	want = IBPSummary{{Mem: 1, Disk: 1, V: 1}, {Mem: 1, Disk: 2, V: 1}, {Mem: 2, Disk: 2, V: 4}}
+	if !(&IBP{}).Equal(got, want) {
+		t.Fatalf("sorted union: %+v, want %+v", got, want)
+	}
+	if a[1].V != 1 || b[1].V != 3 {
+		t.Fatalf("inputs modified: %+v %+v", a, b)
+	}
+}
