@@ -3,6 +3,7 @@ package coupled
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -512,6 +513,87 @@ func TestYieldStepCache(t *testing.T) {
 					t.Fatalf("scenario %d elapsed %d: cached %v, reference %v", sc, el, got.X, want)
 				}
 			}
+		}
+	}
+}
+
+// The greedy kept across calls re-evaluates only the processors whose
+// state or holdings changed: along random walks of snapshots (a few
+// processors change per step, as in a simulation, with occasional large
+// changes and elapsed-time jumps), every choice must equal a construction
+// from scratch, order included, and the reference greedy's allocation.
+func TestIncrementalGreedy(t *testing.T) {
+	rng := stream.New(21)
+	steps := 400
+	if testing.Short() {
+		steps = 120
+	}
+	for sc := range 16 {
+		sp := ScenarioParams{P: 10 + sc%7, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%3, Iterations: 1}
+		scn, err := RandomScenario(stream.New(22, uint64(sc)), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc%3 == 2 {
+			scn.Platform.Mu = make([]int, sp.P)
+			for q := range scn.Platform.Mu {
+				scn.Platform.Mu[q] = 1 + rng.IntN(2)
+			}
+		}
+		f := analytic.Published
+		if sc%2 == 1 {
+			f = analytic.Conditional
+		}
+		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+		inc, err := NewEvaluator(tab, scn.Platform, sp.M, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := NewEvaluator(tab, scn.Platform, sp.M, f)
+		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
+		for q := range sp.P {
+			s.Up[q] = rng.IntN(3) != 0
+		}
+		tp, td := scn.Platform.TProg, scn.Platform.TData
+		for step := range steps {
+			changes := rng.IntN(3)
+			if rng.IntN(20) == 0 {
+				changes = sp.P
+			}
+			for range changes {
+				q := rng.IntN(sp.P)
+				switch rng.IntN(4) {
+				case 0:
+					s.Up[q] = !s.Up[q]
+				case 1:
+					s.Prog[q] = min(tp, s.Prog[q]+1)
+				case 2:
+					s.Data[q] = min(2*td, s.Data[q]+1)
+				default:
+					s.Up[q], s.Prog[q], s.Data[q] = false, 0, 0
+				}
+			}
+			s.Elapsed += rng.IntN(3)
+			if rng.IntN(10) == 0 {
+				s.Elapsed = rng.IntN(2000)
+			}
+			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
+				got, ok := inc.greedy(b, s) // not through the choice cache
+				fresh.forget()
+				want, wok := fresh.Choose(b, s, nil)
+				if ok != wok || !slices.Equal(got.X, want.X) || !slices.Equal(got.Order, want.Order) {
+					t.Fatalf("scenario %d step %d criterion %d: incremental %v %v (%v), from scratch %v %v (%v)", sc, step, b, got.X, got.Order, ok, want.X, want.Order, wok)
+				}
+				if step%10 == 0 {
+					ref := slowGreedy(inc, b, s)
+					if (ref != nil) != ok || (ok && !slices.Equal(ref, got.X)) {
+						t.Fatalf("scenario %d step %d criterion %d: incremental %v, reference %v", sc, step, b, got.X, ref)
+					}
+				}
+			}
+		}
+		if inc.Evals >= fresh.Evals {
+			t.Errorf("scenario %d: incremental evaluated %d candidates, from scratch %d: want fewer", sc, inc.Evals, fresh.Evals)
 		}
 	}
 }

@@ -151,10 +151,10 @@ func Score(c Criterion, v Value, elapsed int) float64 {
 }
 
 // Evaluator computes the §V estimates of configurations for one scenario. It
-// caches P+(S) and E_c(S) by set and, for the heuristics whose choice does
-// not depend on the elapsed time, the configuration chosen in a given
-// state. An Evaluator is not safe for concurrent use; give each goroutine
-// its own (they may share the Table).
+// caches P+(S) and E_c(S) by set and, per building block, the last greedy
+// construction (incremental greedy: only the processors whose state or
+// holdings changed since are re-evaluated). An Evaluator is not safe for
+// concurrent use; give each goroutine its own (they may share the Table).
 type Evaluator struct {
 	tab  *analytic.Table
 	plat Platform
@@ -163,13 +163,14 @@ type Evaluator struct {
 
 	set   *analytic.Set
 	stats map[uint64]setEntry
+	// pages is a direct-mapped copy of what the greedy needs of the set
+	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
+	pages []*[256]setFast
 
-	choice map[choiceKey]Config
-	keyBuf []byte
-	qs     []int
-	slots  []float64
-	x      []int
-	order  []int
+	qs    []int
+	slots []float64
+	x     []int
+	order []int
 
 	// es[q][n] is E^{(P_q)}(n) in the evaluator's form, for n up to
 	// TProg + m·TData; lnd[q][t] is ln P_ND^{(q)}(t) for t below the table's
@@ -184,26 +185,44 @@ type Evaluator struct {
 
 	memoE, memoSum float64
 
-	nodes   map[string][]cand
-	nodeBuf []byte
-	cands   []cand
+	// choice[b] caches the configuration building block b chose, by state
+	// (UP set, program and data held; the elapsed time too for the yield):
+	// the heuristics of a trial share the availability and often the
+	// states, so they share choices.
+	choice [ApparentYield + 1]map[string]Config
+	keyBuf []byte
 
-	// Calls and Hits count the non-random Choose calls and those answered
-	// by the choice cache (for profiling).
-	Calls, Hits int
+	// inc[b] is the last greedy construction of building block b.
+	inc     [ApparentYield + 1]*incState
+	dirty   []int
+	changed []bool
+
+	// Calls counts the non-random Choose calls, Hits those answered by the
+	// choice cache or without evaluating any candidate, Evals the
+	// candidates evaluated (profiling).
+	Calls, Hits, Evals int
 }
 
-type choiceKey struct {
-	build Criterion
-	state string
+// incState is the last greedy construction of one building block: the
+// snapshot it was computed for, the processor chosen at each step, the value
+// of every candidate of every step, and the winner's score (for the
+// criteria that do not depend on the elapsed time).
+type incState struct {
+	valid      bool
+	up         []bool
+	prog, data []int
+	n          int  // steps completed
+	ok         bool // all m steps completed
+	path       []int
+	best       []float64
+	vals       [][]Value
+	has        [][]bool
+	cfg        Config
 }
 
-// maxCache bounds each cache; a full cache is emptied (results do not
+// maxCache bounds the set cache; a full cache is emptied (results do not
 // depend on it, only speed does).
-const (
-	maxCache = 1 << 18
-	maxNodes = 1 << 16
-)
+const maxCache = 1 << 18
 
 // NewEvaluator builds the evaluator of a scenario whose processors' chains
 // are tab's, for an application of m tasks, with the E(S)(W) form f.
@@ -220,19 +239,32 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	p := plat.P()
 	e := &Evaluator{
 		tab: tab, plat: plat, m: m, form: f,
-		set:    tab.NewSet(),
-		stats:  make(map[uint64]setEntry),
-		choice: make(map[choiceKey]Config),
-		nodes:  make(map[string][]cand),
-		qs:     make([]int, 0, p),
-		slots:  make([]float64, 0, p),
-		x:      make([]int, p),
-		order:  make([]int, 0, p),
-		es:     make([][]float64, p),
-		lnd:    make([][]float64, p),
-		inS:    make([]bool, p),
-		nq:     make([]int, p),
-		eq:     make([]float64, p),
+		set:     tab.NewSet(),
+		stats:   make(map[uint64]setEntry),
+		qs:      make([]int, 0, p),
+		slots:   make([]float64, 0, p),
+		x:       make([]int, p),
+		order:   make([]int, 0, p),
+		es:      make([][]float64, p),
+		lnd:     make([][]float64, p),
+		inS:     make([]bool, p),
+		nq:      make([]int, p),
+		eq:      make([]float64, p),
+		dirty:   make([]int, 0, p),
+		changed: make([]bool, p),
+	}
+	if p <= 24 {
+		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
+	}
+	for b := Prob; b <= ApparentYield; b++ {
+		in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
+			path: make([]int, m), best: make([]float64, m), vals: make([][]Value, m), has: make([][]bool, m)}
+		for k := range m {
+			in.vals[k] = make([]Value, p)
+			in.has[k] = make([]bool, p)
+		}
+		e.inc[b] = in
+		e.choice[b] = make(map[string]Config)
 	}
 	nmax := plat.TProg + m*plat.TData
 	L := tab.Horizon()
@@ -308,6 +340,32 @@ func (e *Evaluator) logPNotDown(q int, s float64) float64 {
 // setStats returns the Stats of the set of processors in mask.
 func (e *Evaluator) setStats(mask uint64) analytic.Stats {
 	return e.setInfo(mask).st
+}
+
+// setFast is what a greedy candidate needs of a set's Stats.
+type setFast struct {
+	ok             bool
+	pplus, ec, lnP float64
+}
+
+// setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
+// setInfo, looked up without hashing when p ≤ 24).
+func (e *Evaluator) setFastInfo(mask uint64) setFast {
+	if e.pages == nil {
+		se := e.setInfo(mask)
+		return setFast{true, se.st.PPlus, se.st.Ec, se.lnP}
+	}
+	pg := e.pages[mask>>8]
+	if pg == nil {
+		pg = new([256]setFast)
+		e.pages[mask>>8] = pg
+	}
+	f := &pg[mask&255]
+	if !f.ok {
+		se := e.setInfo(mask)
+		*f = setFast{true, se.st.PPlus, se.st.Ec, se.lnP}
+	}
+	return *f
 }
 
 // setEntry is what the set cache holds: the Stats and ln P+.
@@ -407,32 +465,31 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 // Choose builds a configuration with the building block b (a passive
 // heuristic, or Random with rng) from snapshot s, as if no task were
 // allocated. ok is false when the UP processors cannot hold m tasks. The
-// returned Config may be shared with the evaluator's cache: do not modify
-// it.
+// returned Config may be shared with the evaluator: do not modify it.
 func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
 		return e.chooseRandom(s, rng)
 	}
-	e.Calls++
-	state := e.stateKey(s)
-	if b == Yield { // depends on the elapsed time: cache the steps, not the choice
-		return e.greedy(b, s, state)
+	if b < Prob || b > ApparentYield {
+		return Config{}, false
 	}
-	key := choiceKey{build: b, state: state}
-	if c, hit := e.choice[key]; hit {
+	e.Calls++
+	key := e.stateKey(s, b == Yield)
+	if c, hit := e.choice[b][string(key)]; hit {
 		e.Hits++
 		return c, c.X != nil
 	}
-	c, ok = e.greedy(b, s, "")
-	if len(e.choice) >= maxCache {
-		clear(e.choice)
+	c, ok = e.greedy(b, s)
+	if len(e.choice[b]) >= maxCache {
+		clear(e.choice[b])
 	}
-	e.choice[key] = c
+	e.choice[b][string(key)] = c
 	return c, ok
 }
 
-// stateKey encodes what a non-yield building block depends on.
-func (e *Evaluator) stateKey(s *Snapshot) string {
+// stateKey encodes what a building block depends on: the UP set, the
+// holdings of the UP processors and, for the yield, the elapsed time.
+func (e *Evaluator) stateKey(s *Snapshot, elapsed bool) []byte {
 	b := e.keyBuf[:0]
 	for q := range s.Up {
 		if !s.Up[q] {
@@ -443,132 +500,199 @@ func (e *Evaluator) stateKey(s *Snapshot) string {
 		b = binary.AppendUvarint(b, uint64(s.Prog[q]))
 		b = binary.AppendUvarint(b, uint64(s.Data[q]))
 	}
+	if elapsed {
+		b = binary.AppendUvarint(b, uint64(s.Elapsed))
+	}
 	e.keyBuf = b
-	return string(b)
+	return b
 }
 
-// cand is one candidate of a greedy step: processor q and the value of the
-// configuration with one more task on q.
-type cand struct {
-	q int
-	v Value
+// forget drops the last constructions and the choice cache (benchmarks and
+// tests: build from scratch).
+func (e *Evaluator) forget() {
+	for b, in := range e.inc {
+		if in != nil {
+			in.valid = false
+			clear(e.choice[b])
+		}
+	}
+}
+
+// gstep is the allocation built so far by the greedy.
+type gstep struct {
+	mask       uint64
+	W, N, size int
+	max1, max2 float64
+	arg1       int
+}
+
+// candValue is the value, for criterion b, of the allocation so far (e.x,
+// e.inS, e.nq, e.order, g) with one more task on q. Only what the
+// criterion needs is computed (IE: no P; IP: no E).
+func (e *Evaluator) candValue(b Criterion, q int, s *Snapshot, g *gstep) Value {
+	e.Evals++
+	x := e.x
+	nq := e.commSlots(q, x[q]+1, s)
+	eq := e.es[q][nq]
+	others, n2, sz := g.max1, g.N+nq, g.size+1
+	if e.inS[q] {
+		if g.arg1 == q {
+			others = g.max2
+		}
+		n2 -= e.nq[q]
+		sz = g.size
+	}
+	ecomm := max(others, eq)
+	if ncom := e.plat.NCom; sz > ncom {
+		ecomm = max(ecomm, float64(n2)/float64(ncom))
+	}
+	w := max(g.W, (x[q]+1)*e.plat.W[q])
+	mask := g.mask | 1<<uint(q)
+	se := e.setFastInfo(mask)
+	if w <= 1 || se.pplus == 0 {
+		pcomm := math.Exp(e.logPCommWith(q, e.order, ecomm))
+		return e.compValue(e.setStats(mask), w, pcomm, ecomm)
+	}
+	// P = exp(ln P_comm + (W−1) ln P+)
+	a := float64(w-1) * se.lnP
+	var v Value
+	if b != Time {
+		v.P = math.Exp(e.logPCommWith(q, e.order, ecomm) + a)
+	}
+	if b != Prob {
+		if e.form == analytic.Conditional {
+			v.E = ecomm + 1 + float64(w-1)*se.ec/se.pplus
+		} else {
+			v.E = ecomm + (1+float64(w-1)*se.ec)*math.Exp(-a)
+		}
+	}
+	return v
 }
 
 // greedy assigns the m tasks one by one, each to the UP processor that
 // optimizes the criterion b of the configuration with that extra task
 // (§VI.A); ties go to the lowest index. Each candidate is evaluated
 // incrementally (only its own communication need changes); the result
-// equals the reference on every candidate (TestGreedyMatchesValue). When
-// state is not empty the candidates of each step are cached under (state,
-// allocation so far): the yield's choice changes with the elapsed time but
-// the candidates' values do not.
-func (e *Evaluator) greedy(b Criterion, s *Snapshot, state string) (Config, bool) {
+// equals the reference on every candidate (TestGreedyMatchesValue).
+//
+// The construction is also incremental across calls: the candidates of
+// every step of the last construction of b are kept with the snapshot they
+// were computed for. A candidate's value at step k depends only on its own
+// state and holdings and on those of the processors chosen before step k,
+// so only the processors whose state or holdings changed are re-evaluated,
+// step after step, as long as each step chooses the same processor as last
+// time and that processor did not change; from the first step where either
+// fails, every candidate is evaluated. The winner of a step is found as a
+// full scan would find it (the yield, whose scores change with the elapsed
+// time, rescans the kept values).
+func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
+	in := e.inc[b]
+	p := len(s.Up)
+	d := e.dirty[:0]
+	full := !in.valid
+	if !full {
+		for q := range p {
+			ch := s.Up[q] != in.up[q] || s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]
+			e.changed[q] = ch
+			if ch {
+				d = append(d, q)
+			}
+		}
+		if len(d) == 0 && b != Yield {
+			e.Hits++
+			return in.cfg, in.ok
+		}
+	}
+	e.dirty = d
+	copy(in.up, s.Up)
+	copy(in.prog, s.Prog)
+	copy(in.data, s.Data)
+	in.valid = true
+	samePath := in.ok
 	x := e.x
 	clear(x)
 	clear(e.inS)
-	order := e.order[:0]
-	var mask uint64
-	W, N, size := 0, 0, 0
-	max1, max2, arg1 := 0.0, 0.0, -1
-	ncom := e.plat.NCom
-	nodeKey := append(e.nodeBuf[:0], state...)
+	e.order = e.order[:0]
+	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
-		var cands []cand
-		hit := false
-		if state != "" {
-			// nodeKey is the state followed by the processor chosen at each
-			// previous step: it determines the allocation so far.
-			cands, hit = e.nodes[string(nodeKey)]
-		}
-		if !hit {
-			cands = e.cands[:0]
-			e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
+		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
+		vals, has := in.vals[k], in.has[k]
+		if full {
 			for q, up := range s.Up {
-				if !up || x[q] >= e.plat.mu(q) {
-					continue
+				has[q] = up && x[q] < e.plat.mu(q)
+				if has[q] {
+					vals[q] = e.candValue(b, q, s, &g)
 				}
-				nq := e.commSlots(q, x[q]+1, s)
-				eq := e.es[q][nq]
-				others, n2, sz := max1, N+nq, size+1
-				if e.inS[q] {
-					if arg1 == q {
-						others = max2
-					}
-					n2 -= e.nq[q]
-					sz = size
-				}
-				ecomm := max(others, eq)
-				if sz > ncom {
-					ecomm = max(ecomm, float64(n2)/float64(ncom))
-				}
-				w := max(W, (x[q]+1)*e.plat.W[q])
-				se := e.setInfo(mask | 1<<uint(q))
-				if w <= 1 || se.st.PPlus == 0 {
-					pcomm := math.Exp(e.logPCommWith(q, order, ecomm))
-					cands = append(cands, cand{q, e.compValue(se.st, w, pcomm, ecomm)})
-					continue
-				}
-				// only what the criterion needs; P = exp(ln P_comm + (W−1) ln P+)
-				a := float64(w-1) * se.lnP
-				var v Value
-				if b != Time {
-					v.P = math.Exp(e.logPCommWith(q, order, ecomm) + a)
-				}
-				if b != Prob {
-					if e.form == analytic.Conditional {
-						v.E = ecomm + 1 + float64(w-1)*se.st.Ec/se.st.PPlus
-					} else {
-						v.E = ecomm + (1+float64(w-1)*se.st.Ec)*math.Exp(-a)
-					}
-				}
-				cands = append(cands, cand{q, v})
 			}
-			e.cands = cands
-			if state != "" {
-				if len(e.nodes) >= maxNodes {
-					clear(e.nodes)
+		} else {
+			for _, q := range d {
+				has[q] = s.Up[q] && x[q] < e.plat.mu(q)
+				if has[q] {
+					vals[q] = e.candValue(b, q, s, &g)
 				}
-				e.nodes[string(nodeKey)] = append([]cand(nil), cands...)
 			}
 		}
 		best, bq := math.Inf(-1), -1
-		for _, c := range cands {
-			if sc := Score(b, c.v, s.Elapsed); bq < 0 || sc > best {
-				best, bq = sc, c.q
+		if full || b == Yield || k >= in.n || e.changed[in.path[k]] {
+			for q := range p {
+				if !has[q] {
+					continue
+				}
+				if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
+					best, bq = sc, q
+				}
+			}
+		} else {
+			// the last winner (unchanged, so is its score) stands unless a
+			// changed candidate scores more, or as much with a lower index
+			best, bq = in.best[k], in.path[k]
+			for _, q := range d {
+				if !has[q] {
+					continue
+				}
+				if sc := Score(b, vals[q], s.Elapsed); sc > best || (sc == best && q < bq) {
+					best, bq = sc, q
+				}
 			}
 		}
 		if bq < 0 {
-			e.nodeBuf = nodeKey
+			in.n, in.ok, in.cfg = k, false, Config{}
 			return Config{}, false
 		}
+		if !full && (k >= in.n || bq != in.path[k] || e.changed[bq]) {
+			full = true // the next steps' candidates all depend on this choice
+		}
+		if k >= in.n || bq != in.path[k] {
+			samePath = false
+		}
+		in.path[k], in.best[k] = bq, best
 		if !e.inS[bq] {
-			order = append(order, bq)
+			e.order = append(e.order, bq)
 			e.inS[bq] = true
-			size++
+			g.size++
 		} else {
-			N -= e.nq[bq]
+			g.N -= e.nq[bq]
 		}
 		x[bq]++
-		if state != "" {
-			nodeKey = binary.AppendUvarint(nodeKey, uint64(bq))
-		}
-		mask |= 1 << uint(bq)
-		W = max(W, x[bq]*e.plat.W[bq])
+		g.mask |= 1 << uint(bq)
+		g.W = max(g.W, x[bq]*e.plat.W[bq])
 		e.nq[bq] = e.commSlots(bq, x[bq], s)
 		e.eq[bq] = e.es[bq][e.nq[bq]]
-		N += e.nq[bq]
-		max1, max2, arg1 = 0, 0, -1
-		for _, r := range order {
-			if v := e.eq[r]; arg1 < 0 || v > max1 {
-				max2, max1, arg1 = max1, v, r
-			} else if v > max2 {
-				max2 = v
+		g.N += e.nq[bq]
+		g.max1, g.max2, g.arg1 = 0, 0, -1
+		for _, r := range e.order {
+			if v := e.eq[r]; g.arg1 < 0 || v > g.max1 {
+				g.max2, g.max1, g.arg1 = g.max1, v, r
+			} else if v > g.max2 {
+				g.max2 = v
 			}
 		}
 	}
-	e.nodeBuf = nodeKey
-	e.order = order
-	return Config{X: append([]int(nil), x...), Order: append([]int(nil), order...)}, true
+	in.n, in.ok = e.m, true
+	if !samePath {
+		in.cfg = Config{X: append([]int(nil), x...), Order: append([]int(nil), e.order...)}
+	}
+	return in.cfg, true
 }
 
 // chooseRandom gives each task to a processor drawn uniformly among the UP

@@ -38,8 +38,8 @@ func TestTimeUnit(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := time.Since(start)
-		t.Logf("calls %d hits %d", e.Calls, e.Hits)
-		e.Calls, e.Hits = 0, 0
+		t.Logf("calls %d hits %d candidates evaluated %d", e.Calls, e.Hits, e.Evals)
+		e.Calls, e.Hits, e.Evals = 0, 0, 0
 		t.Logf("%-7s makespan %7d failed %v configs %6d  %v  (%.2f µs/slot)", h.Name, r.Makespan, r.Failed, r.Configs, d, float64(d.Microseconds())/float64(r.Makespan))
 	}
 }
