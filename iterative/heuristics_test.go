@@ -323,7 +323,7 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 			continue
 		}
 		stop := 1 + rng.IntN(nw)
-		for _, h := range []Heuristic{MCT, EMCT, LW, UD} {
+		for _, h := range []Heuristic{MCT, EMCT, LW, UD, MCTStar, EMCTStar, LWStar, UDStar} {
 			s.StopAfter = 0
 			full := d.Decide(h, s, nil, nil)
 			var want []Pick
