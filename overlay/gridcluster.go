@@ -14,16 +14,19 @@ type gridMetric[C any] interface {
 	cellOf(c *C) uint32
 }
 
-// maxCellGroup bounds the size of a cell handled by brute force; a summary
-// with a larger cell (very skewed data) falls back to agglomerate.
-const maxCellGroup = 48
+// maxCellGroup bounds the size of a cell whose closest pair is found by
+// brute force after each merge; larger cells (skewed data: many nodes with
+// the same memory and disk) keep each member's nearest neighbour in the
+// cell instead, so that a merge costs O(cell size) distances.
+const maxCellGroup = 24
 
 type cellGroup struct {
 	key      uint32
 	members  []int32 // positions in z
 	bi, bj   int     // best pair (offsets in members)
 	best     float64
-	position int // in the heap, -1 when out
+	position int  // in the heap, -1 when out
+	nnValid  bool // nn/nd of the members are up to date (large cells)
 }
 
 // groupHeap orders group indices by their closest pair (then cell key).
@@ -58,6 +61,8 @@ func (h *groupHeap) Pop() any {
 }
 
 type gridWork struct {
+	nn     []int32   // large cells: nearest neighbour in the cell (position in z)
+	nd     []float64 // and the distance to it
 	keys   []uint32
 	idx    []int32
 	alive  []bool
@@ -92,8 +97,10 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	defer gridPool.Put(w)
 	if cap(w.keys) < n {
 		w.keys, w.idx, w.alive = make([]uint32, n), make([]int32, n), make([]bool, n)
+		w.nn, w.nd = make([]int32, n), make([]float64, n)
 	}
 	keys, idx, alive := w.keys[:n], w.idx[:n], w.alive[:n]
+	nn, nd := w.nn[:n], w.nd[:n]
 	for i := range z {
 		keys[i], idx[i], alive[i] = m.cellOf(&z[i]), int32(i), true
 	}
@@ -117,7 +124,7 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 			w.groups = append(w.groups, cellGroup{})
 		}
 		g := &w.groups[ng]
-		g.key, g.members, g.position = key, g.members[:0], -1
+		g.key, g.members, g.position, g.nnValid = key, g.members[:0], -1, false
 		w.byKey[key] = int32(ng)
 		ng++
 		return int32(ng - 1)
@@ -125,12 +132,50 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	for _, x := range idx {
 		gi := group(keys[x])
 		w.groups[gi].members = append(w.groups[gi].members, x)
-		if len(w.groups[gi].members) > maxCellGroup {
-			return agglomerate(z, k, m)
+	}
+	// rescan sets x's nearest neighbour among the members of g.
+	rescan := func(g *cellGroup, x int32) {
+		nn[x], nd[x] = -1, math.Inf(1)
+		for _, y := range g.members {
+			if y == x {
+				continue
+			}
+			if d := m.dist(&z[x], &z[y]); d < nd[x] {
+				nn[x], nd[x] = y, d
+			}
 		}
 	}
 	bestPair := func(g *cellGroup) {
 		g.best, g.bi, g.bj = math.Inf(1), -1, -1
+		if len(g.members) > maxCellGroup {
+			if !g.nnValid {
+				for _, x := range g.members {
+					nn[x], nd[x] = -1, math.Inf(1)
+				}
+				for a, x := range g.members {
+					for _, y := range g.members[a+1:] {
+						d := m.dist(&z[x], &z[y])
+						if d < nd[x] {
+							nn[x], nd[x] = y, d
+						}
+						if d < nd[y] {
+							nn[y], nd[y] = x, d
+						}
+					}
+				}
+				g.nnValid = true
+			}
+			for a, x := range g.members {
+				if nd[x] < g.best {
+					g.best, g.bi = nd[x], a
+				}
+			}
+			if g.bi >= 0 {
+				g.bj = slices.Index(g.members, nn[g.members[g.bi]])
+			}
+			return
+		}
+		g.nnValid = false
 		for a := 0; a < len(g.members); a++ {
 			for b := a + 1; b < len(g.members); b++ {
 				if d := m.dist(&z[g.members[a]], &z[g.members[b]]); d < g.best {
@@ -175,15 +220,38 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 		count--
 		g.members = slices.Delete(g.members, g.bj, g.bj+1)
 		if key := m.cellOf(&z[a]); key != g.key {
+			g.nnValid = false
 			// the sum left its cell: move it to the cell it fell in
 			g.members = slices.DeleteFunc(g.members, func(x int32) bool { return x == a })
 			hi := group(key)
 			g = &w.groups[gi] // group may have grown w.groups
 			h := &w.groups[hi]
 			h.members = append(h.members, a)
+			h.nnValid = false
 			update(gi)
 			update(hi)
 			continue
+		}
+		if g.nnValid && len(g.members) > maxCellGroup {
+			// a changed and b is gone: update the nearest neighbours.
+			nn[a], nd[a] = -1, math.Inf(1)
+			for _, y := range g.members {
+				if y == a {
+					continue
+				}
+				d := m.dist(&z[a], &z[y])
+				if d < nd[a] {
+					nn[a], nd[a] = y, d
+				}
+				switch {
+				case nn[y] == a || nn[y] == b:
+					rescan(g, y)
+				case d < nd[y]:
+					nn[y], nd[y] = a, d
+				}
+			}
+		} else {
+			g.nnValid = false
 		}
 		update(gi)
 	}

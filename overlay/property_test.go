@@ -194,13 +194,23 @@ func TestLFuncMinAndReduce(t *testing.T) {
 // scan of Fig. 3.
 func TestAgglomerateMatchesNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		// skew: most functions in one grid cell (more than maxCellGroup),
+		// as with many nodes of the same hardware.
+		skew := rapid.Bool().Draw(t, "skew")
 		n := rapid.IntRange(1, 40).Draw(t, "n")
+		if skew {
+			n = rapid.IntRange(maxCellGroup, 4*maxCellGroup).Draw(t, "n")
+		}
 		k := rapid.IntRange(1, 16).Draw(t, "k")
 		grid := rapid.Bool().Draw(t, "grid")
 		vs := make([]vec, n)
 		for i := range vs {
-			vs[i] = vec{o: [4]float64{rapid.Float64Range(0, 100).Draw(t, "m"), rapid.Float64Range(0, 100).Draw(t, "d"),
-				rapid.Float64Range(0, 100).Draw(t, "s"), rapid.Float64Range(0, 100).Draw(t, "q")},
+			hi := 100.0
+			if skew && i%8 != 0 {
+				hi = 10
+			}
+			vs[i] = vec{o: [4]float64{rapid.Float64Range(0, hi).Draw(t, "m"), rapid.Float64Range(0, hi).Draw(t, "d"),
+				rapid.Float64Range(0, hi).Draw(t, "s"), rapid.Float64Range(0, hi).Draw(t, "q")},
 				v: float64(rapid.IntRange(1, 5).Draw(t, "v"))}
 		}
 		got := clusterVecs(slices.Clone(vs), 4, k, [4]bool{3: true}, grid)
