@@ -131,9 +131,10 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 	for k := range c.Trials {
 		res.Makespan[k] = make([]int, len(hs))
 		res.Configs[k] = make([]int, len(hs))
+		// the trial's availability, drawn once and replayed to every heuristic
+		rec := NewRecording(NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), len(scn.Chains))
 		for i, h := range hs {
-			av := NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...)
-			r, err := Simulate(ctx, e, scn.App, h, av, stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
+			r, err := Simulate(ctx, e, scn.App, h, rec.Replay(), stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
 			if err != nil {
 				return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
 			}

@@ -597,3 +597,34 @@ func TestIncrementalGreedy(t *testing.T) {
 		}
 	}
 }
+
+// A recording replays exactly the source's states, to replays that read it
+// at different paces.
+func TestRecording(t *testing.T) {
+	scn, err := RandomScenario(stream.New(31), ScenarioParams{P: 7, M: 3, NCom: 2, WMin: 1, Iterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := NewMarkov(scn.Chains, 8, 1, 2)
+	rec := NewRecording(NewMarkov(scn.Chains, 8, 1, 2), 7)
+	a, b := rec.Replay(), rec.Replay()
+	want := make([]availability.State, 7)
+	got := make([]availability.State, 7)
+	var hist [][]availability.State
+	for tt := range 500 {
+		direct.States(tt, want)
+		hist = append(hist, slices.Clone(want))
+		a.States(tt, got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("slot %d: replay %v, source %v", tt, got, want)
+		}
+		if tt%3 == 2 { // b lags behind, reading three slots at a time
+			for u := tt - 2; u <= tt; u++ {
+				b.States(u, got)
+				if !slices.Equal(got, hist[u]) {
+					t.Fatalf("slot %d: lagging replay %v, source %v", u, got, hist[u])
+				}
+			}
+		}
+	}
+}

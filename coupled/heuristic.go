@@ -165,7 +165,8 @@ type Evaluator struct {
 	stats map[uint64]setEntry
 	// pages is a direct-mapped copy of what the greedy needs of the set
 	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
-	pages []*[256]setFast
+	pages   []*[256]setFast
+	scratch setFast
 
 	qs    []int
 	slots []float64
@@ -342,18 +343,23 @@ func (e *Evaluator) setStats(mask uint64) analytic.Stats {
 	return e.setInfo(mask).st
 }
 
-// setFast is what a greedy candidate needs of a set's Stats.
+// setFast is what a greedy candidate needs of a set's Stats, and the last
+// factor (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) computed for it
+// (for W = wE; wE = 0: none).
 type setFast struct {
 	ok             bool
 	pplus, ec, lnP float64
+	wE             int
+	fE             float64
 }
 
 // setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
 // setInfo, looked up without hashing when p ≤ 24).
-func (e *Evaluator) setFastInfo(mask uint64) setFast {
+func (e *Evaluator) setFastInfo(mask uint64) *setFast {
 	if e.pages == nil {
 		se := e.setInfo(mask)
-		return setFast{true, se.st.PPlus, se.st.Ec, se.lnP}
+		e.scratch = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
+		return &e.scratch
 	}
 	pg := e.pages[mask>>8]
 	if pg == nil {
@@ -363,9 +369,9 @@ func (e *Evaluator) setFastInfo(mask uint64) setFast {
 	f := &pg[mask&255]
 	if !f.ok {
 		se := e.setInfo(mask)
-		*f = setFast{true, se.st.PPlus, se.st.Ec, se.lnP}
+		*f = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
 	}
-	return *f
+	return f
 }
 
 // setEntry is what the set cache holds: the Stats and ln P+.
@@ -563,7 +569,10 @@ func (e *Evaluator) candValue(b Criterion, q int, s *Snapshot, g *gstep) Value {
 		if e.form == analytic.Conditional {
 			v.E = ecomm + 1 + float64(w-1)*se.ec/se.pplus
 		} else {
-			v.E = ecomm + (1+float64(w-1)*se.ec)*math.Exp(-a)
+			if se.wE != w {
+				se.wE, se.fE = w, (1+float64(w-1)*se.ec)*math.Exp(-a)
+			}
+			v.E = ecomm + se.fE
 		}
 	}
 	return v

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/stream"
@@ -63,6 +64,39 @@ func (m *Markov) States(t int, s []availability.State) {
 	}
 	m.next++
 	copy(s, m.cur)
+}
+
+// Recording shares one availability realization among several
+// simulations (the heuristics of a trial): the first to reach a slot draws
+// its states from the source, the others replay them. Every replay sees
+// exactly the source's states.
+type Recording struct {
+	src Availability
+	p   int
+	buf []availability.State
+	n   int // slots drawn
+}
+
+// NewRecording records src, an availability of p processors.
+func NewRecording(src Availability, p int) *Recording {
+	return &Recording{src: src, p: p}
+}
+
+// Replay returns an Availability that reads the recording from slot 0.
+func (r *Recording) Replay() Availability { return replay{r} }
+
+type replay struct{ r *Recording }
+
+// States implements Availability.
+func (rp replay) States(t int, s []availability.State) {
+	r := rp.r
+	for r.n <= t {
+		l := len(r.buf)
+		r.buf = slices.Grow(r.buf, r.p)[:l+r.p]
+		r.src.States(r.n, r.buf[l:])
+		r.n++
+	}
+	copy(s, r.buf[t*r.p:(t+1)*r.p])
 }
 
 // Action is what an enrolled processor does in a slot.

@@ -30,10 +30,10 @@ func TestTimeUnit(t *testing.T) {
 	scn, _ := RandomScenario(stream.New(1, append(labels, purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
 	tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
 	e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
+	rec := NewRecording(NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, 0)...), c.P)
 	for _, h := range Heuristics() {
 		start := time.Now()
-		av := NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, 0)...)
-		r, err := Simulate(context.Background(), e, scn.App, h, av, stream.New(1, append(labels, purposeRandom, 0)...), Options{Cap: c.Cap})
+		r, err := Simulate(context.Background(), e, scn.App, h, rec.Replay(), stream.New(1, append(labels, purposeRandom, 0)...), Options{Cap: c.Cap})
 		if err != nil {
 			t.Fatal(err)
 		}
