@@ -146,14 +146,14 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		disk.add(d)
 		switch cfg.Policy {
 		case "ibp":
-			leaves[i] = IBPSummary{{Mem: m, Disk: d, V: 1}}
+			leaves[i] = IBPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1}}
 		case "mmp":
 			s := uniformInt(r, accPowLo, accPowHi)
 			q := uniformInt(r, 0, accQueueHi)
 			pow.add(s)
 			qs[i] = q
 			maxQ = max(maxQ, q)
-			leaves[i] = MMPSummary{{Mem: m, Disk: d, Power: s, Q: q, V: 1}}
+			leaves[i] = MMPSummary{{Mem: f32down(m), Disk: f32down(d), Power: f32down(s), Q: q, V: 1}}
 		case "dp":
 			s := uniformInt(r, accPowLo, accPowHi)
 			f := randomSchedule(r, s)
@@ -163,7 +163,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 				lMin[k] = min(lMin[k], v)
 			}
 			f.reduce(dp.Samples, dp.Horizon)
-			leaves[i] = DPSummary{{Mem: m, Disk: d, V: 1, L: f}}
+			leaves[i] = DPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}}
 		}
 	}
 	aggs := 0
@@ -188,8 +188,8 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	case IBPSummary:
 		var am, ad float64
 		for _, c := range s {
-			am += float64(c.V) * c.Mem
-			ad += float64(c.V) * c.Disk
+			am += float64(c.V) * float64(c.Mem)
+			ad += float64(c.V) * float64(c.Disk)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
 	case MMPSummary:
@@ -199,9 +199,9 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		var am, ad, ap, aq float64
 		for _, c := range s {
 			v := float64(c.V)
-			am += v * c.Mem
-			ad += v * c.Disk
-			ap += v * c.Power
+			am += v * float64(c.Mem)
+			ad += v * float64(c.Disk)
+			ap += v * float64(c.Power)
 			aq += v * (maxQ - c.Q)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
@@ -209,8 +209,8 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	case DPSummary:
 		var am, ad float64
 		for i := range s {
-			am += float64(s[i].V) * s[i].Mem
-			ad += float64(s[i].V) * s[i].Disk
+			am += float64(s[i].V) * float64(s[i].Mem)
+			ad += float64(s[i].V) * float64(s[i].Disk)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
 		sum, cnt := 0.0, 0

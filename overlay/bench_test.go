@@ -22,13 +22,13 @@ func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summar
 			m, d := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000)
 			switch pol {
 			case "ibp":
-				leaf = IBPSummary{{Mem: m, Disk: d, V: 1}}
+				leaf = IBPSummary{{Mem: float32(m), Disk: float32(d), V: 1}}
 			case "mmp":
-				leaf = MMPSummary{{Mem: m, Disk: d, Power: uniformInt(r, 1, 3000), Q: uniformInt(r, 0, 2000), V: 1}}
+				leaf = MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(uniformInt(r, 1, 3000)), Q: uniformInt(r, 0, 2000), V: 1}}
 			case "dp":
 				f := randomSchedule(r, uniformInt(r, 1, 3000))
 				f.reduce(10, 100000)
-				leaf = DPSummary{{Mem: m, Disk: d, V: 1, L: f}}
+				leaf = DPSummary{{Mem: float32(m), Disk: float32(d), V: 1, L: f}}
 			}
 			s[h] = p.Aggregate(s[h], leaf)
 		}

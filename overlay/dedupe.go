@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -128,3 +129,14 @@ func cmpDP(a, b *DPCluster) int {
 }
 
 func addDP(a, b *DPCluster) { a.V += b.V }
+
+// f32down rounds x to the largest float32 not above it: summaries store
+// memory, disk and power in 32 bits (as on the wire) and must never claim
+// more than the node has.
+func f32down(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -37,9 +38,9 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 	for i := range n {
 		h := hw{mems[rng.IntN(len(mems))], disks[rng.IntN(len(disks))]}
 		want[h]++
-		ibpSums[i] = IBPSummary{{Mem: h.m, Disk: h.d, V: 1}}
-		mmpSums[i] = MMPSummary{{Mem: h.m, Disk: h.d, Power: 1500, Q: 30, V: 1}}
-		dpSums[i] = DPSummary{{Mem: h.m, Disk: h.d, V: 1, L: lf}}
+		ibpSums[i] = IBPSummary{{Mem: float32(h.m), Disk: float32(h.d), V: 1}}
+		mmpSums[i] = MMPSummary{{Mem: float32(h.m), Disk: float32(h.d), Power: 1500, Q: 30, V: 1}}
+		dpSums[i] = DPSummary{{Mem: float32(h.m), Disk: float32(h.d), V: 1, L: lf}}
 	}
 	ibp, _ := NewIBP(9)
 	mmp, _ := NewMMP(9, 0.5)
@@ -58,7 +59,7 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 	ri := asIBP(aggregateAll(ibp, ibpSums))
 	gi := map[hw]int{}
 	for _, c := range ri {
-		gi[hw{c.Mem, c.Disk}] += c.V
+		gi[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
 	check("ibp", gi, ri.Nodes(), len(ri))
 	rm := asMMP(aggregateAll(mmp, mmpSums))
@@ -67,7 +68,7 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 		if c.Power != 1500 || c.Q != 30 {
 			t.Fatalf("mmp: %+v changed by the merge", c)
 		}
-		gm[hw{c.Mem, c.Disk}] += c.V
+		gm[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
 	check("mmp", gm, rm.Nodes(), len(rm))
 	rd := asDP(aggregateAll(dp, dpSums))
@@ -76,7 +77,7 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 		if !c.L.equal(&lf) {
 			t.Fatalf("dp: l %+v changed by the merge", c.L)
 		}
-		gd[hw{c.Mem, c.Disk}] += c.V
+		gd[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
 	check("dp", gd, rd.Nodes(), len(rd))
 }
@@ -100,5 +101,22 @@ func TestUnionDedup(t *testing.T) {
 	}
 	if a[1].V != 1 || b[1].V != 3 {
 		t.Fatalf("inputs modified: %+v %+v", a, b)
+	}
+}
+
+func TestF32Down(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		x := rng.Float64() * 3000
+		f := f32down(x)
+		if float64(f) > x {
+			t.Fatalf("f32down(%v) = %v, above", x, f)
+		}
+		if next := math.Nextafter32(f, float32(math.Inf(1))); float64(next) <= x {
+			t.Fatalf("f32down(%v) = %v, not the largest float32 below (%v)", x, f, next)
+		}
+	}
+	if f32down(4096) != 4096 || f32down(512000) != 512000 {
+		t.Fatalf("integers not exact")
 	}
 }

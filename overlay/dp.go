@@ -15,8 +15,8 @@ const dpRefs = 16
 // at least Mem MB and Disk MB and at least L(δ) MFLOP available before any
 // deadline δ.
 type DPCluster struct {
-	Mem, Disk float64
-	V         int
+	Mem, Disk float32 // rounded down from the node's values (f32down)
+	V         int32
 	L         LFunc
 }
 
@@ -35,7 +35,7 @@ type DPSummary []DPCluster
 func (s DPSummary) Nodes() int {
 	n := 0
 	for i := range s {
-		n += s[i].V
+		n += int(s[i].V)
 	}
 	return n
 }
@@ -114,7 +114,7 @@ func (m dpMetric) computeCell(c *dpItem) uint32 {
 	if m.g.base < 2 {
 		return 0
 	}
-	return uint32(m.g.cell(0, c.c.Mem)) | uint32(m.g.cell(1, c.c.Disk))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
+	return uint32(m.g.cell(0, float64(c.c.Mem))) | uint32(m.g.cell(1, float64(c.c.Disk)))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
 }
 
 func (m dpMetric) fill(c *dpItem) {
@@ -129,9 +129,9 @@ func (m dpMetric) fill(c *dpItem) {
 // the sample reduction is not included: it is small and costly to get.)
 func (m dpMetric) dist(x, y *dpItem) float64 {
 	a, b := &x.c, &y.c
-	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
+	hm, hd := float64(min(a.Mem, b.Mem)), float64(min(a.Disk, b.Disk))
 	va, vb := float64(a.V), float64(b.V)
-	d := (va*(a.Mem-hm)+vb*(b.Mem-hm))*m.im + (va*(a.Disk-hd)+vb*(b.Disk-hd))*m.id
+	d := (va*(float64(a.Mem)-hm)+vb*(float64(b.Mem)-hm))*m.im + (va*(float64(a.Disk)-hd)+vb*(float64(b.Disk)-hd))*m.id
 	var l float64
 	for k := range x.ref {
 		p, q := x.ref[k], y.ref[k]
@@ -192,8 +192,8 @@ func (p *DP) prepare(z DPSummary, w *dpWork) (dpMetric, []dpItem) {
 	lm, hm, ld, hd, t0 := inf, -inf, inf, -inf, inf
 	for i := range z {
 		c := &z[i]
-		lm, hm = min(lm, c.Mem), max(hm, c.Mem)
-		ld, hd = min(ld, c.Disk), max(hd, c.Disk)
+		lm, hm = min(lm, float64(c.Mem)), max(hm, float64(c.Mem))
+		ld, hd = min(ld, float64(c.Disk)), max(hd, float64(c.Disk))
 		if len(c.L.P) > 0 {
 			t0 = min(t0, c.L.P[0].T)
 		}
@@ -245,14 +245,14 @@ func (*DP) MaxQueue(Summary) float64 { return math.Inf(-1) }
 // AF is the number of tasks of app (deadline app.Deadline) the nodes of c
 // can finish in time.
 func (c *DPCluster) AF(app App) int {
-	if c.Mem < app.Mem || c.Disk < app.Disk {
+	if float64(c.Mem) < app.Mem || float64(c.Disk) < app.Disk {
 		return 0
 	}
 	t := c.L.At(app.Deadline) / app.Length
 	if !(t >= 1) {
 		return 0
 	}
-	return c.V * int(min(math.Floor(t), 1<<40))
+	return int(c.V) * int(min(math.Floor(t), 1<<40))
 }
 
 // Admits is the number of tasks of app that s can finish by the deadline.
@@ -276,7 +276,7 @@ func (p *DP) Forward(f *Fork, req Request, _ float64) Split {
 			if k := s[i].AF(req.App); k > 0 {
 				l := s[i].L.At(req.App.Deadline)
 				// l in units of tasks; memory/disk closeness breaks ties
-				key := l/req.App.Length + 1e-9*((s[i].Mem-req.App.Mem)+(s[i].Disk-req.App.Disk))
+				key := l/req.App.Length + 1e-9*((float64(s[i].Mem)-req.App.Mem)+(float64(s[i].Disk)-req.App.Disk))
 				cand = append(cand, candidate{key: key, left: left, index: i, n: k})
 			}
 		}
@@ -385,7 +385,7 @@ func (e *DPExec) Summary(now float64) Summary {
 		h = 100000
 	}
 	f.reduce(k, h)
-	return DPSummary{{Mem: e.Mem, Disk: e.Disk, V: 1, L: f}}
+	return DPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), V: 1, L: f}}
 }
 
 func (e *DPExec) Accept(now float64, app App, n int, sub Addr) int {
@@ -411,6 +411,7 @@ func (e *DPExec) Accept(now float64, app App, n int, sub Addr) int {
 func (e *DPExec) start(t float64) {
 	if len(e.runs) == 0 {
 		e.running = false
+		e.runs = nil // an idle node keeps no queue storage
 		return
 	}
 	r := &e.runs[0]

@@ -243,7 +243,7 @@ func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
 		if i%2 == 1 {
 			from = r.Right
 		}
-		out = r.Step(c, 0.1*float64(i+1), Msg{Kind: KindUpdate, From: from, Sum: IBPSummary{{Mem: float64(i + 2), Disk: 1, V: 1}}}, nil)
+		out = r.Step(c, 0.1*float64(i+1), Msg{Kind: KindUpdate, From: from, Sum: IBPSummary{{Mem: float32(i + 2), Disk: 1, V: 1}}}, nil)
 		if len(out) != 0 {
 			t.Fatalf("update %d sent while the link is held: %+v", i, out)
 		}

@@ -9,8 +9,8 @@ import (
 // IBPCluster is a sampled function of the IBP policy (§6.1.1): V idle
 // nodes, each with at least Mem MB of memory and Disk MB of disk.
 type IBPCluster struct {
-	Mem, Disk float64
-	V         int
+	Mem, Disk float32 // rounded down from the node's values (f32down)
+	V         int32
 }
 
 // IBPSummary is an IBP availability summary. A busy node reports nil.
@@ -19,7 +19,7 @@ type IBPSummary []IBPCluster
 func (s IBPSummary) Nodes() int {
 	n := 0
 	for _, c := range s {
-		n += c.V
+		n += int(c.V)
 	}
 	return n
 }
@@ -71,12 +71,12 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	defer vecPool.Put(w)
 	vs := w.get(len(z))
 	for i, c := range z {
-		vs[i] = vec{o: [4]float64{c.Mem, c.Disk}, v: float64(c.V)}
+		vs[i] = vec{o: [4]float64{float64(c.Mem), float64(c.Disk)}, v: float64(c.V)}
 	}
 	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid)
 	out := make(IBPSummary, len(vs))
 	for i := range vs {
-		out[i] = IBPCluster{Mem: vs[i].o[0], Disk: vs[i].o[1], V: int(vs[i].v)}
+		out[i] = IBPCluster{Mem: float32(vs[i].o[0]), Disk: float32(vs[i].o[1]), V: int32(vs[i].v)}
 	}
 	return sortDedup(out, cmpIBP, addIBP)
 }
@@ -88,8 +88,8 @@ func (*IBP) MaxQueue(Summary) float64 { return math.Inf(-1) }
 // AF is the availability function of a sampled function: the number of
 // tasks of app its nodes can take.
 func (c *IBPCluster) AF(app App) int {
-	if c.Mem >= app.Mem && c.Disk >= app.Disk {
-		return c.V
+	if float64(c.Mem) >= app.Mem && float64(c.Disk) >= app.Disk {
+		return int(c.V)
 	}
 	return 0
 }
@@ -121,8 +121,9 @@ func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
 		for i := range s {
 			if k := s[i].AF(req.App); k > 0 {
 				cand = append(cand, candidate{left: left, index: i, n: k})
-				lm, hm = min(lm, s[i].Mem), max(hm, s[i].Mem)
-				ld, hd = min(ld, s[i].Disk), max(hd, s[i].Disk)
+				m, d := float64(s[i].Mem), float64(s[i].Disk)
+				lm, hm = min(lm, m), max(hm, m)
+				ld, hd = min(ld, d), max(hd, d)
 			}
 		}
 	}
@@ -141,7 +142,7 @@ func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
 		} else {
 			c = &rs[cand[i].index]
 		}
-		cand[i].key = (c.Mem-req.App.Mem)*im + (c.Disk-req.App.Disk)*id
+		cand[i].key = (float64(c.Mem)-req.App.Mem)*im + (float64(c.Disk)-req.App.Disk)*id
 	}
 	return distribute(cand, req.N)
 }
@@ -191,7 +192,7 @@ func (e *IBPExec) Summary(float64) Summary {
 	if e.busy {
 		return nil
 	}
-	return IBPSummary{{Mem: e.Mem, Disk: e.Disk, V: 1}}
+	return IBPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), V: 1}}
 }
 
 func (e *IBPExec) Accept(now float64, app App, n int, sub Addr) int {

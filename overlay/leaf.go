@@ -25,7 +25,6 @@ type Leaf struct {
 	Exec         Exec
 	sent         Summary
 	started      bool
-	done         []Request // scratch
 }
 
 // Wake returns when the leaf wants a KindTick (next task completion).
@@ -41,8 +40,8 @@ func (l *Leaf) Wake() float64 {
 // the father when the node's summary changed. A KindTick at start-up sends
 // the first summary.
 func (l *Leaf) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
-	l.done = l.Exec.Advance(now, l.done[:0])
-	for _, d := range l.done {
+	// No scratch kept per leaf: Advance allocates only when tasks finished.
+	for _, d := range l.Exec.Advance(now, nil) {
 		out = append(out, Msg{Kind: KindDone, From: l.Self, To: d.Submitter, Req: d})
 	}
 	if m.Kind == KindRequest && m.Req.N > 0 {

@@ -9,8 +9,9 @@ import (
 // MMPCluster is a sampled function of the MMP policy (§6.2.1): V nodes with
 // at least Mem MB, Disk MB and Power MFLOPS, whose queues all end by Q.
 type MMPCluster struct {
-	Mem, Disk, Power, Q float64
-	V                   int
+	Mem, Disk, Power float32 // rounded down from the node's values (f32down)
+	V                int32
+	Q                float64
 }
 
 // MMPSummary is an MMP availability summary.
@@ -19,7 +20,7 @@ type MMPSummary []MMPCluster
 func (s MMPSummary) Nodes() int {
 	n := 0
 	for _, c := range s {
-		n += c.V
+		n += int(c.V)
 	}
 	return n
 }
@@ -76,13 +77,13 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	defer vecPool.Put(w)
 	vs := w.get(len(z))
 	for i, c := range z {
-		vs[i] = vec{o: [4]float64{c.Mem, c.Disk, c.Power, c.Q}, v: float64(c.V)}
+		vs[i] = vec{o: [4]float64{float64(c.Mem), float64(c.Disk), float64(c.Power), c.Q}, v: float64(c.V)}
 	}
 	vs = clusterVecs(vs, 4, p.SFMax, [4]bool{3: true}, !p.NoGrid)
 	out := make(MMPSummary, len(vs))
 	for i := range vs {
 		o := vs[i].o
-		out[i] = MMPCluster{Mem: o[0], Disk: o[1], Power: o[2], Q: o[3], V: int(vs[i].v)}
+		out[i] = MMPCluster{Mem: float32(o[0]), Disk: float32(o[1]), Power: float32(o[2]), Q: o[3], V: int32(vs[i].v)}
 	}
 	return sortDedup(out, cmpMMP, addMMP)
 }
@@ -100,17 +101,17 @@ func (*MMP) MaxQueue(s Summary) float64 {
 // AF is the number of tasks of app the nodes of c can queue so that they
 // finish by q, at time now (a queue end in the past means an empty queue).
 func (c *MMPCluster) AF(app App, q, now float64) int {
-	if c.Mem < app.Mem || c.Disk < app.Disk {
+	if float64(c.Mem) < app.Mem || float64(c.Disk) < app.Disk {
 		return 0
 	}
-	t := (q - max(c.Q, now)) * c.Power / app.Length
+	t := (q - max(c.Q, now)) * float64(c.Power) / app.Length
 	if !(t >= 1) {
 		return 0
 	}
 	if t > 1<<40 {
 		t = 1 << 40
 	}
-	return c.V * int(math.Floor(t))
+	return int(c.V) * int(math.Floor(t))
 }
 
 // Admits is the number of tasks of app that s can finish by q.
@@ -139,7 +140,7 @@ func Makespan(app App, n int, now float64, ss ...MMPSummary) float64 {
 	fits := false
 	for _, s := range ss {
 		for i := range s {
-			fits = fits || (s[i].Mem >= app.Mem && s[i].Disk >= app.Disk && s[i].Power > 0)
+			fits = fits || (float64(s[i].Mem) >= app.Mem && float64(s[i].Disk) >= app.Disk && s[i].Power > 0)
 		}
 	}
 	if !fits || n <= 0 {
@@ -204,7 +205,7 @@ type MMPExec struct {
 }
 
 func (e *MMPExec) Summary(float64) Summary {
-	return MMPSummary{{Mem: e.Mem, Disk: e.Disk, Power: e.Power, Q: e.Q, V: 1}}
+	return MMPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), Power: f32down(e.Power), Q: e.Q, V: 1}}
 }
 
 func (e *MMPExec) Accept(now float64, app App, n int, sub Addr) int {
@@ -234,6 +235,9 @@ func (e *MMPExec) Advance(now float64, done []Request) []Request {
 	}
 	clear(e.runs[k:])
 	e.runs = e.runs[:k]
+	if k == 0 {
+		e.runs = nil // an idle node keeps no queue storage
+	}
 	return done
 }
 

@@ -42,12 +42,12 @@ func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
 		}
 		switch pol {
 		case "ibp":
-			ss[i] = IBPSummary{{Mem: s.mem, Disk: s.disk, V: 1}}
+			ss[i] = IBPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1}}
 		case "mmp":
-			ss[i] = MMPSummary{{Mem: s.mem, Disk: s.disk, Power: s.power, Q: s.q, V: 1}}
+			ss[i] = MMPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), Power: float32(s.power), Q: s.q, V: 1}}
 		case "dp":
 			s.l = drawLFunc(t, s.power)
-			ss[i] = DPSummary{{Mem: s.mem, Disk: s.disk, V: 1, L: s.l}}
+			ss[i] = DPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1, L: s.l}}
 		}
 		ns[i] = s
 	}
@@ -132,7 +132,7 @@ func TestSummaryConservative(t *testing.T) {
 							for _, q := range qs {
 								want := 0
 								for _, u := range ns[lo:hi] {
-									c := MMPCluster{Mem: u.mem, Disk: u.disk, Power: u.power, Q: u.q, V: 1}
+									c := MMPCluster{Mem: float32(u.mem), Disk: float32(u.disk), Power: float32(u.power), Q: u.q, V: 1}
 									want += c.AF(a, q, 0)
 								}
 								if got := ss.Admits(a, q, 0); got > want {
@@ -142,7 +142,7 @@ func TestSummaryConservative(t *testing.T) {
 						case DPSummary:
 							want := 0
 							for _, u := range ns[lo:hi] {
-								c := DPCluster{Mem: u.mem, Disk: u.disk, V: 1, L: u.l}
+								c := DPCluster{Mem: float32(u.mem), Disk: float32(u.disk), V: 1, L: u.l}
 								want += c.AF(a)
 							}
 							if got := ss.Admits(a); got > want {
@@ -264,8 +264,8 @@ func TestDPGridClusteringExact(t *testing.T) {
 		for i := range z {
 			// continuous values: ties would let the two algorithms pick
 			// different (equally close) pairs
-			z[i] = DPCluster{Mem: rapid.Float64Range(1, 64).Draw(t, "mem"), Disk: rapid.Float64Range(1, 64).Draw(t, "disk"),
-				V: rapid.IntRange(1, 4).Draw(t, "v"), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s"))}
+			z[i] = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem")), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk")),
+				V: int32(rapid.IntRange(1, 4).Draw(t, "v")), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s"))}
 			z[i].L.reduce(p.Samples, p.Horizon)
 		}
 		m, items := p.prepare(z, &dpWork{})
@@ -288,7 +288,7 @@ func TestDPGridClusteringExact(t *testing.T) {
 				return 1
 			}
 			if x.c.V != y.c.V {
-				return x.c.V - y.c.V
+				return int(x.c.V - y.c.V)
 			}
 			sx, sy := refSum(&x), refSum(&y)
 			switch {
@@ -331,14 +331,14 @@ func closeL(f, g *LFunc) bool {
 func TestAggregateToOneIsSum(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := func(name string) float64 { return float64(rapid.IntRange(0, 100).Draw(t, name)) }
-		a := IBPCluster{Mem: f("m1"), Disk: f("d1"), V: rapid.IntRange(1, 5).Draw(t, "v1")}
-		b := IBPCluster{Mem: f("m2"), Disk: f("d2"), V: rapid.IntRange(1, 5).Draw(t, "v2")}
+		a := IBPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), V: int32(rapid.IntRange(1, 5).Draw(t, "v1"))}
+		b := IBPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), V: int32(rapid.IntRange(1, 5).Draw(t, "v2"))}
 		ibp := &IBP{SFMax: 1}
 		if got := ibp.Aggregate(IBPSummary{a}, IBPSummary{b}).(IBPSummary); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
 			t.Fatalf("IBP: %v, want %v", got, ibp.Sum(&a, &b))
 		}
-		c := MMPCluster{Mem: f("m1"), Disk: f("d1"), Power: f("s1"), Q: f("q1"), V: 1}
-		d := MMPCluster{Mem: f("m2"), Disk: f("d2"), Power: f("s2"), Q: f("q2"), V: 2}
+		c := MMPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), Power: float32(f("s1")), Q: f("q1"), V: 1}
+		d := MMPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), Power: float32(f("s2")), Q: f("q2"), V: 2}
 		mmp := &MMP{SFMax: 1, Beta: 0.5}
 		want := MMPCluster{Mem: min(c.Mem, d.Mem), Disk: min(c.Disk, d.Disk), Power: min(c.Power, d.Power), Q: max(c.Q, d.Q), V: 3}
 		if mmp.Sum(&c, &d) != want {

@@ -58,15 +58,15 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 			for _, cl := range asIBP(s) {
 				if k := cl.AF(req.App); k > 0 {
 					cand = append(cand, candidate{index: i, n: k})
-					lm, hm = min(lm, cl.Mem), max(hm, cl.Mem)
-					ld, hd = min(ld, cl.Disk), max(hd, cl.Disk)
+					lm, hm = min(lm, float64(cl.Mem)), max(hm, float64(cl.Mem))
+					ld, hd = min(ld, float64(cl.Disk)), max(hd, float64(cl.Disk))
 				}
 			}
 		}
 		im, id := inv(span(lm, hm)), inv(span(ld, hd))
 		for x := range cand {
 			cl := asIBP(nodes[cand[x].index])[0]
-			cand[x].key = (cl.Mem-req.App.Mem)*im + (cl.Disk-req.App.Disk)*id
+			cand[x].key = (float64(cl.Mem)-req.App.Mem)*im + (float64(cl.Disk)-req.App.Disk)*id
 		}
 		return placeSorted(cand, req.N, out)
 	case *DP:
@@ -77,7 +77,7 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 				if k := ds[x].AF(req.App); k > 0 {
 					l := ds[x].L.At(req.App.Deadline)
 					cand = append(cand, candidate{index: i, n: k,
-						key: l/req.App.Length + 1e-9*((ds[x].Mem-req.App.Mem)+(ds[x].Disk-req.App.Disk))})
+						key: l/req.App.Length + 1e-9*((float64(ds[x].Mem)-req.App.Mem)+(float64(ds[x].Disk)-req.App.Disk))})
 				}
 			}
 		}
