@@ -195,7 +195,6 @@ type Evaluator struct {
 
 	// inc[b] is the last greedy construction of building block b.
 	inc     [ApparentYield + 1]*incState
-	dirty   []int
 	changed []bool
 
 	// Calls counts the non-random Choose calls, Hits those answered by the
@@ -215,8 +214,8 @@ type incState struct {
 	n          int  // steps completed
 	ok         bool // all m steps completed
 	path       []int
-	best       []float64
 	vals       [][]Value
+	ecomm      [][]float64
 	has        [][]bool
 	cfg        Config
 }
@@ -251,7 +250,6 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		inS:     make([]bool, p),
 		nq:      make([]int, p),
 		eq:      make([]float64, p),
-		dirty:   make([]int, 0, p),
 		changed: make([]bool, p),
 	}
 	if p <= 24 {
@@ -259,10 +257,11 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	}
 	for b := Prob; b <= ApparentYield; b++ {
 		in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
-			path: make([]int, m), best: make([]float64, m), vals: make([][]Value, m), has: make([][]bool, m)}
+			path: make([]int, m), vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
 		for k := range m {
 			in.vals[k] = make([]Value, p)
 			in.has[k] = make([]bool, p)
+			in.ecomm[k] = make([]float64, p)
 		}
 		e.inc[b] = in
 		e.choice[b] = make(map[string]Config)
@@ -532,13 +531,11 @@ type gstep struct {
 	arg1       int
 }
 
-// candValue is the value, for criterion b, of the allocation so far (e.x,
-// e.inS, e.nq, e.order, g) with one more task on q. Only what the
-// criterion needs is computed (IE: no P; IP: no E).
-func (e *Evaluator) candValue(b Criterion, q int, s *Snapshot, g *gstep) Value {
-	e.Evals++
-	x := e.x
-	nq := e.commSlots(q, x[q]+1, s)
+// candEcomm is E_comm of the allocation so far (e.x, e.inS, e.nq, g) with
+// one more task on q: the only way a candidate's value depends on the
+// holdings of the processors already chosen.
+func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
+	nq := e.commSlots(q, e.x[q]+1, s)
 	eq := e.es[q][nq]
 	others, n2, sz := g.max1, g.N+nq, g.size+1
 	if e.inS[q] {
@@ -552,7 +549,16 @@ func (e *Evaluator) candValue(b Criterion, q int, s *Snapshot, g *gstep) Value {
 	if ncom := e.plat.NCom; sz > ncom {
 		ecomm = max(ecomm, float64(n2)/float64(ncom))
 	}
-	w := max(g.W, (x[q]+1)*e.plat.W[q])
+	return ecomm
+}
+
+// candValue is the value, for criterion b, of the allocation so far (e.x,
+// e.order, g) with one more task on q, whose E_comm is ecomm. Given the
+// processors chosen so far (in order), it depends only on q and ecomm. Only
+// what the criterion needs is computed (IE: no P; IP: no E).
+func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) Value {
+	e.Evals++
+	w := max(g.W, (e.x[q]+1)*e.plat.W[q])
 	mask := g.mask | 1<<uint(q)
 	se := e.setFastInfo(mask)
 	if w <= 1 || se.pplus == 0 {
@@ -585,34 +591,33 @@ func (e *Evaluator) candValue(b Criterion, q int, s *Snapshot, g *gstep) Value {
 // equals the reference on every candidate (TestGreedyMatchesValue).
 //
 // The construction is also incremental across calls: the candidates of
-// every step of the last construction of b are kept with the snapshot they
-// were computed for. A candidate's value at step k depends only on its own
-// state and holdings and on those of the processors chosen before step k,
-// so only the processors whose state or holdings changed are re-evaluated,
-// step after step, as long as each step chooses the same processor as last
-// time and that processor did not change; from the first step where either
-// fails, every candidate is evaluated. The winner of a step is found as a
-// full scan would find it (the yield, whose scores change with the elapsed
-// time, rescans the kept values).
+// every step of the last construction of b are kept (value and E_comm) with
+// the snapshot they were computed for. Given the processors chosen before
+// step k, a candidate's value depends only on the candidate and its E_comm
+// (candValue), and E_comm is cheap (candEcomm); the candidate's own
+// holdings enter only through E_comm. So while each step chooses the same
+// processor as last time, a candidate is re-evaluated only if it was not a
+// candidate then or its E_comm differs (bit for bit) from the kept one; from the first step that chooses another processor, every
+// candidate is evaluated. When no UP processor changed at all, the kept
+// choice is returned (except for the yield, whose scores change with the
+// elapsed time and are rescanned).
 func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	in := e.inc[b]
 	p := len(s.Up)
-	d := e.dirty[:0]
-	full := !in.valid
-	if !full {
+	same := in.valid // the steps so far chose as the kept construction did
+	if same {
+		dirty := false
 		for q := range p {
-			ch := s.Up[q] != in.up[q] || s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]
+			// the holdings of a processor that is not UP do not matter
+			ch := s.Up[q] != in.up[q] || (s.Up[q] && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
 			e.changed[q] = ch
-			if ch {
-				d = append(d, q)
-			}
+			dirty = dirty || ch
 		}
-		if len(d) == 0 && b != Yield {
+		if !dirty && b != Yield {
 			e.Hits++
 			return in.cfg, in.ok
 		}
 	}
-	e.dirty = d
 	copy(in.up, s.Up)
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
@@ -625,56 +630,30 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
 		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
-		vals, has := in.vals[k], in.has[k]
-		if full {
-			for q, up := range s.Up {
-				has[q] = up && x[q] < e.plat.mu(q)
-				if has[q] {
-					vals[q] = e.candValue(b, q, s, &g)
-				}
-			}
-		} else {
-			for _, q := range d {
-				has[q] = s.Up[q] && x[q] < e.plat.mu(q)
-				if has[q] {
-					vals[q] = e.candValue(b, q, s, &g)
-				}
-			}
-		}
+		vals, has, ecs := in.vals[k], in.has[k], in.ecomm[k]
+		same = same && k <= in.n // step k was reached last time
 		best, bq := math.Inf(-1), -1
-		if full || b == Yield || k >= in.n || e.changed[in.path[k]] {
-			for q := range p {
-				if !has[q] {
-					continue
-				}
-				if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
-					best, bq = sc, q
-				}
+		for q, up := range s.Up {
+			if !up || x[q] >= e.plat.mu(q) {
+				has[q] = false
+				continue
 			}
-		} else {
-			// the last winner (unchanged, so is its score) stands unless a
-			// changed candidate scores more, or as much with a lower index
-			best, bq = in.best[k], in.path[k]
-			for _, q := range d {
-				if !has[q] {
-					continue
-				}
-				if sc := Score(b, vals[q], s.Elapsed); sc > best || (sc == best && q < bq) {
-					best, bq = sc, q
-				}
+			ec := e.candEcomm(q, s, &g)
+			if !same || !has[q] || ec != ecs[q] {
+				vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+			}
+			if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
+				best, bq = sc, q
 			}
 		}
 		if bq < 0 {
 			in.n, in.ok, in.cfg = k, false, Config{}
 			return Config{}, false
 		}
-		if !full && (k >= in.n || bq != in.path[k] || e.changed[bq]) {
-			full = true // the next steps' candidates all depend on this choice
-		}
 		if k >= in.n || bq != in.path[k] {
-			samePath = false
+			same, samePath = false, false // the next steps' candidates all depend on this choice
 		}
-		in.path[k], in.best[k] = bq, best
+		in.path[k] = bq
 		if !e.inS[bq] {
 			e.order = append(e.order, bq)
 			e.inS[bq] = true

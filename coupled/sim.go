@@ -250,8 +250,10 @@ func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, a
 				}
 			}
 		} else if h.Proactive() {
-			now := Score(h.Switch, e.Value(cur, snap, done), snap.Elapsed)
-			if c, ok := h.choose(e, snap, rng); ok {
+			// With done = 0 a rebuild of the running allocation has exactly
+			// its value (same computation), so it cannot be strictly better.
+			if c, ok := h.choose(e, snap, rng); ok && (done > 0 || !slices.Equal(c.X, cur.X)) {
+				now := Score(h.Switch, e.Value(cur, snap, done), snap.Elapsed)
 				if Score(h.Switch, e.Value(c, snap, 0), snap.Elapsed) > now {
 					launch(c)
 					res.Proactive++
