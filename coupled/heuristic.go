@@ -196,6 +196,7 @@ type Evaluator struct {
 	// inc[b] is the last greedy construction of building block b.
 	inc     [ApparentYield + 1]*incState
 	changed []bool
+	dirty   []int
 
 	// Calls counts the non-random Choose calls, Hits those answered by the
 	// choice cache or without evaluating any candidate, Evals the
@@ -214,6 +215,8 @@ type incState struct {
 	n          int  // steps completed
 	ok         bool // all m steps completed
 	path       []int
+	sum        []stepSum // summary of the chosen processors at each step
+	best       []float64 // winner's score at each step
 	vals       [][]Value
 	ecomm      [][]float64
 	has        [][]bool
@@ -251,13 +254,14 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		nq:      make([]int, p),
 		eq:      make([]float64, p),
 		changed: make([]bool, p),
+		dirty:   make([]int, 0, p),
 	}
 	if p <= 24 {
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
 	}
 	for b := Prob; b <= ApparentYield; b++ {
 		in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
-			path: make([]int, m), vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
+			path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m), vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
 		for k := range m {
 			in.vals[k] = make([]Value, p)
 			in.has[k] = make([]bool, p)
@@ -523,6 +527,14 @@ func (e *Evaluator) forget() {
 	}
 }
 
+// stepSum is what the E_comm of an unchanged candidate depends on, besides
+// the path: the two largest E^{(P_r)}(n_r) of the processors chosen so far,
+// the first one's index, and Σ n_r.
+type stepSum struct {
+	max1, max2 float64
+	arg1, n    int
+}
+
 // gstep is the allocation built so far by the greedy.
 type gstep struct {
 	mask       uint64
@@ -605,15 +617,18 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	in := e.inc[b]
 	p := len(s.Up)
 	same := in.valid // the steps so far chose as the kept construction did
+	d := e.dirty[:0]
 	if same {
-		dirty := false
 		for q := range p {
 			// the holdings of a processor that is not UP do not matter
 			ch := s.Up[q] != in.up[q] || (s.Up[q] && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
 			e.changed[q] = ch
-			dirty = dirty || ch
+			if ch {
+				d = append(d, q)
+			}
 		}
-		if !dirty && b != Yield {
+		e.dirty = d
+		if len(d) == 0 && b != Yield {
 			e.Hits++
 			return in.cfg, in.ok
 		}
@@ -633,19 +648,42 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 		vals, has, ecs := in.vals[k], in.has[k], in.ecomm[k]
 		same = same && k <= in.n // step k was reached last time
 		best, bq := math.Inf(-1), -1
-		for q, up := range s.Up {
-			if !up || x[q] >= e.plat.mu(q) {
-				has[q] = false
-				continue
+		sum := stepSum{g.max1, g.max2, g.arg1, g.N}
+		if same && b != Yield && k < in.n && sum == in.sum[k] && !e.changed[in.path[k]] {
+			// Same path, same summary of the chosen processors: only the
+			// changed processors' E_comm can differ, and the kept winner
+			// (unchanged, so is its score) stands unless a changed
+			// candidate scores more, or as much with a lower index.
+			best, bq = in.best[k], in.path[k]
+			for _, q := range d {
+				if !s.Up[q] || x[q] >= e.plat.mu(q) {
+					has[q] = false
+					continue
+				}
+				ec := e.candEcomm(q, s, &g)
+				if !has[q] || ec != ecs[q] {
+					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+				}
+				if sc := Score(b, vals[q], s.Elapsed); sc > best || (sc == best && q < bq) {
+					best, bq = sc, q
+				}
 			}
-			ec := e.candEcomm(q, s, &g)
-			if !same || !has[q] || ec != ecs[q] {
-				vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
-			}
-			if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
-				best, bq = sc, q
+		} else {
+			for q, up := range s.Up {
+				if !up || x[q] >= e.plat.mu(q) {
+					has[q] = false
+					continue
+				}
+				ec := e.candEcomm(q, s, &g)
+				if !same || !has[q] || ec != ecs[q] {
+					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+				}
+				if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
+					best, bq = sc, q
+				}
 			}
 		}
+		in.sum[k], in.best[k] = sum, best
 		if bq < 0 {
 			in.n, in.ok, in.cfg = k, false, Config{}
 			return Config{}, false
