@@ -480,9 +480,9 @@ func approxEqual(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// The yield's greedy path changes with the elapsed time while its step
-// cache is keyed by (state, allocation so far): many elapsed times on the
-// same states must all give the reference choice.
+// The yield's greedy path changes with the elapsed time while the kept
+// construction's candidate values do not: many elapsed times on the same
+// states must all give the reference choice.
 func TestYieldStepCache(t *testing.T) {
 	rng := stream.New(9)
 	for sc := range 30 {
