@@ -20,6 +20,12 @@ type CampaignParams struct {
 	Iterations int    `json:"iterations"`
 	Cap        int    `json:"cap"`  // makespan limit (failure)
 	Form       string `json:"form"` // E(S)(W): "published" or "conditional"
+	// Rebuild is how a proactive heuristic builds and measures the new
+	// configuration (§VI.B): "" (the default, also "holdings") with what
+	// the processors hold, data of the running configuration included;
+	// "fresh" as at the start of the iteration, without any task data
+	// (docs/model-002.md).
+	Rebuild string `json:"rebuild,omitempty"`
 }
 
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
@@ -59,8 +65,19 @@ func (c CampaignParams) Validate() error {
 	if _, err := analytic.ParseForm(c.Form); err != nil {
 		return fmt.Errorf("form: %w", err)
 	}
+	switch c.Rebuild {
+	case "", RebuildHoldings, RebuildFresh:
+	default:
+		return fmt.Errorf("rebuild = %q, want %q or %q", c.Rebuild, RebuildHoldings, RebuildFresh)
+	}
 	return nil
 }
+
+// The readings of §VI.B's rebuild (CampaignParams.Rebuild).
+const (
+	RebuildHoldings = "holdings"
+	RebuildFresh    = "fresh"
+)
 
 // Units is the number of units: one per scenario.
 func (c CampaignParams) Units() int { return len(c.M) * len(c.NCom) * len(c.WMin) * c.Scenarios }
@@ -134,7 +151,7 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 		// the trial's availability, drawn once and replayed to every heuristic
 		rec := NewRecording(NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), len(scn.Chains))
 		for i, h := range hs {
-			r, err := Simulate(ctx, e, scn.App, h, rec.Replay(), stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
+			r, err := Simulate(ctx, e, scn.App, h, rec.Replay(), stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap, FreshRebuild: c.Rebuild == RebuildFresh})
 			if err != nil {
 				return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
 			}

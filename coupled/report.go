@@ -142,8 +142,8 @@ func fmtPtr(x *float64, prec int) string {
 // seed and parameters.
 func (r Report) WriteText(w io.Writer) error {
 	c := r.Params
-	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s; campaign seed %d\n",
-		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, r.Seed)
+	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s%s; campaign seed %d\n",
+		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, rebuildNote(c.Rebuild), r.Seed)
 	if r.Partial != nil {
 		fmt.Fprintf(w, "PARTIAL: %d of the campaign's %d units (an unfinished campaign; the missing scenarios are not a random sample)\n", len(r.Partial.Present), r.Partial.Units)
 	}
@@ -240,4 +240,12 @@ func fmtCSV(x *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*x, 'g', 10, 64)
+}
+
+// rebuildNote names a non-default reading of the proactive rebuild.
+func rebuildNote(r string) string {
+	if r == "" || r == RebuildHoldings {
+		return ""
+	}
+	return ", proactive rebuild " + r
 }

@@ -128,6 +128,13 @@ type Slot struct {
 type Options struct {
 	// Cap is the slot limit: reaching it is a failure (default 1,000,000).
 	Cap int
+	// FreshRebuild makes a proactive heuristic build and measure its new
+	// configuration as at the start of the iteration (§VI.B "as if no task
+	// were allocated to any worker"): without the task data the processors
+	// hold (the program, not a task, still counts). When it is launched,
+	// members kept from the running configuration keep their data as
+	// usual. Default: built and measured with everything held.
+	FreshRebuild bool
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
@@ -184,7 +191,8 @@ func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, a
 	p := plat.P()
 	states := make([]availability.State, p)
 	snap := &Snapshot{Up: make([]bool, p), Prog: make([]int, p), Data: make([]int, p)}
-	var cur Config // X == nil: no configuration
+	fresh := &Snapshot{Data: make([]int, p)} // no task data (FreshRebuild)
+	var cur Config                           // X == nil: no configuration
 	W, done, iterStart := 0, 0, 0
 	var res Result
 
@@ -250,11 +258,17 @@ func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, a
 				}
 			}
 		} else if h.Proactive() {
-			// With done = 0 a rebuild of the running allocation has exactly
-			// its value (same computation), so it cannot be strictly better.
-			if c, ok := h.choose(e, snap, rng); ok && (done > 0 || !slices.Equal(c.X, cur.X)) {
+			from := snap
+			if opt.FreshRebuild {
+				fresh.Up, fresh.Prog, fresh.Elapsed = snap.Up, snap.Prog, snap.Elapsed
+				from = fresh
+			}
+			// With done = 0 a rebuild of the running allocation from the
+			// same holdings has exactly its value (same computation), so it
+			// cannot be strictly better.
+			if c, ok := h.choose(e, from, rng); ok && (done > 0 || opt.FreshRebuild || !slices.Equal(c.X, cur.X)) {
 				now := Score(h.Switch, e.Value(cur, snap, done), snap.Elapsed)
-				if Score(h.Switch, e.Value(c, snap, 0), snap.Elapsed) > now {
+				if Score(h.Switch, e.Value(c, from, 0), snap.Elapsed) > now {
 					launch(c)
 					res.Proactive++
 				}

@@ -58,6 +58,9 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 			if err := c.Validate(); err != nil {
 				return usagef("exp coupled: %v", err)
 			}
+			if c.Rebuild == coupled.RebuildHoldings {
+				c.Rebuild = "" // the default: the same manifest as without the flag
+			}
 			params := c
 			seed := f.Seed
 			return runCampaign(cmd.Context(), f, campaign[coupled.UnitResult]{
@@ -81,6 +84,7 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 	fl.IntVar(&c.Iterations, "iterations", c.Iterations, "iterations to complete")
 	fl.IntVar(&c.Cap, "cap", c.Cap, "makespan limit in slots; reaching it is a failure")
 	fl.StringVar(&c.Form, "form", c.Form, "E(S)(W): published (Theorem 5.1) or conditional")
+	fl.StringVar(&c.Rebuild, "rebuild", "", "how a proactive heuristic builds and measures a new configuration: holdings (default: with the data held) or fresh (as at the iteration start, no task data; docs/model-002.md)")
 	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(coupledKind, summarizeCoupled)
@@ -180,7 +184,7 @@ func summarizeCoupledPartial(dirs []string, w, stderr io.Writer) error {
 			c, seed = ci, m.Seed
 		} else {
 			if m.Seed != seed || ci.P != c.P || ci.Scenarios != c.Scenarios || ci.Trials != c.Trials ||
-				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form {
+				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form || ci.Rebuild != c.Rebuild {
 				return fmt.Errorf("%s: seed %d, params %+v differ from %s's (seed %d, %+v) beyond the m/ncom/wmin lists", dir, m.Seed, ci, dirs[0], seed, c)
 			}
 			c.M, c.NCom, c.WMin = union(c.M, ci.M), union(c.NCom, ci.NCom), union(c.WMin, ci.WMin)

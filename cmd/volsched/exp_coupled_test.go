@@ -58,6 +58,7 @@ func TestExpCoupled(t *testing.T) {
 		{"exp coupled --out " + t.TempDir() + " --form exact", `form "exact"`},
 		{"exp coupled --out " + t.TempDir() + " --trials 0", "trials = 0"},
 		{"exp coupled --out " + t.TempDir() + " --p 65", "p = 65"},
+		{"exp coupled --out " + t.TempDir() + " --rebuild foo", `rebuild = "foo"`},
 	} {
 		_, errs, code := runCLI(t, "", strings.Fields(c.args)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
