@@ -16,14 +16,14 @@ import (
 // unionDedup appends to dst the union of x and y with identical functions
 // merged (add folds b's v into a). If x and y are sorted by cmp the result
 // is sorted and holds no duplicates; otherwise the union is sorted first.
-func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, add func(a, b *C)) S {
+func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, add func(a, b *C)) S {
 	if !sortedBy(x, cmp) || !sortedBy(y, cmp) {
 		dst = append(append(dst, x...), y...)
-		slices.SortStableFunc(dst, func(a, b C) int { return cmp(&a, &b) })
+		slices.SortStableFunc(dst, cmp)
 		return compactDedup(dst, cmp, add)
 	}
 	push := func(c *C) {
-		if n := len(dst); n > 0 && cmp(&dst[n-1], c) == 0 {
+		if n := len(dst); n > 0 && cmp(dst[n-1], *c) == 0 {
 			add(&dst[n-1], c)
 			return
 		}
@@ -31,7 +31,7 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, add func(a, b
 	}
 	i, j := 0, 0
 	for i < len(x) && j < len(y) {
-		if cmp(&x[i], &y[j]) <= 0 {
+		if cmp(x[i], y[j]) <= 0 {
 			push(&x[i])
 			i++
 		} else {
@@ -50,17 +50,17 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, add func(a, b
 
 // sortDedup sorts z by cmp and merges identical functions (used on a
 // clustering's result, whose sums may coincide).
-func sortDedup[S ~[]C, C any](z S, cmp func(a, b *C) int, add func(a, b *C)) S {
+func sortDedup[S ~[]C, C any](z S, cmp func(a, b C) int, add func(a, b *C)) S {
 	if !sortedBy(z, cmp) {
-		slices.SortStableFunc(z, func(a, b C) int { return cmp(&a, &b) })
+		slices.SortStableFunc(z, cmp)
 	}
 	return compactDedup(z, cmp, add)
 }
 
-func compactDedup[S ~[]C, C any](z S, cmp func(a, b *C) int, add func(a, b *C)) S {
+func compactDedup[S ~[]C, C any](z S, cmp func(a, b C) int, add func(a, b *C)) S {
 	k := 0
 	for i := range z {
-		if k > 0 && cmp(&z[k-1], &z[i]) == 0 {
+		if k > 0 && cmp(z[k-1], z[i]) == 0 {
 			add(&z[k-1], &z[i])
 			continue
 		}
@@ -71,16 +71,16 @@ func compactDedup[S ~[]C, C any](z S, cmp func(a, b *C) int, add func(a, b *C)) 
 	return z[:k]
 }
 
-func sortedBy[S ~[]C, C any](z S, cmp func(a, b *C) int) bool {
+func sortedBy[S ~[]C, C any](z S, cmp func(a, b C) int) bool {
 	for i := 1; i < len(z); i++ {
-		if cmp(&z[i-1], &z[i]) >= 0 {
+		if cmp(z[i-1], z[i]) >= 0 {
 			return false
 		}
 	}
 	return true
 }
 
-func cmpIBP(a, b *IBPCluster) int {
+func cmpIBP(a, b IBPCluster) int {
 	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
 		return c
 	}
@@ -89,7 +89,7 @@ func cmpIBP(a, b *IBPCluster) int {
 
 func addIBP(a, b *IBPCluster) { a.V += b.V }
 
-func cmpMMP(a, b *MMPCluster) int {
+func cmpMMP(a, b MMPCluster) int {
 	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
 		return c
 	}
@@ -104,7 +104,7 @@ func cmpMMP(a, b *MMPCluster) int {
 
 func addMMP(a, b *MMPCluster) { a.V += b.V }
 
-func cmpDP(a, b *DPCluster) int {
+func cmpDP(a, b DPCluster) int {
 	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
 		return c
 	}
