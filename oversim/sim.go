@@ -114,8 +114,10 @@ type Sim struct {
 	churnK   []uint32         // node -> sessions ended
 	users    []*workload.User // lazily generated workload
 	nextJob  []workload.Job   // user -> its next job
-	msgs     []overlay.Msg
+	msgs     []overlay.Msg    // requests in flight (96 B each)
 	freeMsg  []int32
+	small    []smallMsg // updates and bounds in flight (32 B each): refs < 0
+	freeSml  []int32
 	jobs     []jobState
 	freeJob  []int32
 	out      []overlay.Msg
@@ -278,7 +280,31 @@ func (s *Sim) host(v int32) int32 {
 	return s.rankOf[v]
 }
 
+// smallMsg is an update or bound in flight: the fields of overlay.Msg
+// those kinds use, less the destination (the event's vertex). The start-up
+// wave has one update per leaf in flight at once, so the pool's size is
+// about N slots for the whole run.
+type smallMsg struct {
+	sum   overlay.Summary
+	bound float64
+	from  overlay.Addr
+	kind  overlay.Kind
+}
+
+// allocMsg stores m until its delivery; the ref is >= 0 for a full message,
+// < 0 for a small one.
 func (s *Sim) allocMsg(m overlay.Msg) int32 {
+	if m.Kind == overlay.KindUpdate || m.Kind == overlay.KindBound {
+		sm := smallMsg{sum: m.Sum, bound: m.Bound, from: m.From, kind: m.Kind}
+		if k := len(s.freeSml); k > 0 {
+			i := s.freeSml[k-1]
+			s.freeSml = s.freeSml[:k-1]
+			s.small[i] = sm
+			return -i - 1
+		}
+		s.small = append(s.small, sm)
+		return -int32(len(s.small))
+	}
 	if k := len(s.freeMsg); k > 0 {
 		i := s.freeMsg[k-1]
 		s.freeMsg = s.freeMsg[:k-1]
@@ -287,6 +313,21 @@ func (s *Sim) allocMsg(m overlay.Msg) int32 {
 	}
 	s.msgs = append(s.msgs, m)
 	return int32(len(s.msgs) - 1)
+}
+
+// takeMsg returns the message of ref, to vertex to, and frees its slot.
+func (s *Sim) takeMsg(ref, to int32) overlay.Msg {
+	if ref < 0 {
+		i := -ref - 1
+		sm := s.small[i]
+		s.small[i] = smallMsg{}
+		s.freeSml = append(s.freeSml, i)
+		return overlay.Msg{Kind: sm.kind, From: sm.from, To: overlay.Addr(to), Sum: sm.sum, Bound: sm.bound}
+	}
+	m := s.msgs[ref]
+	s.msgs[ref] = overlay.Msg{}
+	s.freeMsg = append(s.freeMsg, ref)
+	return m
 }
 
 // send transmits a message that leaves vertex from no earlier than depart.
@@ -551,9 +592,7 @@ func (s *Sim) fail(t des.Time, h int32) {
 func (s *Sim) handle(t des.Time, ev event) {
 	switch ev.kind {
 	case evMsg:
-		m := s.msgs[ev.ref]
-		s.msgs[ev.ref] = overlay.Msg{}
-		s.freeMsg = append(s.freeMsg, ev.ref)
+		m := s.takeMsg(ev.ref, ev.v)
 		s.st.MessagesDelivered++
 		s.step(t, ev.v, m)
 	case evTick:
@@ -589,10 +628,7 @@ func (s *Sim) handle(t des.Time, ev event) {
 		s.jobs[ev.v].unplaced += ev.ref
 		s.request(t, ev.v, ev.ref)
 	case evServer:
-		m := s.msgs[ev.ref]
-		s.msgs[ev.ref] = overlay.Msg{}
-		s.freeMsg = append(s.freeMsg, ev.ref)
-		s.serve(t, m)
+		s.serve(t, s.takeMsg(ev.ref, -1))
 	case evProbe:
 		rng := stream.New(s.cfg.Seed, 0x70726f6265, uint64(ev.v)) // "probe"
 		node := int32(rng.IntN(s.cfg.Nodes))
