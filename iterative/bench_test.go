@@ -65,3 +65,20 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkGrid runs one trial of every instantiation of Table 1 (120
+// units, scenario 0, 17 heuristics each): the campaign's mix of n, n_com
+// and w_min. One op is the whole grid (120 instances).
+func BenchmarkGrid(b *testing.B) {
+	c := PaperParams()
+	c.Scenarios, c.Trials = 1, 1
+	c0 := cpuTime()
+	for b.Loop() {
+		for u := 0; u < c.Units(); u++ {
+			if _, err := c.RunUnit(context.Background(), 1, u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*c.Units())/(cpuTime()-c0).Seconds(), "instances/cpu-s")
+}

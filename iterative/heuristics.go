@@ -193,6 +193,10 @@ type Snapshot struct {
 	// Queued, when not nil, is the number of tasks already queued on each
 	// processor (Options.Sticky): they count in n_q and n_active.
 	Queued []int
+	// Eligible, when not nil, lists the processors whose State is UP in
+	// increasing index order (a driver that maintains the list saves the
+	// scan); nil: Decide finds them.
+	Eligible []int
 }
 
 // Pick is one decision: task Copies[Task] goes to processor Proc; Replica
@@ -209,11 +213,16 @@ type Decider struct {
 	nq      []int
 	keys    []float64
 	copies  []int
-	eligibl []bool
 	delay   []int
 	weights []float64
 	rank    []int
 	acc     []int
+	// el is the eligible processors not yet excluded, in index order: the
+	// UP processors, then, in the replica phase, those with nothing to do.
+	el []int
+	// the greedy loop's counters: processors with a task in this round, and
+	// those of them watched; the contention factor.
+	nActive, watched, factor int
 }
 
 // Decide runs heuristic h on the snapshot and returns its decisions in the
@@ -230,130 +239,163 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	d.nq = resize(d.nq, p)
 	d.keys = resizeF(d.keys, p)
 	d.delay = resize(d.delay, p)
-	d.eligibl = resizeB(d.eligibl, p)
-	d.copies = append(d.copies[:0], s.Copies...)
-	up := 0
-	queued := 0
-	random := h.IsRandom()
-	if random {
-		d.weights = resizeF(d.weights, p)
-	}
-	for q := range s.Procs {
-		v := &s.Procs[q]
-		d.nq[q] = 0
-		if s.Queued != nil && s.Queued[q] > 0 {
-			d.nq[q] = s.Queued[q]
-			queued++
-		}
-		e := v.State == availability.Up
-		d.eligibl[q] = e
-		if random { // the random heuristics need weights, not delays
-			if e {
-				up++
-				d.weights[q] = weight(h, s, q)
+	d.el = d.el[:0]
+	if s.Eligible != nil {
+		d.el = append(d.el, s.Eligible...)
+	} else {
+		for q := range s.Procs {
+			if s.Procs[q].State == availability.Up {
+				d.el = append(d.el, q)
 			}
-			continue
-		}
-		d.delay[q] = Delay(v)
-		if e {
-			up++
 		}
 	}
+	up := len(d.el)
 	if up == 0 {
 		return out
 	}
+	queued := 0
+	if s.Queued != nil {
+		for _, n := range s.Queued {
+			if n > 0 {
+				queued++
+			}
+		}
+	}
+	random := h.IsRandom()
+	if random { // the random heuristics need weights, not delays
+		d.weights = resizeF(d.weights, p)
+	}
+	for _, q := range d.el {
+		d.nq[q] = 0
+		if s.Queued != nil {
+			d.nq[q] = s.Queued[q]
+		}
+		if random {
+			d.weights[q] = weight(h, s, q)
+		} else {
+			d.delay[q] = Delay(&s.Procs[q])
+		}
+	}
 	if s.StopAfter > 0 && s.Watch != nil {
 		switch {
-		case h.IsRandom():
+		case random:
 			return d.decideRandomWatched(s, rng, out, up)
 		case !h.Contention() && (s.ExtraReplicas <= 0 || up <= len(s.Copies)):
 			return d.decideByRank(h, s, out)
 		}
 	}
-	nActive, watched := queued, 0
-	factor := 1
-	star := h.Contention()
-	if star {
-		factor = ceilDiv(nActive, s.Ncom)
+	d.nActive, d.watched, d.factor = queued, 0, 1
+	if h.Contention() {
+		d.factor = ceilDiv(d.nActive, s.Ncom)
 	}
-	for q := range s.Procs {
-		if d.eligibl[q] && !h.IsRandom() {
-			d.keys[q] = d.key(h, s, q, factor)
+	if !random {
+		for _, q := range d.el {
+			d.keys[q] = d.key(h, s, q, d.factor)
 		}
 	}
-	assign := func(task int, replica bool) bool {
-		var q int
-		if h.IsRandom() {
-			q = d.pickRandom(h, s, rng)
-		} else {
-			q = d.pickMin()
-		}
-		if q < 0 {
-			return false
-		}
-		out = append(out, Pick{Task: task, Proc: q, Replica: replica})
-		d.copies[task]++
-		if d.nq[q] == 0 {
-			nActive++
-			if s.StopAfter > 0 && s.Watch[q] {
-				watched++
-			}
-		}
-		d.nq[q]++
-		if h.IsRandom() {
-			return true
-		}
-		if star {
-			if f := ceilDiv(nActive, s.Ncom); f != factor {
-				factor = f
-				for r := range s.Procs {
-					if d.eligibl[r] {
-						d.keys[r] = d.key(h, s, r, factor)
-					}
-				}
-				return true
-			}
-		}
-		d.keys[q] = d.key(h, s, q, factor)
-		return true
-	}
-	done := func() bool { return s.StopAfter > 0 && watched >= s.StopAfter }
+	var ok bool
 	for task, c := range s.Copies {
-		if c == 0 && (!assign(task, false) || done()) {
+		if c != 0 {
+			continue
+		}
+		if out, ok = d.assign(h, s, rng, out, task, false); !ok || d.done(s) {
 			return out
 		}
 	}
 	if s.ExtraReplicas <= 0 || up <= len(s.Copies) {
 		return out
 	}
-	// Replicas: only processors with nothing to do.
-	n := 0
-	for q := range s.Procs {
-		d.eligibl[q] = d.eligibl[q] && d.nq[q] == 0 && s.Procs[q].Idle()
-		if d.eligibl[q] {
-			n++
-		}
-	}
-	for level := 1; level <= s.ExtraReplicas && n > 0; level++ {
+	// Replicas: only processors with nothing to do; every task has a copy.
+	d.replicaPhase(s)
+	for level := 1; level <= s.ExtraReplicas && len(d.el) > 0; level++ {
 		for task := range d.copies {
-			if n == 0 {
+			if len(d.el) == 0 {
 				break
 			}
 			if d.copies[task] != level {
 				continue
 			}
-			before := len(out)
-			if !assign(task, true) {
+			if out, ok = d.assign(h, s, rng, out, task, true); !ok {
 				return out
 			}
-			d.eligibl[out[before].Proc] = false
-			n--
-			if done() {
+			d.copies[task]++
+			d.exclude(out[len(out)-1].Proc)
+			if d.done(s) {
 				return out
 			}
 		}
 	}
 	return out
+}
+
+// assign places task (a replica or not) on the processor h picks among
+// d.el and updates the round's counters and the keys that changed; false
+// when no processor is left.
+func (d *Decider) assign(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick, task int, replica bool) ([]Pick, bool) {
+	var q int
+	if h.IsRandom() {
+		q = d.pickRandom(rng)
+	} else {
+		q = d.pickMin()
+	}
+	if q < 0 {
+		return out, false
+	}
+	out = append(out, Pick{Task: task, Proc: q, Replica: replica})
+	if d.nq[q] == 0 {
+		d.nActive++
+		if s.StopAfter > 0 && s.Watch[q] {
+			d.watched++
+		}
+	}
+	d.nq[q]++
+	if h.IsRandom() {
+		return out, true
+	}
+	if h.Contention() {
+		if f := ceilDiv(d.nActive, s.Ncom); f != d.factor {
+			d.factor = f
+			for _, r := range d.el {
+				d.keys[r] = d.key(h, s, r, f)
+			}
+			return out, true
+		}
+	}
+	d.keys[q] = d.key(h, s, q, d.factor)
+	return out, true
+}
+
+// done reports whether the driver's StopAfter watched processors are picked.
+func (d *Decider) done(s *Snapshot) bool { return s.StopAfter > 0 && d.watched >= s.StopAfter }
+
+// replicaPhase prepares the replica phase once every unstarted task has a
+// copy: d.copies holds the copies of each task, d.el keeps only the
+// processors with nothing to do (no begun copy, nothing in this round).
+func (d *Decider) replicaPhase(s *Snapshot) {
+	d.copies = append(d.copies[:0], s.Copies...)
+	for i, c := range d.copies {
+		if c == 0 {
+			d.copies[i] = 1
+		}
+	}
+	n := 0
+	for _, q := range d.el {
+		if d.nq[q] == 0 && s.Procs[q].Idle() {
+			d.el[n] = q
+			n++
+		}
+	}
+	d.el = d.el[:n]
+}
+
+// exclude removes q from d.el.
+func (d *Decider) exclude(q int) {
+	for i, r := range d.el {
+		if r == q {
+			d.el = append(d.el[:i], d.el[i+1:]...)
+			return
+		}
+	}
 }
 
 // key is the quantity the greedy heuristic minimizes for processor q given
@@ -381,8 +423,8 @@ func (d *Decider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
 
 func (d *Decider) pickMin() int {
 	best := -1
-	for q, ok := range d.eligibl {
-		if ok && (best < 0 || d.keys[q] < d.keys[best]) {
+	for _, q := range d.el {
+		if best < 0 || d.keys[q] < d.keys[best] {
 			best = q
 		}
 	}
@@ -411,41 +453,29 @@ func weight(h Heuristic, s *Snapshot, q int) float64 {
 	return w
 }
 
-func (d *Decider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
-	sum := 0.0
-	last, n := -1, 0
-	for q, ok := range d.eligibl {
-		if ok {
-			sum += d.weights[q]
-			last = q
-			n++
-		}
-	}
+// pickRandom draws a processor of d.el with probability proportional to
+// its weight (uniformly when the weights are degenerate); −1 if none.
+func (d *Decider) pickRandom(rng *rand.Rand) int {
+	n := len(d.el)
 	if n == 0 {
 		return -1
 	}
+	sum := 0.0
+	for _, q := range d.el {
+		sum += d.weights[q]
+	}
 	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
 		// Degenerate weights: uniform.
-		k := rng.IntN(n)
-		for q, ok := range d.eligibl {
-			if ok {
-				if k == 0 {
-					return q
-				}
-				k--
-			}
-		}
+		return d.el[rng.IntN(n)]
 	}
 	x := rng.Float64() * sum
-	for q, ok := range d.eligibl {
-		if ok {
-			x -= d.weights[q]
-			if x < 0 {
-				return q
-			}
+	for _, q := range d.el {
+		x -= d.weights[q]
+		if x < 0 {
+			return q
 		}
 	}
-	return last
+	return d.el[n-1]
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -460,13 +490,6 @@ func resize(b []int, n int) []int {
 func resizeF(b []float64, n int) []float64 {
 	if cap(b) < n {
 		return make([]float64, n)
-	}
-	return b[:n]
-}
-
-func resizeB(b []bool, n int) []bool {
-	if cap(b) < n {
-		return make([]bool, n)
 	}
 	return b[:n]
 }
@@ -492,14 +515,14 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 	}
 	d.rank = resize(d.rank, len(s.Procs))
 	d.acc = d.acc[:0]
-	for a := range s.Procs {
-		if !d.eligibl[a] || !s.Watch[a] {
+	for _, a := range d.el {
+		if !s.Watch[a] {
 			continue
 		}
 		ka := d.keyN(h, s, a, 1, 1)
 		rank := 0
-		for q := range s.Procs {
-			if q == a || !d.eligibl[q] {
+		for _, q := range d.el {
+			if q == a {
 				continue
 			}
 			for n := 1; rank < k; n++ {
@@ -561,26 +584,21 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 // drawn, not returned). The result is equal in distribution to the full
 // loop, not draw for draw (TestRandomWatchedMatchesLoop).
 func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, up int) []Pick {
-	sum, n := 0.0, 0
-	for q, ok := range d.eligibl {
-		if ok {
-			sum += d.weights[q]
-			n++
-		}
+	sum := 0.0
+	for _, q := range d.el {
+		sum += d.weights[q]
 	}
 	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) { // degenerate: uniform
-		for q, ok := range d.eligibl {
-			if ok {
-				d.weights[q] = 1
-			}
+		for _, q := range d.el {
+			d.weights[q] = 1
 		}
-		sum = float64(n)
+		sum = float64(len(d.el))
 	}
 	replicas := s.ExtraReplicas > 0 && up > len(s.Copies)
 	// d.acc: the tracked eligible processors not yet picked.
 	d.acc = d.acc[:0]
-	for q, ok := range d.eligibl {
-		if ok && (s.Watch[q] || (replicas && s.Procs[q].Idle())) {
+	for _, q := range d.el {
+		if s.Watch[q] || (replicas && s.Procs[q].Idle()) {
 			d.acc = append(d.acc, q)
 		}
 	}
@@ -636,33 +654,21 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, u
 	}
 	// Every unstarted task now has one copy; replicas go to the idle UP
 	// processors that got no task, as in the full loop.
-	for i, c := range s.Copies {
-		if c == 0 {
-			d.copies[i] = 1
-		}
-	}
-	n = 0
-	for q := range s.Procs {
-		d.eligibl[q] = d.eligibl[q] && d.nq[q] == 0 && s.Procs[q].Idle()
-		if d.eligibl[q] {
-			n++
-		}
-	}
-	for level := 1; level <= s.ExtraReplicas && n > 0; level++ {
+	d.replicaPhase(s)
+	for level := 1; level <= s.ExtraReplicas && len(d.el) > 0; level++ {
 		for task := range d.copies {
-			if n == 0 {
+			if len(d.el) == 0 {
 				break
 			}
 			if d.copies[task] != level {
 				continue
 			}
-			q := d.pickRandom(Random, s, rng)
+			q := d.pickRandom(rng)
 			if q < 0 {
 				return out
 			}
 			d.copies[task]++
-			d.eligibl[q] = false
-			n--
+			d.exclude(q)
 			if s.Watch[q] {
 				out = append(out, Pick{Task: task, Proc: q, Replica: true})
 				if watched++; watched >= s.StopAfter {

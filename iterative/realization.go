@@ -11,12 +11,17 @@ import (
 // simulation needs it. Availability never depends on scheduling, so every
 // heuristic of a trial replays the same Realization (common random
 // numbers): the states of slot t are the same whichever simulation asks for
-// them first.
+// them first. Besides the states it keeps, per slot, the list of the
+// processors whose state changed, so that a simulation visits only those.
 type Realization struct {
 	chains []availability.Chain
 	rng    *rand.Rand
-	states []availability.State // slot-major: states[t*p+q]
-	p      int
+	states []availability.State // slot-major: states[t*p+q], n slots
+	p, n   int
+	// chq[chOff[t]:chOff[t+1]] are the processors whose state changes at
+	// slot t (none at slot 0).
+	chq   []int32
+	chOff []int
 }
 
 // NewRealization starts the realization of the given chains; the slot-0
@@ -24,7 +29,7 @@ type Realization struct {
 // processor per slot, in processor order).
 func NewRealization(chains []availability.Chain, init InitialState, rng *rand.Rand) *Realization {
 	p := len(chains)
-	r := &Realization{chains: chains, rng: rng, p: p, states: make([]availability.State, p, 1024*p)}
+	r := &Realization{chains: chains, rng: rng, p: p, n: 1, states: make([]availability.State, p, 1024*p), chOff: []int{0, 0}}
 	for q, c := range chains {
 		if init == StartUp {
 			r.states[q] = availability.Up
@@ -53,30 +58,62 @@ func FromStates(s [][]availability.State) *Realization {
 	for _, v := range s {
 		n = max(n, len(v))
 	}
-	r := &Realization{p: p, states: make([]availability.State, 0, n*p)}
-	for t := 0; t < n; t++ {
+	r := &Realization{p: p, n: 1, states: make([]availability.State, 0, n*p), chOff: []int{0, 0}}
+	for q := 0; q < p; q++ {
+		r.states = append(r.states, s[q][0])
+	}
+	for t := 1; t < n; t++ {
 		for q := 0; q < p; q++ {
-			r.states = append(r.states, s[q][min(t, len(s[q])-1)])
+			a := s[q][min(t, len(s[q])-1)]
+			if a != s[q][min(t-1, len(s[q])-1)] {
+				r.chq = append(r.chq, int32(q))
+			}
+			r.states = append(r.states, a)
 		}
+		r.chOff = append(r.chOff, len(r.chq))
+		r.n++
 	}
 	return r
 }
 
 // Len is the number of slots drawn so far.
-func (r *Realization) Len() int { return len(r.states) / r.p }
+func (r *Realization) Len() int { return r.n }
 
 // At returns the states of slot t (t ≥ 0), drawing slots as needed. The
 // slice must not be modified.
 func (r *Realization) At(t int) []availability.State {
-	for (t+1)*r.p > len(r.states) {
-		last := r.states[len(r.states)-r.p:]
-		if r.rng == nil { // FromStates: repeat the last slot
-			r.states = append(r.states, last...)
-			continue
-		}
-		for q := 0; q < r.p; q++ {
-			r.states = append(r.states, r.chains[q].NextU(r.states[len(r.states)-r.p], r.rng.Float64()))
-		}
+	if t >= r.n {
+		r.extend(t)
 	}
 	return r.states[t*r.p : (t+1)*r.p]
+}
+
+// Changes returns the processors whose state at slot t differs from their
+// state at slot t − 1, in increasing index order (none for t = 0), drawing
+// slots as needed. The slice must not be modified.
+func (r *Realization) Changes(t int) []int32 {
+	if t >= r.n {
+		r.extend(t)
+	}
+	return r.chq[r.chOff[t]:r.chOff[t+1]]
+}
+
+// extend draws the slots up to t: one uniform per processor per slot, in
+// processor order (FromStates: the last slot repeats).
+func (r *Realization) extend(t int) {
+	for ; r.n <= t; r.n++ {
+		last := r.states[len(r.states)-r.p:]
+		if r.rng == nil {
+			r.states = append(r.states, last...)
+		} else {
+			for q := 0; q < r.p; q++ {
+				a := r.chains[q].NextU(r.states[len(r.states)-r.p], r.rng.Float64())
+				if a != r.states[len(r.states)-r.p] {
+					r.chq = append(r.chq, int32(q))
+				}
+				r.states = append(r.states, a)
+			}
+		}
+		r.chOff = append(r.chOff, len(r.chq))
+	}
 }

@@ -3,7 +3,9 @@ package iterative
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/volsched/volsched/availability"
@@ -59,6 +61,18 @@ const (
 
 // Simulator runs the model of §3 under one heuristic. It is not safe for
 // concurrent use; use one per goroutine. Its memory is reused across runs.
+//
+// It steps slot by slot but visits only what changes: the processors whose
+// state changes in the slot (the realization lists them), those computing,
+// those holding a channel, and those a decision or a completion touches.
+// The sets it needs at the start of a slot (computing processors, the
+// processors that can begin a transfer, the UP processors the heuristic
+// sees, the transfers competing for channels) are kept up to date by
+// refresh whenever something about a processor changes; the channel
+// allocation is recomputed only when a transfer or its receiver's state
+// changed. The schedule is the same as stepping every processor every slot
+// (TestMatchesReference compares the event logs with the reference
+// simulator of commit f15770e).
 type Simulator struct {
 	in   *Instance
 	opt  Options
@@ -77,8 +91,6 @@ type Simulator struct {
 	done   []bool
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
-	cand   []int
-	comp   []int // processors computing in this slot (found before the decision)
 
 	// open and snap.Copies are rebuilt from done and copies only when one
 	// of them changed (tasksDirty); unstarted and replicable summarize them.
@@ -86,10 +98,37 @@ type Simulator struct {
 	unstarted  int
 	replicable bool
 
-	begun  []int  // processors that began a transfer in this slot
-	active []int8 // transfer kind progressing this slot, per processor
+	// Sets kept up to date by refresh (and see), as of the start of the
+	// slot: the processors UP in the master's view (a bit set; up lists them
+	// in index order when upDirty is false), the processors computing, the
+	// candidates for a channel (a begun transfer whose receiver is UP, or
+	// RECLAIMED with HoldWhileReclaimed), the acceptors (UP, no transfer,
+	// able to take the program or a task). comp and cands are in no order;
+	// compAt and candAt give each member's position + 1 (0: absent).
+	upBits    []uint64
+	nUp       int
+	up        []int
+	upDirty   bool
+	comp      []int
+	compAt    []int
+	cands     []int
+	candAt    []int
+	xferKind  []int8 // the transfer kind refresh last saw, per processor
+	watch     []bool
+	acceptors int
+	// active is the kind of transfer each processor progresses in this slot
+	// (tNone: none). While the candidates fit in the n_com channels refresh
+	// keeps it (every candidate UP progresses); otherwise allocate applies
+	// the channel rule, again whenever a transfer or its receiver changed
+	// (chDirty).
+	active    []int8
+	chDirty   bool
+	contended bool
+
+	st     []availability.State // the states of the current slot
+	cand   []int                // scratch of allocate
+	xdone  []int                // transfers finished in this slot
 	picked []bool
-	watch  []bool
 	order  []int
 	compl  []int
 
@@ -123,6 +162,10 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.active = make([]int8, p)
 	s.picked = make([]bool, p)
 	s.watch = make([]bool, p)
+	s.compAt = make([]int, p)
+	s.candAt = make([]int, p)
+	s.upBits = make([]uint64, (p+63)/64)
+	s.xferKind = make([]int8, p)
 	s.done = make([]bool, in.Tasks)
 	s.copies = make([]int, in.Tasks)
 	s.plan = make([]int, in.Tasks)
@@ -221,17 +264,10 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	}
 	in := s.in
 	p := len(in.Chains)
-	for q := range s.procs {
-		s.procs[q] = procState{}
-		s.views[q] = ProcView{W: in.W[q], ProgramLeft: in.Tprog}
-	}
-	for i := range s.done {
-		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
-	}
-	s.seq, s.tasksDirty = 0, true
+	s.reset()
 	remaining := in.Tasks
 	iter := 0
-	hold := s.opt.HoldWhileReclaimed
+	decideObserve := s.opt.Order == DecideThenObserve
 	for t := 0; ; t++ {
 		if t >= s.opt.MaxSlots {
 			return 0, fmt.Errorf("%v after %d slots (%d/%d iterations): %w", h, t, iter, in.Iterations, ErrTooLong)
@@ -239,81 +275,50 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		s.Stats.Slots++
 		st := real.At(t)
 		view := st
-		if s.opt.Order == DecideThenObserve && t > 0 {
+		if decideObserve && t > 0 {
 			view = real.At(t - 1)
-			st = real.At(t)
 		}
-		// DOWN loses the program, all data and partial work; the begun
-		// transfers of processors that can progress compete for channels;
-		// the UP processors able to begin a transfer are the acceptors.
-		s.cand, s.comp, s.begun = s.cand[:0], s.comp[:0], s.begun[:0]
-		acceptors := 0
-		for q := 0; q < p; q++ {
-			v, ps := &s.views[q], &s.procs[q]
-			a := st[q]
-			v.State = view[q]
-			s.active[q] = tNone
-			if a == availability.Up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0 {
-				s.comp = append(s.comp, q)
+		s.st = st
+		// The states of the slot: DOWN loses the program, all data and
+		// partial work; the sets follow the processors that changed.
+		if t == 0 {
+			for q := 0; q < p; q++ {
+				s.see(q, view[q])
+				s.arrive(q)
 			}
-			switch {
-			case a == availability.Down:
-				s.watch[q] = false
-				if ps.xfer != tNone || v.HasCur || v.ProgramLeft != in.Tprog {
-					v.ProgramLeft, ps.xfer = in.Tprog, tNone
-					for v.HasCur {
-						s.dropCopy(q, true)
-					}
+		} else {
+			for _, q := range real.Changes(t) {
+				s.arrive(int(q))
+				if !decideObserve {
+					s.see(int(q), view[q])
 				}
-			case ps.xfer != tNone:
-				s.watch[q] = false
-				if a == availability.Up || hold {
-					s.cand = append(s.cand, q)
-				}
-			default:
-				w := a == availability.Up && (v.ProgramLeft > 0 || !v.HasCur || !v.HasNext)
-				s.watch[q] = w
-				if w {
-					acceptors++
+			}
+			if decideObserve && t > 1 {
+				for _, q := range real.Changes(t - 1) {
+					s.see(int(q), view[q])
 				}
 			}
 		}
-		if len(s.cand) > in.Ncom {
-			if s.opt.Channels == ChannelFIFO {
-				// By the slot the transfer began, ties by processor index
-				// (cand is in index order: a stable insertion sort).
-				for i := 1; i < len(s.cand); i++ {
-					for j := i; j > 0; j-- {
-						a, b := s.cand[j-1], s.cand[j]
-						if s.transferStart(b, s.procs[b].xfer) >= s.transferStart(a, s.procs[a].xfer) {
-							break
-						}
-						s.cand[j-1], s.cand[j] = b, a
-					}
-				}
-			}
-			s.cand = s.cand[:in.Ncom]
+		// The begun transfers of processors that can progress compete for
+		// the channels.
+		if s.chDirty {
+			s.allocate()
 		}
-		free := in.Ncom - len(s.cand)
-		for _, q := range s.cand {
-			if st[q] == availability.Up {
-				s.active[q] = s.procs[q].xfer
-			}
-		}
+		free := max(in.Ncom-len(s.cands), 0)
 		// The heuristic decides where the unstarted tasks (and replicas) go;
 		// its decision only matters if some processor can begin a transfer.
 		if s.opt.Sticky {
-			s.decideSticky(h, t, st, view, rng, remaining, &free)
-		} else if (free > 0 || in.Tdata == 0) && acceptors > 0 {
-			s.decide(h, t, st, view, rng, remaining, acceptors, &free)
+			s.decideSticky(h, t, st, rng, remaining, &free)
+		} else if (free > 0 || in.Tdata == 0) && s.acceptors > 0 {
+			s.decide(h, t, st, rng, remaining, s.acceptors, &free)
 		}
 		// Computation (a copy whose data was complete at the start of the
 		// slot progresses on an UP processor holding the program), then the
 		// transfers holding a channel. With T_data = 0 a copy begun in this
 		// slot computes at once: every processor is visited; otherwise only
-		// those found computing before the decision and those with a
-		// transfer.
-		s.compl = s.compl[:0]
+		// those found computing before the decision and the candidates for
+		// a channel (the transfers begun in this slot included).
+		s.compl, s.xdone = s.compl[:0], s.xdone[:0]
 		if in.Tdata == 0 {
 			for q := 0; q < p; q++ {
 				s.compute(t, q, st)
@@ -323,14 +328,18 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			for _, q := range s.comp {
 				s.compute(t, q, st)
 			}
-			for _, q := range s.cand {
-				s.progress(t, q)
-			}
-			for _, q := range s.begun {
+			for _, q := range s.cands {
 				s.progress(t, q)
 			}
 		}
-		// Completions: results reach the master; other copies are cancelled.
+		for _, q := range s.xdone {
+			s.refresh(q)
+		}
+		// Completions, in processor order: results reach the master; other
+		// copies are cancelled.
+		if len(s.compl) > 1 {
+			slices.Sort(s.compl)
+		}
 		for _, q := range s.compl {
 			v := &s.views[q]
 			if !v.HasCur || v.Cur.WorkLeft > 0 {
@@ -342,6 +351,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			remaining--
 			s.log(t, EvDone, q, task)
 			s.dropCopy(q, true)
+			s.refresh(q)
 			if s.copies[task] == 0 {
 				continue
 			}
@@ -350,10 +360,12 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 				if rv.HasNext && rs.next.task == task {
 					s.log(t, EvCancel, r, task)
 					s.dropCopy(r, false)
+					s.refresh(r)
 				}
 				if rv.HasCur && rs.cur.task == task {
 					s.log(t, EvCancel, r, task)
 					s.dropCopy(r, true)
+					s.refresh(r)
 				}
 			}
 		}
@@ -373,7 +385,171 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 				if x := s.procs[q].xfer; x == tCur || x == tNext {
 					s.procs[q].xfer = tNone
 				}
+				s.refresh(q)
 			}
+		}
+	}
+}
+
+// reset prepares a run: every processor without program or task, every
+// set empty.
+func (s *Simulator) reset() {
+	in := s.in
+	for q := range s.procs {
+		s.procs[q] = procState{}
+		s.views[q] = ProcView{W: in.W[q], ProgramLeft: in.Tprog, State: availability.Down}
+		s.active[q], s.xferKind[q] = tNone, tNone
+		s.compAt[q], s.candAt[q], s.watch[q] = 0, 0, false
+	}
+	for i := range s.done {
+		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
+	}
+	for i := range s.upBits {
+		s.upBits[i] = 0
+	}
+	s.nUp, s.upDirty = 0, true
+	s.comp, s.cands = s.comp[:0], s.cands[:0]
+	s.acceptors, s.chDirty, s.contended = 0, false, false
+	s.seq, s.tasksDirty = 0, true
+}
+
+// arrive applies processor q's state of this slot, s.st[q]: DOWN loses the
+// program, the copies and the transfer; the sets follow.
+func (s *Simulator) arrive(q int) {
+	v, ps := &s.views[q], &s.procs[q]
+	if ps.xfer != tNone {
+		s.chDirty = true // its transfer competes for a channel or no longer does
+	}
+	if s.st[q] == availability.Down && (ps.xfer != tNone || v.HasCur || v.ProgramLeft != s.in.Tprog) {
+		v.ProgramLeft, ps.xfer = s.in.Tprog, tNone
+		for v.HasCur {
+			s.dropCopy(q, true)
+		}
+	}
+	s.refresh(q)
+}
+
+// see applies processor q's state in the master's view: the UP processors
+// the heuristic sees.
+func (s *Simulator) see(q int, a availability.State) {
+	v := &s.views[q]
+	was := v.State == availability.Up
+	v.State = a
+	if now := a == availability.Up; now != was {
+		s.upBits[q>>6] ^= 1 << (q & 63)
+		s.upDirty = true
+		if now {
+			s.nUp++
+		} else {
+			s.nUp--
+		}
+	}
+}
+
+// eligible returns the processors UP in the master's view, in index order.
+func (s *Simulator) eligible() []int {
+	if s.upDirty {
+		s.up = s.up[:0]
+		for w, b := range s.upBits {
+			for ; b != 0; b &= b - 1 {
+				s.up = append(s.up, w<<6+bits.TrailingZeros64(b))
+			}
+		}
+		s.upDirty = false
+	}
+	return s.up
+}
+
+// refresh recomputes what the sets say of processor q from its state and
+// holdings: computing (UP, program, a copy with complete data), acceptor
+// (UP, no transfer begun, able to take the program or a task), candidate
+// for a channel, and the transfer it progresses if the candidates fit in
+// the channels. A change of transfer or of candidacy calls for a new
+// channel allocation.
+func (s *Simulator) refresh(q int) {
+	v, ps := &s.views[q], &s.procs[q]
+	a := s.st[q]
+	up := a == availability.Up
+	if c := up && v.HasCur && v.Cur.DataLeft == 0 && v.ProgramLeft == 0; c != (s.compAt[q] > 0) {
+		s.comp = setMember(s.comp, s.compAt, q, c)
+	}
+	if acc := up && ps.xfer == tNone && (v.ProgramLeft > 0 || !v.HasCur || !v.HasNext); acc != s.watch[q] {
+		s.watch[q] = acc
+		if acc {
+			s.acceptors++
+		} else {
+			s.acceptors--
+		}
+	}
+	c := ps.xfer != tNone && (up || (s.opt.HoldWhileReclaimed && a == availability.Reclaimed))
+	if c != (s.candAt[q] > 0) {
+		s.cands = setMember(s.cands, s.candAt, q, c)
+		s.chDirty = true
+	}
+	if ps.xfer != s.xferKind[q] {
+		s.xferKind[q] = ps.xfer
+		s.chDirty = true
+	}
+	switch {
+	case c && s.contended:
+		s.chDirty = true // whether it holds a channel is allocate's to say
+	case c && up:
+		s.active[q] = ps.xfer
+	default:
+		s.active[q] = tNone
+	}
+}
+
+// setMember adds q to (in true) or removes it from the unordered set list
+// whose positions + 1 are in at, and returns the list.
+func setMember(list, at []int, q int, in bool) []int {
+	if in {
+		list = append(list, q)
+		at[q] = len(list)
+		return list
+	}
+	i := at[q] - 1
+	last := list[len(list)-1]
+	list[i], at[last] = last, i+1
+	at[q] = 0
+	return list[:len(list)-1]
+}
+
+// allocate applies the channel rule when the candidates for a channel do
+// not fit in the n_com channels: the rule's first n_com hold one (those UP
+// progress), the others wait. When they fit (again), every candidate UP
+// progresses.
+func (s *Simulator) allocate() {
+	s.chDirty = false
+	if len(s.cands) <= s.in.Ncom {
+		if s.contended {
+			s.contended = false
+			for _, q := range s.cands {
+				s.refresh(q)
+			}
+		}
+		return
+	}
+	s.contended = true
+	s.cand = append(s.cand[:0], s.cands...)
+	slices.Sort(s.cand)
+	if s.opt.Channels == ChannelFIFO {
+		// By the slot the transfer began, ties by processor index (cand is
+		// in index order: a stable insertion sort).
+		for i := 1; i < len(s.cand); i++ {
+			for j := i; j > 0; j-- {
+				a, b := s.cand[j-1], s.cand[j]
+				if s.transferStart(b, s.procs[b].xfer) >= s.transferStart(a, s.procs[a].xfer) {
+					break
+				}
+				s.cand[j-1], s.cand[j] = b, a
+			}
+		}
+	}
+	for i, q := range s.cand {
+		s.active[q] = tNone
+		if i < s.in.Ncom && s.st[q] == availability.Up {
+			s.active[q] = s.procs[q].xfer
 		}
 	}
 }
@@ -394,25 +570,26 @@ func (s *Simulator) compute(t, q int, st []availability.State) {
 // this slot, if any.
 func (s *Simulator) progress(t, q int) {
 	v, ps := &s.views[q], &s.procs[q]
+	left := &v.ProgramLeft
+	task := -1
 	switch s.active[q] {
-	case tProg:
-		v.ProgramLeft--
-		s.log(t, EvProgram, q, -1)
-		if v.ProgramLeft <= 0 {
-			ps.xfer = tNone
-		}
+	case tNone:
+		return
 	case tCur:
-		v.Cur.DataLeft--
-		s.log(t, EvData, q, ps.cur.task)
-		if v.Cur.DataLeft <= 0 {
-			ps.xfer = tNone
-		}
+		left, task = &v.Cur.DataLeft, ps.cur.task
 	case tNext:
-		v.Next.DataLeft--
-		s.log(t, EvData, q, ps.next.task)
-		if v.Next.DataLeft <= 0 {
-			ps.xfer = tNone
-		}
+		left, task = &v.Next.DataLeft, ps.next.task
+	}
+	*left--
+	if task < 0 {
+		s.log(t, EvProgram, q, -1)
+	} else {
+		s.log(t, EvData, q, task)
+	}
+	if *left <= 0 {
+		ps.xfer = tNone
+		s.active[q] = tNone
+		s.xdone = append(s.xdone, q)
 	}
 }
 
@@ -428,8 +605,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		}
 		*free--
 		ps.xfer, ps.progStart = tProg, t
-		s.active[q] = tProg
-		s.begun = append(s.begun, q)
+		s.refresh(q)
 		return true
 	}
 	if in.Tdata > 0 && *free == 0 {
@@ -445,13 +621,13 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		kind = tNext
 	}
 	if in.Tdata > 0 {
-		s.active[q], ps.xfer = kind, kind
-		s.begun = append(s.begun, q)
+		ps.xfer = kind
 		*free--
 	}
 	s.copies[task]++
 	s.tasksDirty = true
 	s.log(t, EvBegin, q, task)
+	s.refresh(q)
 	return true
 }
 
@@ -459,7 +635,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 // on their processor (until it goes DOWN); the heuristic places only the
 // unstarted tasks queued nowhere (and replicas, as in the default mode);
 // each processor that can begin a transfer begins its earliest queued task.
-func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
+func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rng *rand.Rand, remaining int, free *int) {
 	in := s.in
 	p := len(in.Chains)
 	for q := 0; q < p; q++ {
@@ -490,17 +666,11 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 		}
 	}
 	if replicable {
-		up := 0
-		for q := 0; q < p; q++ {
-			if view[q] == availability.Up {
-				up++
-			}
-		}
-		replicable = up > remaining
+		replicable = s.nUp > remaining
 	}
 	s.reps = s.reps[:0]
 	if unplanned > 0 || replicable {
-		s.snap.Queued, s.snap.StopAfter = s.queued, 0
+		s.snap.Queued, s.snap.StopAfter, s.snap.Eligible = s.queued, 0, s.eligible()
 		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
 		s.snap.Queued = nil
 		s.Stats.Decisions++
@@ -559,7 +729,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st, view []availability.Sta
 // decide runs the heuristic when its decision can have an effect (the
 // acceptors, s.watch, were found by Run) and begins the transfers it asks
 // for as channels allow.
-func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
+func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
 	in := s.in
 	// Only the first picks of acceptors can begin transfers: with FIFO
 	// channels the decision can stop once min(free, acceptors) of them are
@@ -592,17 +762,10 @@ func (s *Simulator) decide(h Heuristic, t int, st, view []availability.State, rn
 		}
 	}
 	unstarted, replicable := s.unstarted, s.replicable
-	if unstarted == 0 {
-		up := 0
-		for _, a := range view {
-			if a == availability.Up {
-				up++
-			}
-		}
-		if !replicable || up <= remaining {
-			return
-		}
+	if unstarted == 0 && (!replicable || s.nUp <= remaining) {
+		return
 	}
+	s.snap.Eligible = s.eligible()
 	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
 	s.Stats.Decisions++
 	s.Stats.Picks += int64(len(s.picks))
