@@ -82,3 +82,49 @@ func BenchmarkGrid(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*c.Units())/(cpuTime()-c0).Seconds(), "instances/cpu-s")
 }
+
+// BenchmarkGridSlots measures, per heuristic, simulated slots per CPU-second
+// over one trial of each of the 120 instantiations of Table 1 (realizations
+// drawn before the timer starts): the campaign's mix, heuristic by
+// heuristic.
+func BenchmarkGridSlots(b *testing.B) {
+	c := PaperParams()
+	c.Scenarios, c.Trials = 1, 1
+	opt, _ := c.Options()
+	type inst struct {
+		sim  *Simulator
+		real *Realization
+		u    int
+	}
+	var insts []inst
+	for u := 0; u < c.Units(); u++ {
+		in, _ := c.InstanceOf(1, u)
+		sim, err := NewSimulator(in, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		real := NewRealization(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0))
+		for _, h := range Heuristics() { // draw the realization as far as any heuristic needs
+			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, uint64(h))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		insts = append(insts, inst{sim, real, u})
+	}
+	for _, h := range Heuristics() {
+		b.Run(h.String(), func(b *testing.B) {
+			slots := 0
+			c0 := cpuTime()
+			for b.Loop() {
+				for _, x := range insts {
+					ms, err := x.sim.Run(h, x.real, stream.New(1, uint64(x.u), labelDecide, 0, uint64(h)))
+					if err != nil {
+						b.Fatal(err)
+					}
+					slots += ms
+				}
+			}
+			b.ReportMetric(float64(slots)/(cpuTime()-c0).Seconds(), "slots/cpu-s")
+		})
+	}
+}

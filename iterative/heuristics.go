@@ -195,8 +195,12 @@ type Snapshot struct {
 	Queued []int
 	// Eligible, when not nil, lists the processors whose State is UP in
 	// increasing index order (a driver that maintains the list saves the
-	// scan); nil: Decide finds them.
+	// scan); nil: Decide finds them. Decide does not modify it.
 	Eligible []int
+	// Weights, when not nil, are a random heuristic's weights per
+	// processor, weight(h, s, q) precomputed by a driver; nil: Decide
+	// computes them.
+	Weights []float64
 }
 
 // Pick is one decision: task Copies[Task] goes to processor Proc; Replica
@@ -212,14 +216,21 @@ type Pick struct {
 type Decider struct {
 	nq      []int
 	keys    []float64
+	w       []float64 // the random heuristic's weights: Snapshot.Weights or weights
 	copies  []int
 	delay   []int
 	weights []float64
 	rank    []int
 	acc     []int
 	// el is the eligible processors not yet excluded, in index order: the
-	// UP processors, then, in the replica phase, those with nothing to do.
-	el []int
+	// UP processors (possibly Snapshot.Eligible itself, never modified),
+	// then, in the replica phase, those with nothing to do (in elBuf).
+	el, elBuf []int
+	// kn caches the keys of the rank shortcut: kn[q*kStride+n-1] is
+	// processor q's key for its n-th task, computed for n ≤ kCount[q].
+	kn      []float64
+	kCount  []int
+	kStride int
 	// the greedy loop's counters: processors with a task in this round, and
 	// those of them watched; the contention factor.
 	nActive, watched, factor int
@@ -239,15 +250,16 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	d.nq = resize(d.nq, p)
 	d.keys = resizeF(d.keys, p)
 	d.delay = resize(d.delay, p)
-	d.el = d.el[:0]
 	if s.Eligible != nil {
-		d.el = append(d.el, s.Eligible...)
+		d.el = s.Eligible
 	} else {
+		d.el = d.elBuf[:0]
 		for q := range s.Procs {
 			if s.Procs[q].State == availability.Up {
 				d.el = append(d.el, q)
 			}
 		}
+		d.elBuf = d.el
 	}
 	up := len(d.el)
 	if up == 0 {
@@ -264,16 +276,27 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 	random := h.IsRandom()
 	if random { // the random heuristics need weights, not delays
 		d.weights = resizeF(d.weights, p)
-	}
-	for _, q := range d.el {
-		d.nq[q] = 0
-		if s.Queued != nil {
-			d.nq[q] = s.Queued[q]
-		}
-		if random {
-			d.weights[q] = weight(h, s, q)
+		d.w = d.weights
+		if s.Weights != nil {
+			d.w = s.Weights
+			for _, q := range d.el {
+				d.nq[q] = 0
+			}
 		} else {
+			for _, q := range d.el {
+				d.nq[q] = 0
+				d.weights[q] = weight(h, s, q)
+			}
+		}
+	} else {
+		for _, q := range d.el {
+			d.nq[q] = 0
 			d.delay[q] = Delay(&s.Procs[q])
+		}
+	}
+	if s.Queued != nil {
+		for _, q := range d.el {
+			d.nq[q] = s.Queued[q]
 		}
 	}
 	if s.StopAfter > 0 && s.Watch != nil {
@@ -332,8 +355,9 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 // d.el and updates the round's counters and the keys that changed; false
 // when no processor is left.
 func (d *Decider) assign(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick, task int, replica bool) ([]Pick, bool) {
+	random := h <= Random4W
 	var q int
-	if h.IsRandom() {
+	if random {
 		q = d.pickRandom(rng)
 	} else {
 		q = d.pickMin()
@@ -349,7 +373,7 @@ func (d *Decider) assign(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick, t
 		}
 	}
 	d.nq[q]++
-	if h.IsRandom() {
+	if random {
 		return out, true
 	}
 	if h.Contention() {
@@ -378,17 +402,16 @@ func (d *Decider) replicaPhase(s *Snapshot) {
 			d.copies[i] = 1
 		}
 	}
-	n := 0
+	buf := d.elBuf[:0]
 	for _, q := range d.el {
 		if d.nq[q] == 0 && s.Procs[q].Idle() {
-			d.el[n] = q
-			n++
+			buf = append(buf, q)
 		}
 	}
-	d.el = d.el[:n]
+	d.el, d.elBuf = buf, buf
 }
 
-// exclude removes q from d.el.
+// exclude removes q from d.el (a private list: the replica phase's).
 func (d *Decider) exclude(q int) {
 	for i, r := range d.el {
 		if r == q {
@@ -462,7 +485,7 @@ func (d *Decider) pickRandom(rng *rand.Rand) int {
 	}
 	sum := 0.0
 	for _, q := range d.el {
-		sum += d.weights[q]
+		sum += d.w[q]
 	}
 	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
 		// Degenerate weights: uniform.
@@ -470,7 +493,7 @@ func (d *Decider) pickRandom(rng *rand.Rand) int {
 	}
 	x := rng.Float64() * sum
 	for _, q := range d.el {
-		x -= d.weights[q]
+		x -= d.w[q]
 		if x < 0 {
 			return q
 		}
@@ -513,21 +536,34 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 			k++
 		}
 	}
-	d.rank = resize(d.rank, len(s.Procs))
+	p := len(s.Procs)
+	d.rank = resize(d.rank, p)
+	d.kCount = resize(d.kCount, p)
+	if d.kStride = max(k, d.kStride, 1); len(d.kn) < p*d.kStride {
+		d.kn = make([]float64, p*d.kStride)
+	}
+	for _, q := range d.el {
+		d.kn[q*d.kStride] = d.keyN(h, s, q, 1, 1)
+		d.kCount[q] = 1
+	}
 	d.acc = d.acc[:0]
 	for _, a := range d.el {
 		if !s.Watch[a] {
 			continue
 		}
-		ka := d.keyN(h, s, a, 1, 1)
+		ka := d.kn[a*d.kStride]
 		rank := 0
 		for _, q := range d.el {
 			if q == a {
 				continue
 			}
+			base := q * d.kStride
 			for n := 1; rank < k; n++ {
-				kq := d.keyN(h, s, q, n, 1)
-				if kq < ka || (kq == ka && q < a) {
+				if n > d.kCount[q] {
+					d.kn[base+n-1] = d.keyN(h, s, q, n, 1)
+					d.kCount[q] = n
+				}
+				if kq := d.kn[base+n-1]; kq < ka || (kq == ka && q < a) {
 					rank++
 				} else {
 					break
@@ -584,30 +620,29 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 // drawn, not returned). The result is equal in distribution to the full
 // loop, not draw for draw (TestRandomWatchedMatchesLoop).
 func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, up int) []Pick {
+	replicas := s.ExtraReplicas > 0 && up > len(s.Copies)
+	// d.acc: the tracked eligible processors not yet picked.
+	d.acc = d.acc[:0]
 	sum := 0.0
 	for _, q := range d.el {
-		sum += d.weights[q]
+		sum += d.w[q]
+		if s.Watch[q] || (replicas && s.Procs[q].Idle()) {
+			d.acc = append(d.acc, q)
+		}
 	}
 	if sum <= 0 || math.IsNaN(sum) || math.IsInf(sum, 0) { // degenerate: uniform
 		for _, q := range d.el {
 			d.weights[q] = 1
 		}
+		d.w = d.weights
 		sum = float64(len(d.el))
-	}
-	replicas := s.ExtraReplicas > 0 && up > len(s.Copies)
-	// d.acc: the tracked eligible processors not yet picked.
-	d.acc = d.acc[:0]
-	for _, q := range d.el {
-		if s.Watch[q] || (replicas && s.Procs[q].Idle()) {
-			d.acc = append(d.acc, q)
-		}
 	}
 	watched := 0
 	task := -1 // index in s.Copies of the last task considered
 	for len(d.acc) > 0 {
 		wA := 0.0
 		for _, q := range d.acc {
-			wA += d.weights[q]
+			wA += d.w[q]
 		}
 		pA := wA / sum
 		if !(pA > 0) {
@@ -634,7 +669,7 @@ func (d *Decider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, u
 		x := rng.Float64() * wA
 		i := 0
 		for ; i < len(d.acc)-1; i++ {
-			x -= d.weights[d.acc[i]]
+			x -= d.w[d.acc[i]]
 			if x < 0 {
 				break
 			}

@@ -92,11 +92,17 @@ type Simulator struct {
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
 
-	// open and snap.Copies are rebuilt from done and copies only when one
-	// of them changed (tasksDirty); unstarted and replicable summarize them.
-	tasksDirty bool
-	unstarted  int
-	replicable bool
+	// open lists the tasks of the iteration not completed, in task order,
+	// and tcopies (the snapshot's Copies) their copies; pos[task] is the
+	// task's index in open (−1: completed). unstarted counts the open tasks
+	// with no copy, repl those with 1..ExtraReplicas copies. All are kept
+	// as copies begin, disappear and complete.
+	pos       []int
+	tcopies   []int
+	unstarted int
+	repl      int
+	// Options.Sticky rebuilds its own open list and copies at every slot.
+	sOpen, sCopies []int
 
 	// Sets kept up to date by refresh (and see), as of the start of the
 	// slot: the processors UP in the master's view (a bit set; up lists them
@@ -125,12 +131,13 @@ type Simulator struct {
 	chDirty   bool
 	contended bool
 
-	st     []availability.State // the states of the current slot
-	cand   []int                // scratch of allocate
-	xdone  []int                // transfers finished in this slot
-	picked []bool
-	order  []int
-	compl  []int
+	st      []availability.State // the states of the current slot
+	cand    []int                // scratch of allocate
+	xdone   []int                // transfers finished in this slot
+	picked  []bool
+	order   []int
+	compl   []int
+	weights []float64
 
 	// Options.Sticky: the processor each unstarted task is queued on (−1:
 	// none) and the order in which it was queued.
@@ -167,6 +174,7 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.upBits = make([]uint64, (p+63)/64)
 	s.xferKind = make([]int8, p)
 	s.done = make([]bool, in.Tasks)
+	s.pos = make([]int, in.Tasks)
 	s.copies = make([]int, in.Tasks)
 	s.plan = make([]int, in.Tasks)
 	s.planSeq = make([]int, in.Tasks)
@@ -239,8 +247,7 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 	if !v.HasCur {
 		v.Cur = Work{}
 	}
-	s.copies[t]--
-	s.tasksDirty = true
+	s.setCopies(t, s.copies[t]-1)
 }
 
 // Run simulates the instance under heuristic h on the availability
@@ -265,6 +272,14 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	in := s.in
 	p := len(in.Chains)
 	s.reset()
+	s.snap.Weights = nil
+	if h.IsRandom() { // the heuristic's weights, computed once
+		s.weights = resizeF(s.weights, p)
+		for q := range s.weights {
+			s.weights[q] = weight(h, &s.snap, q)
+		}
+		s.snap.Weights = s.weights
+	}
 	remaining := in.Tasks
 	iter := 0
 	decideObserve := s.opt.Order == DecideThenObserve
@@ -346,8 +361,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 				continue // cancelled by a copy completing in the same slot
 			}
 			task := s.procs[q].cur.task
-			s.done[task] = true
-			s.tasksDirty = true
+			s.complete(task)
 			remaining--
 			s.log(t, EvDone, q, task)
 			s.dropCopy(q, true)
@@ -375,10 +389,8 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			if iter == in.Iterations {
 				return t + 1, nil
 			}
-			remaining, s.tasksDirty = in.Tasks, true
-			for i := range s.done {
-				s.done[i], s.copies[i], s.plan[i] = false, 0, -1
-			}
+			remaining = in.Tasks
+			s.newIteration()
 			for q := range s.views {
 				v := &s.views[q]
 				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, Work{}, Work{}
@@ -401,16 +413,63 @@ func (s *Simulator) reset() {
 		s.active[q], s.xferKind[q] = tNone, tNone
 		s.compAt[q], s.candAt[q], s.watch[q] = 0, 0, false
 	}
-	for i := range s.done {
-		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
-	}
+	s.newIteration()
 	for i := range s.upBits {
 		s.upBits[i] = 0
 	}
 	s.nUp, s.upDirty = 0, true
 	s.comp, s.cands = s.comp[:0], s.cands[:0]
 	s.acceptors, s.chDirty, s.contended = 0, false, false
-	s.seq, s.tasksDirty = 0, true
+	s.seq = 0
+}
+
+// newIteration makes every task of the iteration open, with no copy.
+func (s *Simulator) newIteration() {
+	s.open, s.tcopies = s.open[:0], s.tcopies[:0]
+	for i := range s.done {
+		s.done[i], s.copies[i], s.plan[i], s.pos[i] = false, 0, -1, i
+		s.open = append(s.open, i)
+		s.tcopies = append(s.tcopies, 0)
+	}
+	s.unstarted, s.repl = len(s.done), 0
+	s.snap.Copies = s.tcopies
+}
+
+// setCopies sets the number of begun copies of task and keeps the open
+// tasks' summary.
+func (s *Simulator) setCopies(task, c int) {
+	old := s.copies[task]
+	s.copies[task] = c
+	i := s.pos[task]
+	if i < 0 {
+		return
+	}
+	s.tcopies[i] = c
+	s.count(old, -1)
+	s.count(c, 1)
+}
+
+// count adds d to the counter of open tasks with c copies.
+func (s *Simulator) count(c, d int) {
+	if c == 0 {
+		s.unstarted += d
+	} else if c <= s.opt.ExtraReplicas {
+		s.repl += d
+	}
+}
+
+// complete marks task completed: it leaves the open list.
+func (s *Simulator) complete(task int) {
+	s.done[task] = true
+	i := s.pos[task]
+	s.count(s.tcopies[i], -1)
+	s.open = append(s.open[:i], s.open[i+1:]...)
+	s.tcopies = append(s.tcopies[:i], s.tcopies[i+1:]...)
+	s.pos[task] = -1
+	for j := i; j < len(s.open); j++ {
+		s.pos[s.open[j]] = j
+	}
+	s.snap.Copies = s.tcopies
 }
 
 // arrive applies processor q's state of this slot, s.st[q]: DOWN loses the
@@ -624,8 +683,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		ps.xfer = kind
 		*free--
 	}
-	s.copies[task]++
-	s.tasksDirty = true
+	s.setCopies(task, s.copies[task]+1)
 	s.log(t, EvBegin, q, task)
 	s.refresh(q)
 	return true
@@ -641,9 +699,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 	for q := 0; q < p; q++ {
 		s.queued[q], s.picked[q] = 0, false
 	}
-	s.tasksDirty = true // open and snap.Copies are rebuilt here with queued copies
-	s.open = s.open[:0]
-	s.snap.Copies = s.snap.Copies[:0]
+	s.sOpen, s.sCopies = s.sOpen[:0], s.sCopies[:0]
 	unplanned, replicable := 0, false
 	for task, d := range s.done {
 		if q := s.plan[task]; q >= 0 && (d || s.copies[task] > 0 || st[q] == availability.Down) {
@@ -652,13 +708,13 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 		if d {
 			continue
 		}
-		s.open = append(s.open, task)
+		s.sOpen = append(s.sOpen, task)
 		c := s.copies[task]
 		if c == 0 && s.plan[task] >= 0 {
 			c = 1 // a queued copy
 			s.queued[s.plan[task]]++
 		}
-		s.snap.Copies = append(s.snap.Copies, c)
+		s.sCopies = append(s.sCopies, c)
 		if c == 0 {
 			unplanned++
 		} else if c <= s.opt.ExtraReplicas {
@@ -670,9 +726,9 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 	}
 	s.reps = s.reps[:0]
 	if unplanned > 0 || replicable {
-		s.snap.Queued, s.snap.StopAfter, s.snap.Eligible = s.queued, 0, s.eligible()
+		s.snap.Queued, s.snap.StopAfter, s.snap.Eligible, s.snap.Copies = s.queued, 0, s.eligible(), s.sCopies
 		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
-		s.snap.Queued = nil
+		s.snap.Queued, s.snap.Copies = nil, s.tcopies
 		s.Stats.Decisions++
 		s.Stats.Picks += int64(len(s.picks))
 		for _, pk := range s.picks {
@@ -680,7 +736,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 				s.reps = append(s.reps, pk)
 				continue
 			}
-			task := s.open[pk.Task]
+			task := s.sOpen[pk.Task]
 			s.plan[task], s.planSeq[task] = pk.Proc, s.seq
 			s.seq++
 		}
@@ -722,7 +778,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 			continue
 		}
 		s.picked[q] = true
-		s.begin(t, q, s.open[pk.Task], free)
+		s.begin(t, q, s.sOpen[pk.Task], free)
 	}
 }
 
@@ -742,27 +798,7 @@ func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *ran
 			s.snap.StopAfter = acceptors
 		}
 	}
-	if s.tasksDirty {
-		s.tasksDirty = false
-		s.open = s.open[:0]
-		s.snap.Copies = s.snap.Copies[:0]
-		s.unstarted, s.replicable = 0, false
-		for task, d := range s.done {
-			if d {
-				continue
-			}
-			s.open = append(s.open, task)
-			c := s.copies[task]
-			s.snap.Copies = append(s.snap.Copies, c)
-			if c == 0 {
-				s.unstarted++
-			} else if c <= s.opt.ExtraReplicas {
-				s.replicable = true
-			}
-		}
-	}
-	unstarted, replicable := s.unstarted, s.replicable
-	if unstarted == 0 && (!replicable || s.nUp <= remaining) {
+	if s.unstarted == 0 && (s.repl == 0 || s.nUp <= remaining) {
 		return
 	}
 	s.snap.Eligible = s.eligible()
@@ -777,8 +813,12 @@ func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *ran
 			s.order = append(s.order, i)
 		}
 	}
-	if s.opt.Channels == ChannelIndex {
-		sort.Slice(s.order, func(i, j int) bool { return s.picks[s.order[i]].Proc < s.picks[s.order[j]].Proc })
+	if s.opt.Channels == ChannelIndex { // by processor (insertion sort: few)
+		for i := 1; i < len(s.order); i++ {
+			for j := i; j > 0 && s.picks[s.order[j]].Proc < s.picks[s.order[j-1]].Proc; j-- {
+				s.order[j], s.order[j-1] = s.order[j-1], s.order[j]
+			}
+		}
 	}
 	for _, i := range s.order {
 		pk := s.picks[i]
