@@ -303,7 +303,7 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 		switch {
 		case random:
 			return d.decideRandomWatched(s, rng, out, up)
-		case !h.Contention() && (s.ExtraReplicas <= 0 || up <= len(s.Copies)):
+		case (s.ExtraReplicas <= 0 || up <= len(s.Copies)) && (!h.Contention() || (s.Queued == nil && up <= s.Ncom)):
 			return d.decideByRank(h, s, out)
 		}
 	}
@@ -517,18 +517,28 @@ func resizeF(b []float64, n int) []float64 {
 	return b[:n]
 }
 
-// decideByRank computes, for a greedy heuristic without the contention
-// factor and with no replica to place, the same picks of the watched
-// processors as the greedy loop, without running it. Each processor's keys
-// for its 1st, 2nd, … task of the round do not decrease, so the greedy
-// (repeatedly the smallest key, ties to the lowest index) visits the pairs
-// (key, processor) in sorted order: a processor a with nothing assigned is
-// first picked at rank = the number of pairs of other processors that sort
-// before (K_a(1), a), and only if that rank is below the number of tasks.
-// Counting costs at most (tasks + processors) key evaluations per watched
-// processor instead of tasks × processors for the loop. The picks returned
-// are those of the watched processors, in rank order, truncated to
-// StopAfter: exactly the prefix of the full decision the driver uses.
+// decideByRank computes, for a greedy heuristic with no replica to place,
+// the same picks of the watched processors as the greedy loop, without
+// running it. Without the contention factor, each processor's keys for its
+// 1st, 2nd, … task of the round do not decrease, so the greedy (repeatedly
+// the smallest key, ties to the lowest index) visits the pairs (key,
+// processor) in sorted order: a processor a with nothing assigned is first
+// picked at rank = the number of pairs of other processors that sort before
+// (K_a(1), a), and only if that rank is below the number of tasks. Counting
+// costs at most (tasks + processors) key evaluations per watched processor
+// instead of tasks × processors for the loop.
+//
+// The starred heuristics qualify when no more processors are UP than the
+// master has channels (and none has queued tasks): n_active then never
+// exceeds n_com, so the factor ⌈n_active/n_com⌉ is 0 for the first pick of
+// the round (n_active = 0) and 1 for all the others. The first pick is the
+// smallest key with factor 0; the others are the sorted pairs with factor 1
+// (Eq. 1, the non-starred keys), the first pick's processor starting at its
+// 2nd task, over the remaining tasks.
+//
+// The picks returned are those of the watched processors, in pick order,
+// truncated to StopAfter: exactly the prefix of the full decision the
+// driver uses.
 func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 	k := 0
 	for _, c := range s.Copies {
@@ -536,29 +546,52 @@ func (d *Decider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 			k++
 		}
 	}
+	if k == 0 {
+		return out
+	}
 	p := len(s.Procs)
 	d.rank = resize(d.rank, p)
 	d.kCount = resize(d.kCount, p)
-	if d.kStride = max(k, d.kStride, 1); len(d.kn) < p*d.kStride {
+	if d.kStride = max(k+1, d.kStride); len(d.kn) < p*d.kStride {
 		d.kn = make([]float64, p*d.kStride)
+	}
+	// The first pick of a starred heuristic (factor 0); its processor's
+	// pairs start at its 2nd task and the others compete for k − 1 tasks.
+	first, offset := -1, 0
+	if h.Contention() {
+		best := math.Inf(1)
+		for _, q := range d.el {
+			if kq := d.keyN(h, s, q, 1, 0); first < 0 || kq < best {
+				first, best = q, kq
+			}
+		}
+		offset = 1
 	}
 	for _, q := range d.el {
 		d.kn[q*d.kStride] = d.keyN(h, s, q, 1, 1)
 		d.kCount[q] = 1
 	}
 	d.acc = d.acc[:0]
+	if first >= 0 && s.Watch[first] {
+		d.rank[first] = 0
+		d.acc = append(d.acc, first)
+	}
 	for _, a := range d.el {
-		if !s.Watch[a] {
+		if !s.Watch[a] || a == first {
 			continue
 		}
 		ka := d.kn[a*d.kStride]
-		rank := 0
+		rank := offset
 		for _, q := range d.el {
 			if q == a {
 				continue
 			}
 			base := q * d.kStride
-			for n := 1; rank < k; n++ {
+			n := 1
+			if q == first {
+				n = 2
+			}
+			for ; rank < k; n++ {
 				if n > d.kCount[q] {
 					d.kn[base+n-1] = d.keyN(h, s, q, n, 1)
 					d.kCount[q] = n

@@ -296,7 +296,7 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 	var d Decider
 	for it := 0; it < 3000; it++ {
 		p := 1 + rng.IntN(8)
-		s := &Snapshot{Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(4)}
+		s := &Snapshot{Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(8)}
 		for q := 0; q < p; q++ {
 			v := ProcView{State: availability.State(rng.IntN(3)), W: 1 + rng.IntN(4), ProgramLeft: rng.IntN(3)}
 			if rng.IntN(2) == 0 {
