@@ -291,3 +291,44 @@ func TestStickyQueues(t *testing.T) {
 		t.Errorf("sticky: makespan %d, want 8", got)
 	}
 }
+
+// TestRealizationChanges: Changes(t) lists exactly the processors whose
+// state differs between slots t − 1 and t, in index order, whatever order
+// the slots are asked in, for drawn and hand-built realizations.
+func TestRealizationChanges(t *testing.T) {
+	rng := stream.New(9)
+	var chains []availability.Chain
+	for q := 0; q < 7; q++ {
+		chains = append(chains, availability.Random(rng))
+	}
+	drawn := NewRealization(chains, StartStationary, stream.New(9, 1))
+	drawn.Changes(300) // far ahead first
+	built := FromStates([][]availability.State{states("uurrdduu"), states("u"), states("dddru")})
+	for _, real := range []*Realization{drawn, built} {
+		total := 0
+		for t2 := 0; t2 <= 400; t2++ {
+			var want []int32
+			if t2 > 0 {
+				prev, cur := real.At(t2-1), real.At(t2)
+				for q := range cur {
+					if cur[q] != prev[q] {
+						want = append(want, int32(q))
+					}
+				}
+			}
+			got := real.Changes(t2)
+			if len(got) != len(want) {
+				t.Fatalf("slot %d: changes %v, want %v", t2, got, want)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("slot %d: changes %v, want %v", t2, got, want)
+				}
+			}
+			total += len(got)
+		}
+		if total == 0 {
+			t.Error("no state change in 400 slots")
+		}
+	}
+}
