@@ -255,18 +255,8 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 		}
 		update(gi)
 	}
-	out := 0
-	for i := 0; i < n; i++ {
-		if alive[i] {
-			z[out] = z[i]
-			out++
-		}
-	}
-	for x := out; x < n; x++ {
-		z[x] = zero
-	}
-	z = z[:out]
-	if out > k {
+	z = compactAlive(z, alive)
+	if len(z) > k {
 		return agglomerate(z, k, m)
 	}
 	return z

@@ -39,6 +39,30 @@ func (f *LFunc) At(d float64) float64 {
 	return max(v, 0)
 }
 
+// atSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass.
+func (f *LFunc) atSorted(ts, out []float64) {
+	p := f.P
+	i := 0 // p[i-1].T <= t < p[i].T
+	for j, t := range ts {
+		if len(p) == 0 || t < p[0].T {
+			out[j] = 0
+			continue
+		}
+		for i < len(p) && p[i].T <= t {
+			i++
+		}
+		var v float64
+		if i == len(p) {
+			v = p[i-1].L + f.Slope*(t-p[i-1].T)
+		} else if a, b := p[i-1], p[i]; b.T > a.T {
+			v = a.L + (b.L-a.L)*(t-a.T)/(b.T-a.T)
+		} else {
+			v = a.L
+		}
+		out[j] = max(v, 0)
+	}
+}
+
 // MinLFunc returns the pointwise minimum of f and g, exact: samples at both
 // functions' breakpoints and where they cross.
 func MinLFunc(f, g *LFunc) LFunc {

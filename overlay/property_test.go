@@ -203,6 +203,7 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 		}
 		k := rapid.IntRange(1, 16).Draw(t, "k")
 		grid := rapid.Bool().Draw(t, "grid")
+		dist := Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		vs := make([]vec, n)
 		for i := range vs {
 			hi := 100.0
@@ -212,11 +213,18 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 			vs[i] = vec{o: [4]float64{rapid.Float64Range(0, hi).Draw(t, "m"), rapid.Float64Range(0, hi).Draw(t, "d"),
 				rapid.Float64Range(0, hi).Draw(t, "s"), rapid.Float64Range(0, hi).Draw(t, "q")},
 				v: float64(rapid.IntRange(1, 5).Draw(t, "v"))}
+			if vs[i].v > 1 && dist == DistMSE {
+				// a function that already covers several nodes: some spread
+				for a := range vs[i].lin {
+					l := rapid.Float64Range(0, hi).Draw(t, "lin")
+					vs[i].lin[a], vs[i].sq[a], vs[i].far[a] = l, l*l/vs[i].v*rapid.Float64Range(1, 2).Draw(t, "sq"), l
+				}
+			}
 		}
-		got := clusterVecs(slices.Clone(vs), 4, k, [4]bool{3: true}, grid)
+		got := clusterVecs(slices.Clone(vs), 4, k, [4]bool{3: true}, grid, dist)
 		// naive: same normalization, closest pair by full scan
 		ref := slices.Clone(vs)
-		m := prepareVecs(ref, 4, k, [4]bool{3: true}, grid)
+		m := prepareVecs(ref, 4, k, [4]bool{3: true}, grid, dist)
 		for len(ref) > k {
 			bi, bj, bd := -1, -1, math.Inf(1)
 			for i := range ref {
@@ -246,7 +254,7 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 			t.Fatalf("got %d clusters, naive %d", len(got), len(ref))
 		}
 		for i := range got {
-			if got[i].o != ref[i].o || got[i].v != ref[i].v {
+			if got[i].o != ref[i].o || got[i].v != ref[i].v || got[i].lin != ref[i].lin || got[i].sq != ref[i].sq || got[i].far != ref[i].far {
 				t.Fatalf("cluster %d: got %v, naive %v", i, got[i], ref[i])
 			}
 		}
@@ -260,13 +268,20 @@ func TestDPGridClusteringExact(t *testing.T) {
 		k := rapid.IntRange(1, 12).Draw(t, "k")
 		p, _ := NewDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
 		n := rapid.IntRange(k+1, 50).Draw(t, "n")
-		z := make(DPSummary, n)
+		p.Distance = Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
+		z := make([]dpFn, n)
 		for i := range z {
 			// continuous values: ties would let the two algorithms pick
 			// different (equally close) pairs
-			z[i] = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem")), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk")),
+			z[i].c = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem")), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk")),
 				V: int32(rapid.IntRange(1, 4).Draw(t, "v")), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s"))}
-			z[i].L.reduce(p.Samples, p.Horizon)
+			z[i].c.L.reduce(p.Samples, p.Horizon)
+			if z[i].c.V > 1 && p.Distance == DistMSE {
+				for a := range 3 {
+					l := rapid.Float64Range(0, 50).Draw(t, "lin")
+					z[i].s[a] = Spread{float32(l), float32(l * l), float32(l)}
+				}
+			}
 		}
 		m, items := p.prepare(z, &dpWork{})
 		if m.g.base < 2 {
@@ -334,18 +349,29 @@ func TestAggregateToOneIsSum(t *testing.T) {
 		a := IBPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), V: int32(rapid.IntRange(1, 5).Draw(t, "v1"))}
 		b := IBPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), V: int32(rapid.IntRange(1, 5).Draw(t, "v2"))}
 		ibp := &IBP{SFMax: 1}
-		if got := ibp.Aggregate(IBPSummary{a}, IBPSummary{b}).(IBPSummary); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
+		if got := asIBP(ibp.Aggregate(IBPSummary{a}, IBPSummary{b})); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
 			t.Fatalf("IBP: %v, want %v", got, ibp.Sum(&a, &b))
 		}
 		c := MMPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), Power: float32(f("s1")), Q: f("q1"), V: 1}
 		d := MMPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), Power: float32(f("s2")), Q: f("q2"), V: 2}
 		mmp := &MMP{SFMax: 1, Beta: 0.5}
 		want := MMPCluster{Mem: min(c.Mem, d.Mem), Disk: min(c.Disk, d.Disk), Power: min(c.Power, d.Power), Q: max(c.Q, d.Q), V: 3}
+		// the nodes' spread: c covers 1 node, d 2; deviations from the sum
+		dev := [4][2]float64{{float64(c.Mem - want.Mem), float64(d.Mem - want.Mem)}, {float64(c.Disk - want.Disk), float64(d.Disk - want.Disk)},
+			{float64(c.Power - want.Power), float64(d.Power - want.Power)}, {want.Q - c.Q, want.Q - d.Q}}
+		var wantS []Spread
+		for _, e := range dev {
+			wantS = append(wantS, Spread{float32(e[0] + 2*e[1]), float32(e[0]*e[0] + 2*e[1]*e[1]), float32(max(e[0], e[1]))})
+		}
 		if mmp.Sum(&c, &d) != want {
 			t.Fatalf("MMP sum %v, want %v", mmp.Sum(&c, &d), want)
 		}
-		if got := mmp.Aggregate(MMPSummary{c}, MMPSummary{d}).(MMPSummary); len(got) != 1 || got[0] != want {
-			t.Fatalf("MMP: %v, want %v", got, want)
+		got, gotS := plainOf[MMPSummary](mmp.Aggregate(MMPSummary{c}, MMPSummary{d}))
+		if gotS == nil {
+			gotS = make([]Spread, 4)
+		}
+		if len(got) != 1 || got[0] != want || !slices.Equal(gotS, wantS) {
+			t.Fatalf("MMP: %v %v, want %v %v", got, gotS, want, wantS)
 		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -31,7 +32,7 @@ type simFlags struct {
 	detect, sample, probeEvery                          time.Duration
 	probeTasks                                          int
 	probeLength                                         float64
-	scheduler, cpuProfile, memProfile                   string
+	scheduler, cpuProfile, memProfile, distance         string
 	centralPerNode                                      time.Duration
 }
 
@@ -92,7 +93,11 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
 	}
-	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Nodes: f.nodes,
+	dist, err := overlay.ParseDistance(f.distance)
+	if err != nil {
+		return nil, usagef("--distance: %v", err)
+	}
+	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Distance: dist, Nodes: f.nodes,
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
 		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample),
@@ -275,6 +280,7 @@ memory). The same flags and seed give the same results.`,
 	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
 	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s (default: 1000 for ibp and dp, 10000 for mmp)")
 	fl.Float64Var(&f.beta, "beta", 0.5, "MMP forwarding factor β")
+	fl.StringVar(&f.distance, "distance", "mse", "distance of the clustering: mse (the authors') or loss (this project's first reading)")
 	fl.StringVar(&f.churn, "churn", "", "median session time of churn (e.g. 60m, 5m); empty: no churn")
 	fl.StringVar(&f.fail, "fail", "", "catastrophic failure FRACTION@TIME (e.g. 0.2@24h or 20%@24h)")
 	fl.DurationVar(&f.detect, "detect", time.Minute, "time a submission node takes to detect aborted tasks")
