@@ -157,7 +157,7 @@ func TestKNNClustering(t *testing.T) {
 		}
 		in := slices.Clone(vs)
 		m := prepareVecs(vs, 2, k, [4]bool{}, true, DistMSE)
-		got := agglomerateKNN(vs, k, rapid.IntRange(1, 12).Draw(t, "K"), m, func(c *vec) float64 { return c.v }, m.plain)
+		got := agglomerateKNN(vs, k, rapid.IntRange(1, 12).Draw(t, "K"), &m, func(c *vec) float64 { return c.v }, m.plain)
 		if len(got) > max(k, 1) {
 			t.Fatalf("%d functions, want <= %d", len(got), k)
 		}

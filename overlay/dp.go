@@ -131,9 +131,10 @@ type dpMetric struct {
 	wm2, wd2   float64         // DistMSE: 1/Δ² of memory and disk
 	rl         float64         // DistMSE: 1/(mean squared range of l)
 	lmin       [dpRefs]float64 // DistMSE: the summary's minimum l at the refs
+	refT       [dpRefs]float64 // the reference deadlines
 }
 
-func (m dpMetric) sum(a, b *dpItem) dpItem {
+func (m *dpMetric) sum(a, b *dpItem) dpItem {
 	h := dpItem{c: m.p.Sum(&a.c, &b.c)}
 	m.fill(&h)
 	if m.mse {
@@ -173,9 +174,9 @@ func spreadSumL(a Spread, va, ea, ea2 float64, b Spread, vb, eb, eb2 float64) (l
 	return la + lb, sa + sb
 }
 
-func (m dpMetric) cellOf(c *dpItem) uint32 { return c.cell }
+func (m *dpMetric) cellOf(c *dpItem) uint32 { return c.cell }
 
-func (m dpMetric) computeCell(c *dpItem) uint32 {
+func (m *dpMetric) computeCell(c *dpItem) uint32 {
 	if m.g.base < 2 {
 		return 0
 	}
@@ -192,7 +193,7 @@ func (m dpMetric) computeCell(c *dpItem) uint32 {
 
 // msdMin is the mean squared difference of c's l from the summary's
 // minimum at the references.
-func (m dpMetric) msdMin(c *dpItem) float64 {
+func (m *dpMetric) msdMin(c *dpItem) float64 {
 	s := 0.0
 	for k, v := range c.ref {
 		d := v - m.lmin[k]
@@ -201,9 +202,15 @@ func (m dpMetric) msdMin(c *dpItem) float64 {
 	return s / dpRefs
 }
 
-func (m dpMetric) fill(c *dpItem) {
-	for k := range c.ref {
-		c.ref[k] = c.c.L.At(m.t0 + float64(k+1)*m.dt)
+func (m *dpMetric) fill(c *dpItem) {
+	c.c.L.atSorted(m.refT[:], c.ref[:])
+}
+
+// setRefs sets the reference deadlines t0 + k·dt, k = 1..dpRefs.
+func (m *dpMetric) setRefs(t0, dt float64) {
+	m.t0, m.dt = t0, dt
+	for k := range m.refT {
+		m.refT[k] = t0 + float64(k+1)*dt
 	}
 }
 
@@ -211,7 +218,7 @@ func (m dpMetric) fill(c *dpItem) {
 // loses at the reference deadlines, Σ_k v_a(a_k − h_k) + v_b(b_k − h_k),
 // normalized by the range of Σ_k l_k over the summary. (The extra loss of
 // the sample reduction is not included: it is small and costly to get.)
-func (m dpMetric) dist(x, y *dpItem) float64 {
+func (m *dpMetric) dist(x, y *dpItem) float64 {
 	if m.mse {
 		return m.distMSE(x, y)
 	}
@@ -242,7 +249,7 @@ func (m dpMetric) dist(x, y *dpItem) float64 {
 // distMSE: the spread of the sum (memory, disk exact; l from the minimum of
 // the two at the references, before the sample reduction), normalized and
 // averaged over its nodes, plus the grid penalty.
-func (m dpMetric) distMSE(x, y *dpItem) float64 {
+func (m *dpMetric) distMSE(x, y *dpItem) float64 {
 	a, b := &x.c, &y.c
 	va, vb := float64(a.V), float64(b.V)
 	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
@@ -293,9 +300,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	defer dpPool.Put(w)
 	m, items := p.prepare(z, w)
 	if m.g.base >= 2 {
-		items = agglomerateGrid(items, p.SFMax, m)
+		items = agglomerateGrid(items, p.SFMax, &m)
 	} else {
-		items = agglomerate(items, p.SFMax, m)
+		items = agglomerate(items, p.SFMax, &m)
 	}
 	out := z[:len(items)]
 	for i := range items {
@@ -327,7 +334,8 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	if math.IsInf(t0, 1) {
 		t0 = 0
 	}
-	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd)), t0: t0, dt: p.Horizon / dpRefs}
+	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd))}
+	m.setRefs(t0, p.Horizon/dpRefs)
 	if cap(w.items) < len(z) {
 		w.items = make([]dpItem, len(z))
 	}
@@ -373,7 +381,8 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	// node (now + 1 s)
 	h = max(h, t0+1)
 	im, id := inv(span(lm, hm)), inv(span(ld, hd))
-	m := dpMetric{p: p, im: im, id: id, t0: t0, dt: (h - t0) / dpRefs, mse: true, wm2: im * im, wd2: id * id}
+	m := dpMetric{p: p, im: im, id: id, mse: true, wm2: im * im, wd2: id * id}
+	m.setRefs(t0, (h-t0)/dpRefs)
 	if cap(w.items) < len(z) {
 		w.items = make([]dpItem, len(z))
 	}
@@ -414,7 +423,7 @@ func (p *DP) aggregateKNN(z []dpFn) Summary {
 		return summaryOf[DPSummary](z, 3)
 	}
 	m, items := p.prepare(z, &dpWork{})
-	items = agglomerateKNN(items, p.SFMax, p.knn, m, func(c *dpItem) float64 { return float64(c.c.V) }, m.plain)
+	items = agglomerateKNN(items, p.SFMax, p.knn, &m, func(c *dpItem) float64 { return float64(c.c.V) }, m.plain)
 	out := make([]dpFn, len(items))
 	for i := range items {
 		out[i] = dpFn{c: items[i].c}

@@ -18,7 +18,7 @@ type gridMetric[C any] interface {
 // brute force after each merge; larger cells (skewed data: many nodes with
 // the same memory and disk) keep each member's nearest neighbour in the
 // cell instead, so that a merge costs O(cell size) distances.
-const maxCellGroup = 8
+const maxCellGroup = 2
 
 type cellGroup struct {
 	key      uint32

@@ -120,7 +120,7 @@ func (p *IBP) aggregateKNN(z []ibpFn) Summary {
 		vs[i] = ibpVec(&z[i])
 	}
 	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
-	vs = agglomerateKNN(vs, p.SFMax, p.knn, m, func(c *vec) float64 { return c.v }, m.plain)
+	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {
 		out[i] = vecIBP(&vs[i], true)

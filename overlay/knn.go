@@ -148,7 +148,7 @@ func agglomerateKNN[C any, M gridMetric[C]](z []C, k, K int, m M, vOf func(*C) f
 }
 
 // plainVec is the vec distance without the grid penalty.
-func (m vecMetric) plain(a, b *vec) float64 {
+func (m *vecMetric) plain(a, b *vec) float64 {
 	d := m.dist(a, b)
 	if a.cell != b.cell && m.base >= 2 {
 		if m.mse {
@@ -165,7 +165,7 @@ func (m vecMetric) plain(a, b *vec) float64 {
 }
 
 // plainDP is the DP distance without the grid penalty.
-func (m dpMetric) plain(a, b *dpItem) float64 {
+func (m *dpMetric) plain(a, b *dpItem) float64 {
 	d := m.dist(a, b)
 	if a.cell != b.cell && m.g.base >= 2 {
 		if m.mse {

@@ -131,7 +131,7 @@ func (p *MMP) aggregateKNN(z []mmpFn) Summary {
 		vs[i] = mmpVec(&z[i])
 	}
 	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
-	vs = agglomerateKNN(vs, p.SFMax, p.knn, m, func(c *vec) float64 { return c.v }, m.plain)
+	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {
 		out[i] = vecMMP(&vs[i], true)

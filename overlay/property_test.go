@@ -287,8 +287,8 @@ func TestDPGridClusteringExact(t *testing.T) {
 		if m.g.base < 2 {
 			return
 		}
-		a := agglomerateGrid(slices.Clone(items), k, m)
-		b := agglomerate(slices.Clone(items), k, m)
+		a := agglomerateGrid(slices.Clone(items), k, &m)
+		b := agglomerate(slices.Clone(items), k, &m)
 		key := func(x, y dpItem) int {
 			if x.c.Mem != y.c.Mem {
 				if x.c.Mem < y.c.Mem {

@@ -37,7 +37,7 @@ type vecMetric struct {
 	w2    [4]float64 // 1/Δ² per attribute (original units)
 }
 
-func (m vecMetric) dist(a, b *vec) float64 {
+func (m *vecMetric) dist(a, b *vec) float64 {
 	if m.mse {
 		return m.distMSE(a, b)
 	}
@@ -63,7 +63,7 @@ func (m vecMetric) dist(a, b *vec) float64 {
 
 // distMSE is the DistMSE distance: the sum's spread in every attribute
 // (spreadSum, in float64), normalized.
-func (m vecMetric) distMSE(a, b *vec) float64 {
+func (m *vecMetric) distMSE(a, b *vec) float64 {
 	var s float64
 	for k := 0; k < m.d; k++ {
 		x, y := a.o[k], b.o[k]
@@ -84,7 +84,7 @@ func (m vecMetric) distMSE(a, b *vec) float64 {
 	return s
 }
 
-func (m vecMetric) sum(a, b *vec) vec {
+func (m *vecMetric) sum(a, b *vec) vec {
 	var h vec
 	h.v = a.v + b.v
 	h.id = -1
@@ -104,9 +104,9 @@ func (m vecMetric) sum(a, b *vec) vec {
 	return h
 }
 
-func (m vecMetric) cellOf(c *vec) uint32 { return c.cell }
+func (m *vecMetric) cellOf(c *vec) uint32 { return c.cell }
 
-func (m vecMetric) computeCell(c *vec) uint32 {
+func (m *vecMetric) computeCell(c *vec) uint32 {
 	if m.base < 2 {
 		return 0
 	}
@@ -127,9 +127,9 @@ func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance)
 	}
 	m := prepareVecs(vs, d, k, isMax, useGrid, dist)
 	if m.base >= 2 {
-		return agglomerateGrid(vs, k, m)
+		return agglomerateGrid(vs, k, &m)
 	}
-	return agglomerate(vs, k, m)
+	return agglomerate(vs, k, &m)
 }
 
 // prepareVecs normalizes vs and returns the metric of the clustering.
