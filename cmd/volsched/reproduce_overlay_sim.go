@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
+
+	"golang.org/x/term"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
@@ -68,12 +71,9 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			UpdateBandwidth: oversim.DefaultUpdateBandwidth(policy), DetectTimeout: des.Minute, CentralPerNode: 100,
 			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
 	}
+	progress := term.IsTerminal(int(os.Stderr.Fd()))
 	runOne := func(c *oversim.Config) (*oversim.Result, error) {
-		s, err := oversim.New(c)
-		if err != nil {
-			return nil, err
-		}
-		return s.Run(ctx)
+		return cachedSimRun(ctx, c, opt.OutDir, progress)
 	}
 	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
 	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
@@ -343,4 +343,57 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		}
 	}
 	return nil
+}
+
+// simRunKey names one simulation of the reproduction by everything that
+// defines it (the workload is the default generated one).
+func simRunKey(c *oversim.Config) string {
+	return fmt.Sprintf("%s-%s-sf%d-n%d-t%d-%s-bw%g-beta%g-%s-churn%d-cat%g@%d-probe%d.%d.%g-det%d-cpn%d-seed%d",
+		c.Policy, c.Scheduler, c.SFMax, c.Nodes, c.Length, c.Link.Name, c.UpdateBandwidth, c.Beta, c.Distance,
+		c.Churn.Median, c.Catastrophe.Fraction, c.Catastrophe.At, c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI,
+		c.DetectTimeout, c.CentralPerNode, c.Seed)
+}
+
+// cachedSimRun runs c, or, when dir is set and the run was done before,
+// reads its result from dir/overlay-sim-runs/KEY.json: each run's result is
+// written there as soon as it ends, so an interrupted reproduction resumes
+// where it stopped (the results are deterministic given the key).
+func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress bool) (*oversim.Result, error) {
+	key := simRunKey(c)
+	var path string
+	if dir != "" {
+		path = filepath.Join(dir, "overlay-sim-runs", key+".json")
+		if b, err := os.ReadFile(path); err == nil {
+			var r oversim.Result
+			if json.Unmarshal(b, &r) == nil {
+				return &r, nil
+			}
+		}
+	}
+	if progress {
+		fmt.Fprintf(os.Stderr, "\roverlay-sim: %s ...%20s", key, "")
+	}
+	s, err := oversim.New(c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Run(ctx)
+	if progress {
+		fmt.Fprintf(os.Stderr, "\r%*s\r", len(key)+40, "")
+	}
+	if err != nil || path == "" {
+		return r, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return nil, err
+	}
+	return r, os.Rename(tmp, path)
 }
