@@ -112,8 +112,8 @@ func (c *Config) Validate() error {
 	if err := c.Catastrophe.Validate(); err != nil {
 		return err
 	}
-	if c.Churn.Median < 0 {
-		return fmt.Errorf("churn median %v: want >= 0", c.Churn.Median)
+	if c.Churn.Median < 0 || (c.Churn.Median > 0 && c.Churn.Median < failure.MinChurnMedian) {
+		return fmt.Errorf("churn median %v: want 0 (no churn) or >= %v", c.Churn.Median, failure.MinChurnMedian.Duration())
 	}
 	if c.DetectTimeout < 0 {
 		return fmt.Errorf("detection timeout %v: want >= 0", c.DetectTimeout)

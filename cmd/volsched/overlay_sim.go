@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -34,7 +35,14 @@ type simFlags struct {
 	probeLength                                         float64
 	scheduler, cpuProfile, memProfile, distance         string
 	centralPerNode                                      time.Duration
+	// set: the flags given on the command line (cobra's Changed); a flag
+	// whose default is a sentinel (--sfmax 0, --update-bw -1) may not be
+	// given that sentinel explicitly.
+	set func(name string) bool
 }
+
+// given reports whether flag name was given on the command line.
+func (f *simFlags) given(name string) bool { return f.set != nil && f.set(name) }
 
 // simConfig turns flags into a validated oversim.Config; usage errors name
 // the flag.
@@ -54,14 +62,20 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if err != nil {
 		return nil, usagef("--link: %v", err)
 	}
-	if f.sfmax == 0 {
+	if f.sfmax == 0 && !f.given("sfmax") {
 		f.sfmax = oversim.DefaultSFMax(f.policy)
 	}
 	if f.sfmax < 1 || f.sfmax > 1<<16 {
-		return nil, usagef("--sfmax %d: want 1 to %d", f.sfmax, 1<<16)
+		return nil, usagef("--sfmax %d: want 1 to %d (omit it for the paper's %d)", f.sfmax, 1<<16, oversim.DefaultSFMax(f.policy))
 	}
-	if f.updateBW < 0 {
+	if f.updateBW < 0 && !f.given("update-bw") {
 		f.updateBW = oversim.DefaultUpdateBandwidth(f.policy)
+	}
+	if !(f.updateBW >= 0) || math.IsInf(f.updateBW, 0) {
+		return nil, usagef("--update-bw %g: want a finite number of bytes/s >= 0 (0: no limit; omit it for the paper's %g)", f.updateBW, oversim.DefaultUpdateBandwidth(f.policy))
+	}
+	if f.given("beta") && !(f.beta > 0 && f.beta <= 1) {
+		return nil, usagef("--beta %g: want a value in (0, 1]", f.beta)
 	}
 	churn, err := failure.ParseChurn(f.churn)
 	if err != nil {
@@ -133,7 +147,7 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			return nil, fmt.Errorf("--swf: %w", err)
 		}
 		if skipped > 0 {
-			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time or processor count\n", skipped)
+			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time, unknown processor count or more than 2^31-1 processors\n", skipped)
 		}
 		c.Jobs = jobs
 		if c.Jobs == nil {
@@ -237,6 +251,7 @@ allocation-time statistics, peak link use, events processed, speed,
 memory). The same flags and seed give the same results.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.set = cmd.Flags().Changed
 			c, err := f.config()
 			if err != nil {
 				return err
@@ -278,10 +293,10 @@ memory). The same flags and seed give the same results.`,
 	fl.Float64Var(&f.hours, "hours", 1, "simulated hours")
 	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
 	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
-	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s (default: 1000 for ibp and dp, 10000 for mmp)")
+	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s, 0: no limit (default: 1000 for ibp and dp, 10000 for mmp)")
 	fl.Float64Var(&f.beta, "beta", 0.5, "MMP forwarding factor β")
 	fl.StringVar(&f.distance, "distance", "mse", "distance of the clustering: mse (the authors') or loss (this project's first reading)")
-	fl.StringVar(&f.churn, "churn", "", "median session time of churn (e.g. 60m, 5m); empty: no churn")
+	fl.StringVar(&f.churn, "churn", "", "median session time of churn, at least 1s (e.g. 60m, 5m, or minutes); empty or 0: no churn")
 	fl.StringVar(&f.fail, "fail", "", "catastrophic failure FRACTION@TIME (e.g. 0.2@24h or 20%@24h)")
 	fl.DurationVar(&f.detect, "detect", time.Minute, "time a submission node takes to detect aborted tasks")
 	fl.StringVar(&f.workload, "workload", "", "replay this trace (CSV from 'volsched overlay workload')")

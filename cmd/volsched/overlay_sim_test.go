@@ -25,6 +25,20 @@ func TestOverlaySimUsageErrors(t *testing.T) {
 		{[]string{"--churn", "soon", "--out", out}, "--churn"},
 		{[]string{"--sfmax", "-3", "--out", out}, "--sfmax"},
 		{[]string{"--nodes", "10"}, "--out"},
+		{[]string{"--nodes", "-5", "--out", out}, "--nodes"},
+		{[]string{"--sfmax", "0", "--out", out}, "--sfmax"},
+		{[]string{"--update-bw", "-5", "--out", out}, "--update-bw"},
+		{[]string{"--update-bw", "NaN", "--out", out}, "--update-bw"},
+		{[]string{"--beta", "-1", "--out", out}, "--beta"},
+		{[]string{"--beta", "NaN", "--policy", "mmp", "--out", out}, "--beta"},
+		{[]string{"--churn", "1ns", "--out", out}, "--churn"},
+		{[]string{"--churn", "-5m", "--out", out}, "--churn"},
+		{[]string{"--fail", "20%", "--out", out}, "--fail"},
+		{[]string{"--fail", "0.2@-1h", "--out", out}, "--fail"},
+		{[]string{"--fail", "0@1h", "--out", out}, "--fail"},
+		{[]string{"--scheduler", "fifo", "--out", out}, "--scheduler"},
+		{[]string{"--distance", "l2", "--out", out}, "--distance"},
+		{[]string{"--workload", "a.csv", "--swf", "b.swf", "--out", out}, "--workload and --swf"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", append([]string{"overlay", "sim"}, c.args...)...)
