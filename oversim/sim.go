@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"time"
 
 	"github.com/volsched/volsched/des"
@@ -196,6 +197,10 @@ func New(cfg *Config) (*Sim, error) {
 	s.st = Result{Policy: cfg.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: cfg.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
+	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
+		p := cfg.Params
+		s.st.WorkloadParams = &p
+	}
 	if cfg.Catastrophe.Enabled() {
 		s.st.CatastropheFraction = cfg.Catastrophe.Fraction
 		s.st.CatastropheHours = cfg.Catastrophe.At.Seconds() / 3600

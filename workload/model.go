@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 
@@ -389,4 +391,24 @@ func Generate(p *Params, d *Distributions, seed uint64, nodes int, horizon des.T
 	}
 	SortJobs(jobs)
 	return jobs, nil
+}
+
+// ReadParams reads parameters as JSON (the tags of Params; durations in
+// nanoseconds) over DefaultParams: fields left out keep their defaults.
+// Unknown fields, trailing data and invalid values are errors naming name
+// and the field.
+func ReadParams(r io.Reader, name string) (Params, error) {
+	p := DefaultParams()
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Params{}, fmt.Errorf("%s: %w (want a JSON object with the fields of 'volsched overlay workload --print-params')", name, err)
+	}
+	if dec.More() {
+		return Params{}, fmt.Errorf("%s: data after the JSON object", name)
+	}
+	if err := p.Validate(); err != nil {
+		return Params{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, nil
 }

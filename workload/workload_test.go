@@ -377,3 +377,39 @@ func TestWeekdayWorkerDoesNotWorkSundayNight(t *testing.T) {
 		t.Fatal("weekday-only night worker works on Saturday night")
 	}
 }
+
+// TestReadParams: fields left out keep their defaults; unknown fields,
+// invalid values and trailing data are errors naming the file and field.
+func TestReadParams(t *testing.T) {
+	p, err := ReadParams(strings.NewReader(`{"day_worker_fraction": 1, "node_mem_mb": [2048]}`), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultParams()
+	want.DayWorkerFraction, want.NodeMemMB = 1, []float64{2048}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("got %+v, want %+v", p, want)
+	}
+	if p, err := ReadParams(strings.NewReader(`{}`), "p.json"); err != nil || !reflect.DeepEqual(p, DefaultParams()) {
+		t.Fatalf("empty object: %+v, %v; want the defaults", p, err)
+	}
+	for in, field := range map[string]string{
+		`{"day_worker_fractio": 1}`:      "day_worker_fractio",
+		`{"day_worker_fraction": 2}`:     "day_worker_fraction",
+		`{"node_disk_mb": []}`:           "node_disk_mb",
+		`{"work_start_ns": "7h"}`:        "work_start_ns",
+		`{"app_source": "swf"}`:          "app_source",
+		`{"continue_a": 0.8} {}`:         "after the JSON object",
+		`[1, 2]`:                         "JSON object",
+		`{"power_max_mips": 10}`:         "power_max_mips",
+		`{"start_weekday": 7}`:           "start_weekday",
+		`{"deadline_b": -0.05}`:          "deadline_b",
+		`{"warm_start_ns": -1}`:          "warm_start",
+		`{"day_worker_fraction": 1e999}`: "day_worker_fraction",
+	} {
+		_, err := ReadParams(strings.NewReader(in), "p.json")
+		if err == nil || !strings.Contains(err.Error(), "p.json") || !strings.Contains(err.Error(), field) {
+			t.Errorf("ReadParams(%s): error %v; want one naming p.json and %s", in, err, field)
+		}
+	}
+}

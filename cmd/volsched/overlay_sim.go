@@ -27,6 +27,7 @@ import (
 // simFlags are the flags of `volsched overlay sim`.
 type simFlags struct {
 	policy, link, churn, fail, workload, swf, data, out string
+	params                                              string
 	nodes, sfmax                                        int
 	hours, updateBW, beta, swfPower                     float64
 	seed                                                uint64
@@ -111,10 +112,14 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if err != nil {
 		return nil, usagef("--distance: %v", err)
 	}
+	params, err := readWorkloadParams(f.params)
+	if err != nil {
+		return nil, err
+	}
 	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Distance: dist, Nodes: f.nodes,
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
-		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample),
+		Seed: f.seed, Params: params, Sample: des.Time(f.sample),
 		ProbeEvery: des.Time(f.probeEvery), ProbeTasks: int32(f.probeTasks), ProbeLengthMI: f.probeLength,
 		Scheduler: f.scheduler, CentralPerNode: des.Time(f.centralPerNode)}
 	switch {
@@ -170,6 +175,26 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	}
 	return c, nil
 }
+
+// readWorkloadParams reads --params (workload.ReadParams), or returns the
+// defaults when path is empty.
+func readWorkloadParams(path string) (workload.Params, error) {
+	if path == "" {
+		return workload.DefaultParams(), nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return workload.Params{}, fmt.Errorf("--params: %w", err)
+	}
+	defer fh.Close()
+	p, err := workload.ReadParams(fh, path)
+	if err != nil {
+		return workload.Params{}, fmt.Errorf("--params: %w", err)
+	}
+	return p, nil
+}
+
+const paramsUsage = "JSON file of workload and node parameters over the defaults (fields: 'volsched overlay workload --print-params'; durations in ns)"
 
 // runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
 // and DIR/summary.json at the end.
@@ -302,6 +327,7 @@ memory). The same flags and seed give the same results.`,
 	fl.StringVar(&f.workload, "workload", "", "replay this trace (CSV from 'volsched overlay workload')")
 	fl.StringVar(&f.swf, "swf", "", "replay this Standard Workload Format log")
 	fl.Float64Var(&f.swfPower, "swf-power", 1000, "MIPS of the machines of the SWF log (run time × power = task length)")
+	fl.StringVar(&f.params, "params", "", paramsUsage)
 	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
@@ -316,16 +342,30 @@ memory). The same flags and seed give the same results.`,
 	overlayCmd.AddCommand(cmd)
 
 	var wf struct {
-		nodes int
-		hours float64
-		seed  uint64
-		data  string
+		nodes       int
+		hours       float64
+		seed        uint64
+		data        string
+		params      string
+		printParams bool
 	}
 	gen := &cobra.Command{
 		Use:   "workload",
 		Short: "Generate the site-level workload trace once (CSV on stdout) for replay with 'overlay sim --workload'",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := readWorkloadParams(wf.params)
+			if err != nil {
+				return err
+			}
+			if wf.printParams {
+				b, err := json.MarshalIndent(p, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
+				return err
+			}
 			if wf.nodes < 1 || wf.nodes > 1<<26 {
 				return usagef("--nodes %d: want 1 to %d", wf.nodes, 1<<26)
 			}
@@ -343,7 +383,6 @@ memory). The same flags and seed give the same results.`,
 			if err != nil {
 				return fmt.Errorf("--data: %w", err)
 			}
-			p := workload.DefaultParams()
 			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 			if err != nil {
 				return err
@@ -355,5 +394,7 @@ memory). The same flags and seed give the same results.`,
 	gen.Flags().Float64Var(&wf.hours, "hours", 60, "hours of submissions")
 	gen.Flags().Uint64Var(&wf.seed, "seed", 1, "random seed (the same seed as 'overlay sim' gives the same jobs)")
 	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
+	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
+	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
 	overlayCmd.AddCommand(gen)
 }

@@ -130,3 +130,56 @@ func TestOverlayWorkloadThenReplay(t *testing.T) {
 		t.Fatalf("replaying the generated trace gives %s, generating in the simulation gives %s", sums[0], sums[1])
 	}
 }
+
+// TestOverlaySimParams: 'overlay workload --print-params' gives the
+// defaults, which --params reads back to the same run; a changed parameter
+// is recorded in summary.json; a bad file is an error naming the field.
+func TestOverlaySimParams(t *testing.T) {
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	out, errOut, code := runCLI(t, "", "overlay", "workload", "--print-params")
+	if code != 0 {
+		t.Fatalf("--print-params: exit %d: %s", code, errOut)
+	}
+	dir := t.TempDir()
+	def := filepath.Join(dir, "default.json")
+	changed := filepath.Join(dir, "changed.json")
+	bad := filepath.Join(dir, "bad.json")
+	for p, s := range map[string]string{def: out, changed: `{"start_weekday": 5}`, bad: `{"start_weekday": 9}`} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary := func(name string, extra ...string) map[string]any {
+		t.Helper()
+		o := filepath.Join(dir, name)
+		args := append([]string{"overlay", "sim", "--policy", "ibp", "--nodes", "20", "--hours", "2", "--seed", "3", "--out", o}, extra...)
+		if _, errOut, code := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(o, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r map[string]any
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	key := func(r map[string]any) string {
+		return fmt.Sprint(r["jobs_submitted"], r["tasks_submitted"], r["tasks_finished"], r["computation_finished_mi"], r["events"])
+	}
+	a, b, c := summary("none"), summary("default", "--params", def), summary("changed", "--params", changed)
+	if key(a) != key(b) || a["workload_params"] != nil || b["workload_params"] != nil {
+		t.Fatalf("--params with the defaults: %s, %v; without: %s, %v", key(b), b["workload_params"], key(a), a["workload_params"])
+	}
+	wp, _ := c["workload_params"].(map[string]any)
+	if wp == nil || wp["start_weekday"] != float64(5) {
+		t.Fatalf("changed parameters not recorded in summary.json: %v", c["workload_params"])
+	}
+	if _, errOut, code := runCLI(t, "", "overlay", "sim", "--nodes", "20", "--params", bad, "--out", filepath.Join(dir, "bad")); code == 0 || !strings.Contains(errOut, "start_weekday") {
+		t.Fatalf("bad --params: exit %d, stderr %q; want an error naming start_weekday", code, errOut)
+	}
+}
