@@ -183,3 +183,53 @@ func TestOverlaySimParams(t *testing.T) {
 		t.Fatalf("bad --params: exit %d, stderr %q; want an error naming start_weekday", code, errOut)
 	}
 }
+
+// TestReproduceOverlaySimQuick: the reduced reproduction writes every table
+// and figure as CSV and SVG, and a second run with the same --out reuses
+// each run's stored result (resumption) and prints the same tables.
+func TestReproduceOverlaySimQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 CPU-seconds; skipped with -short")
+	}
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	dir := t.TempDir()
+	args := []string{"reproduce", "--quick", "--only", "overlay-sim", "--seed", "1", "--out", dir}
+	out1, errOut, code := runCLI(t, "", args...)
+	if code != 0 || strings.Contains(out1, "FAILED") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out1)
+	}
+	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig10.csv", "fig10-slow.svg", "fig10-fast.svg",
+		"fig11.csv", "fig11.svg", "fig12-17.csv", "fig12-17-ibp.svg", "fig12-17-mmp.svg", "fig12-17-dp.svg",
+		"fig18.csv", "fig18.svg", "catastrophe.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, "overlay-sim-"+f))
+		if err != nil || len(b) == 0 {
+			t.Errorf("overlay-sim-%s: %v (%d bytes)", f, err, len(b))
+		}
+	}
+	runs, err := filepath.Glob(filepath.Join(dir, "overlay-sim-runs", "*.json"))
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("no stored runs: %v", err)
+	}
+	// Remove one stored run: the second pass recomputes it alone.
+	if err := os.Remove(runs[0]); err != nil {
+		t.Fatal(err)
+	}
+	out2, errOut, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, errOut)
+	}
+	strip := func(s string) string { // drop the timing line
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, "took") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(out1) != strip(out2) {
+		t.Fatalf("resumed reproduction differs:\n%s\n---\n%s", out1, out2)
+	}
+}
