@@ -413,3 +413,29 @@ func TestReadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineAndContinueRules: the paper's formulas with the default
+// parameters, by hand.
+func TestDeadlineAndContinueRules(t *testing.T) {
+	p := DefaultParams()
+	for _, c := range []struct{ U, lo, hi, want float64 }{
+		{0.5, 0, 1e9, 720},           // (0.8/0.5 − 1)/0.05 = 12 min
+		{0.8, 0, 1e9, 0},             // (1 − 1)/0.05 = 0
+		{0.1, 0, 1e9, 8400},          // (8 − 1)/0.05 = 140 min
+		{1, 100, 1e9, 100},           // −4 min, clipped up to δmin
+		{0.01, 0, 3600, 3600},        // 1580 min, clipped down to δmax
+		{0.5, 5000, 1000, 1000},      // bounds in either order
+		{0.5, 700, 200, 700},         // ... 720 s clipped into [200, 700]
+		{0.4, 1000, 1000, 1000},      // δmin = δmax
+		{0.25, 0, math.Inf(1), 2640}, // (3.2 − 1)/0.05 = 44 min
+	} {
+		if got := DeadlineSlack(&p, c.U, c.lo, c.hi); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("DeadlineSlack(U=%g, [%g, %g]) = %g s, want %g", c.U, c.lo, c.hi, got, c.want)
+		}
+	}
+	for rt, want := range map[float64]float64{0: 0.8, 20: 0.4, 60: 0.2, 380: 0.04} {
+		if got := ContinueProbability(&p, rt); math.Abs(got-want) > 1e-12 {
+			t.Errorf("ContinueProbability(rt=%g min) = %g, want %g", rt, got, want)
+		}
+	}
+}
