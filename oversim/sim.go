@@ -585,7 +585,7 @@ func (s *Sim) fail(t des.Time, h int32) {
 		for _, c := range []overlay.Addr{s.tree.Left(overlay.Addr(rv)), s.tree.Right(overlay.Addr(rv))} {
 			var sum overlay.Summary
 			if li := s.leafOf[c]; li >= 0 {
-				sum = s.leaves[li].Exec.Summary(t.Seconds())
+				sum = s.leaves[li].Resend(t.Seconds())
 			} else {
 				sum = s.routers[s.rankOf[c]].Current(&s.oc)
 			}
