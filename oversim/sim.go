@@ -565,7 +565,8 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 // fail replaces physical node h at time t: its tasks are aborted (their
 // submitters notice after DetectTimeout and resubmit them), its execution
 // node restarts idle and reports its summary, and its routing node (if it
-// has one) restarts without information, which its children send again.
+// has one) restarts without information, which its children send again
+// (and its father, the MMP bound).
 func (s *Sim) fail(t des.Time, h int32) {
 	s.st.Failures++
 	v := s.leafV[h]
@@ -590,6 +591,16 @@ func (s *Sim) fail(t des.Time, h int32) {
 				sum = s.routers[s.rankOf[c]].Current(&s.oc)
 			}
 			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
+		}
+		// Its father re-sends the bound it had sent it (MMP; nothing for
+		// the other policies).
+		if f := s.tree.Father(overlay.Addr(rv)); f != overlay.NoAddr {
+			out := s.routers[s.rankOf[f]].ChildRestarted(&s.oc, overlay.Addr(rv), s.out[:0])
+			for i := range out {
+				s.send(t, int32(f), out[i])
+				out[i] = overlay.Msg{}
+			}
+			s.out = out
 		}
 	}
 }

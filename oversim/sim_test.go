@@ -2,6 +2,7 @@ package oversim
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 
@@ -209,7 +210,8 @@ func TestCentralizedPlacesOnIdleNetwork(t *testing.T) {
 // TestCatastropheRebuildsAvailability: after a catastrophic failure of 40 %
 // of the nodes (routers restart without information), once the network is
 // quiet every router's view of each child is the summary that child last
-// sent, and the root's aggregate covers every node again (§7.5: the lost
+// sent, every MMP router holds the maximum queue end outside its branch,
+// and the root's aggregate covers every node again (§7.5: the lost
 // availability information is recreated).
 func TestCatastropheRebuildsAvailability(t *testing.T) {
 	for _, p := range []string{"ibp", "mmp", "dp"} {
@@ -251,6 +253,24 @@ func TestCatastropheRebuildsAvailability(t *testing.T) {
 					if want := sentBy(ch.v); want == nil || !pol.Equal(ch.info, want) {
 						t.Fatalf("router %d: view of child %d (%d nodes: %v) differs from what it sent (%v)", rank, ch.v, nodesOf(ch.info), ch.info, want)
 					}
+				}
+			}
+			// MMP: every router holds the maximum queue end outside its
+			// branch, replaced routers included (their fathers re-send it).
+			for rank := range s.routers {
+				rt := &s.routers[rank]
+				f := s.tree.Father(rt.Self)
+				want := math.Inf(-1)
+				if f != overlay.NoAddr && p == "mmp" {
+					fr := &s.routers[s.rankOf[f]]
+					other := fr.LeftInfo
+					if fr.Left == rt.Self {
+						other = fr.RightInfo
+					}
+					want = max(fr.Bound, pol.MaxQueue(other))
+				}
+				if rt.Bound != want {
+					t.Fatalf("router %d (vertex %d): bound %g, want %g", rank, rt.Self, rt.Bound, want)
 				}
 			}
 			if n := nodesOf(s.routers[s.rankOf[s.tree.Root()]].Summary()); n != 64 {
