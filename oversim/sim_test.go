@@ -33,6 +33,13 @@ func testConfig(t testing.TB, policy string, nodes int, length des.Time) *Config
 
 func run(t testing.TB, c *Config) *Result {
 	t.Helper()
+	_, r := runSim(t, c)
+	return r
+}
+
+// runSim runs c and returns the simulator too, for tests of its final state.
+func runSim(t testing.TB, c *Config) (*Sim, *Result) {
+	t.Helper()
 	s, err := New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +48,7 @@ func run(t testing.TB, c *Config) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return s, r
 }
 
 func TestRunSmall(t *testing.T) {
@@ -223,14 +230,7 @@ func TestCatastropheRebuildsAvailability(t *testing.T) {
 					Deadline: des.Time(i)*des.Minute + 10*des.Minute, ID: uint64(i + 1)})
 			}
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.4, At: des.Hour}
-			s, err := New(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := s.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, r := runSim(t, c)
 			if r.Failures != 26 || r.TasksFinished == 0 || r.TasksInQueues != 0 || r.TasksInFlight != 0 {
 				t.Fatalf("failures %d (want 26), finished %d, in queues %d, in flight %d", r.Failures, r.TasksFinished, r.TasksInQueues, r.TasksInFlight)
 			}
