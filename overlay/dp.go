@@ -28,6 +28,9 @@ type DPCluster struct {
 // approximated (dpMetric.sum). Far is kept for memory and disk only.
 type dpFn = fn[DPCluster]
 
+// dpOps are the comparison and merges of identical DP functions.
+var dpOps = newFnOps(cmpDP, addDP)
+
 var dpFnPool = sync.Pool{New: func() any { return new(fnWork[DPCluster]) }}
 
 // dpItem is a DPCluster during clustering, with its spread, its l at the
@@ -290,9 +293,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[DPSummary](nil, x, 3)
 		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
 	}
-	cmp, merge := cmpFn[DPCluster](cmpDP), mergeFn[DPCluster](p.Distance, cmpDP, addDP)
-	z, done := unionOf[DPSummary](&dpFnPool, x, y, 3, cmp, merge)
-	defer done()
+	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
 		return summaryOf[DPSummary](z, 3)
 	}

@@ -53,6 +53,9 @@ func (*IBP) Name() string { return "ibp" }
 
 type ibpFn = fn[IBPCluster]
 
+// ibpOps are the comparison and merges of identical IBP functions.
+var ibpOps = newFnOps(cmpIBP, addIBP)
+
 var ibpFnPool = sync.Pool{New: func() any { return new(fnWork[IBPCluster]) }}
 
 func asIBP(s Summary) IBPSummary {
@@ -89,9 +92,9 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[IBPSummary](nil, x, 2)
 		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
 	}
-	cmp, merge := cmpFn[IBPCluster](cmpIBP), mergeFn[IBPCluster](p.Distance, cmpIBP, addIBP)
-	z, done := unionOf[IBPSummary](&ibpFnPool, x, y, 2, cmp, merge)
-	defer done()
+	z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := ibpOps.cmp, ibpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
 		return summaryOf[IBPSummary](z, 2)
 	}

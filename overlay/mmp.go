@@ -58,6 +58,9 @@ func (*MMP) Name() string { return "mmp" }
 
 type mmpFn = fn[MMPCluster]
 
+// mmpOps are the comparison and merges of identical MMP functions.
+var mmpOps = newFnOps(cmpMMP, addMMP)
+
 var mmpFnPool = sync.Pool{New: func() any { return new(fnWork[MMPCluster]) }}
 
 func asMMP(s Summary) MMPSummary {
@@ -98,9 +101,9 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[MMPSummary](nil, x, 4)
 		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
 	}
-	cmp, merge := cmpFn[MMPCluster](cmpMMP), mergeFn[MMPCluster](p.Distance, cmpMMP, addMMP)
-	z, done := unionOf[MMPSummary](&mmpFnPool, x, y, 4, cmp, merge)
-	defer done()
+	z, scratch := unionOf[MMPSummary](&mmpFnPool, x, y, 4, &mmpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := mmpOps.cmp, mmpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
 		return summaryOf[MMPSummary](z, 4)
 	}

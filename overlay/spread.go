@@ -123,6 +123,30 @@ func mergeFn[C any](d Distance, cmpVals func(a, b C) int, addV func(a, b *C)) fu
 	}
 }
 
+// fnOps holds a policy's cmpFn and its mergeFn for each distance, built
+// once (package variables) so that an aggregation allocates no closures.
+type fnOps[C any] struct {
+	cmp   func(a, b fn[C]) int
+	merge [DistLoss + 1]func(a, b *fn[C]) bool
+}
+
+func newFnOps[C any](cmpVals func(a, b C) int, addV func(a, b *C)) fnOps[C] {
+	o := fnOps[C]{cmp: cmpFn(cmpVals)}
+	for d := range o.merge {
+		o.merge[d] = mergeFn(Distance(d), cmpVals, addV)
+	}
+	return o
+}
+
+// mergeFor returns the merge for distance d (mergeable treats every
+// distance but DistLoss as DistMSE).
+func (o *fnOps[C]) mergeFor(d Distance) func(a, b *fn[C]) bool {
+	if int(d) < len(o.merge) {
+		return o.merge[d]
+	}
+	return o.merge[DistMSE]
+}
+
 // equalSummaries says whether two summaries hold the same functions and
 // spreads (eq compares two functions' values).
 func equalSummaries[S plainSummary[C], C any](x, y Summary, eq func(a, b *C) bool) bool {
@@ -163,13 +187,22 @@ func (w *fnWork[C]) release(buf, z []fn[C]) {
 	w.buf, w.z = buf[:0], z[:0]
 }
 
+// unionScratch is the pooled scratch of one union; done returns it.
+type unionScratch[C any] struct {
+	pool   *sync.Pool
+	w      *fnWork[C]
+	buf, z []fn[C]
+}
+
+func (u unionScratch[C]) done() { u.w.release(u.buf, u.z); u.pool.Put(u.w) }
+
 // unionOf returns the union of x and y with mergeable identical functions
-// merged (unionDedup), in scratch from pool; done returns the scratch.
-func unionOf[S plainSummary[C], C any](pool *sync.Pool, x, y Summary, d int, cmp func(a, b fn[C]) int, merge func(a, b *fn[C]) bool) (z []fn[C], done func()) {
+// merged (unionDedup), in scratch from pool; the caller defers done.
+func unionOf[S plainSummary[C], C any](pool *sync.Pool, x, y Summary, d int, ops *fnOps[C], dist Distance) ([]fn[C], unionScratch[C]) {
 	w := pool.Get().(*fnWork[C])
 	buf := fnsOf[S](w.buf[:0], x, d)
 	mid := len(buf)
 	buf = fnsOf[S](buf, y, d)
-	z = unionDedup(w.z[:0], buf[:mid], buf[mid:], cmp, merge)
-	return z, func() { w.release(buf, z); pool.Put(w) }
+	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.mergeFor(dist))
+	return z, unionScratch[C]{pool: pool, w: w, buf: buf, z: z}
 }
