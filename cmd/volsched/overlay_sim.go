@@ -87,6 +87,9 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		if cat, err = failure.ParseCatastrophe(f.fail); err != nil {
 			return nil, usagef("--fail: %v", err)
 		}
+		if cat.At >= des.Seconds(f.hours*3600) {
+			return nil, usagef("--fail %s: the failure time %v is not before the end of the run (--hours %g)", f.fail, cat.At.Duration(), f.hours)
+		}
 	}
 	if f.detect < 0 {
 		return nil, usagef("--detect %v: want >= 0", f.detect)

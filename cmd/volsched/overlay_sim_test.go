@@ -36,6 +36,7 @@ func TestOverlaySimUsageErrors(t *testing.T) {
 		{[]string{"--fail", "20%", "--out", out}, "--fail"},
 		{[]string{"--fail", "0.2@-1h", "--out", out}, "--fail"},
 		{[]string{"--fail", "0@1h", "--out", out}, "--fail"},
+		{[]string{"--fail", "20%@2h", "--hours", "1", "--out", out}, "--fail"},
 		{[]string{"--scheduler", "fifo", "--out", out}, "--scheduler"},
 		{[]string{"--distance", "l2", "--out", out}, "--distance"},
 		{[]string{"--workload", "a.csv", "--swf", "b.swf", "--out", out}, "--workload and --swf"},
