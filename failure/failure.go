@@ -48,15 +48,25 @@ func (c Churn) Session(seed uint64, node int32, k uint32) des.Time {
 	return t
 }
 
+// MinChurnMedian is the shortest median session time accepted (1 s; the
+// paper's shortest is 5 min). Shorter medians make every node fail
+// millions of times per simulated second: the run makes no progress while
+// its event queue grows without bound.
+const MinChurnMedian = des.Second
+
 // ParseChurn reads a median session time: a Go duration ("5m", "1h") or a
-// number of minutes ("60"). "0" or "" disables churn.
+// number of minutes ("60"). "", "0" or any zero duration ("0s") disables
+// churn; otherwise the median must be at least MinChurnMedian.
 func ParseChurn(s string) (Churn, error) {
-	if s == "" || s == "0" {
+	if s == "" {
 		return Churn{}, nil
 	}
 	d, err := parseDuration(s, time.Minute)
-	if err != nil || d <= 0 {
-		return Churn{}, fmt.Errorf("churn median session time %q: want a duration > 0 such as 5m or 1h, or minutes", s)
+	if err == nil && d == 0 {
+		return Churn{}, nil
+	}
+	if err != nil || d < MinChurnMedian {
+		return Churn{}, fmt.Errorf("churn median session time %q: want 0 (no churn) or a duration >= %v such as 5m or 1h, or minutes", s, MinChurnMedian.Duration())
 	}
 	return Churn{Median: d}, nil
 }

@@ -31,13 +31,13 @@ func TestChurnMedian(t *testing.T) {
 }
 
 func TestParseChurn(t *testing.T) {
-	for in, want := range map[string]des.Time{"5m": 5 * des.Minute, "60": 60 * des.Minute, "1h": des.Hour, "0": 0, "": 0} {
+	for in, want := range map[string]des.Time{"5m": 5 * des.Minute, "60": 60 * des.Minute, "1h": des.Hour, "0": 0, "0s": 0, "0m": 0, "": 0, "1s": des.Second} {
 		c, err := ParseChurn(in)
 		if err != nil || c.Median != want {
 			t.Errorf("ParseChurn(%q) = %v, %v; want %v", in, c.Median, err, want)
 		}
 	}
-	for _, bad := range []string{"-5m", "abc", "NaN", "1e300"} {
+	for _, bad := range []string{"-5m", "abc", "NaN", "1e300", "1ns", "999ms", "0.01"} {
 		if _, err := ParseChurn(bad); err == nil {
 			t.Errorf("ParseChurn(%q): no error", bad)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/volsched/volsched/stream"
@@ -15,7 +16,12 @@ type AccuracyConfig struct {
 	Nodes  int    // number of execution nodes (leaves)
 	SFMax  int    // maximum summary size
 	Seed   uint64
-	NoGrid bool // plain loss distance, without the grid penalty
+	NoGrid bool // no grid (cells) in the distance
+	// Distance of the clustering (default DistMSE, the authors').
+	Distance Distance
+	// Clustering: "" or "exact" is Fig. 3 (what Aggregate does); "stars"
+	// is the authors' approximation (knn.go), to measure its effect.
+	Clustering string
 }
 
 // AccuracyResult is the fraction of the nodes' availability that the
@@ -26,6 +32,7 @@ type AccuracyResult struct {
 	SFMax        int                `json:"sfmax"`
 	Seed         uint64             `json:"seed"`
 	Grid         bool               `json:"grid"` // grid penalty used
+	Distance     string             `json:"distance"`
 	Accuracy     map[string]float64 `json:"accuracy"`
 	Aggregations int                `json:"-"` // calls of Aggregate
 	Clusters     int                `json:"-"` // size of the root summary
@@ -34,19 +41,23 @@ type AccuracyResult struct {
 	AggregateTime time.Duration `json:"-"`
 }
 
-// Node state ranges of the test (those of the authors' aggregation test):
-// memory U{1..4096} MB, disk U{1..5000} MB, power U{1..3000} MFLOPS, MMP
-// queue end U{0..2000} s after now; DP schedules alternate busy intervals
-// and holes of U[300, 3600] s each, the number of tasks geometric (another
-// one with probability 2/3), free after the last one.
+// Node states of the test: those of the authors' aggregation test (STaRS
+// src/performance/AggregationTest.hpp, MMPAvailabilityInfoTest.cpp and
+// src/test/scheduling/RandomQueueGenerator.cpp; the paper only says
+// "uniform"): memory U{256..4096} MB, disk U{500..5000} MB, power
+// U{1000..3000} MFLOPS; MMP queue end U{0..2000} s after now; a DP node's
+// EDF queue is randomDPNode's.
 const (
-	accMemLo, accMemHi   = 1, 4096
-	accDiskLo, accDiskHi = 1, 5000
-	accPowLo, accPowHi   = 1, 3000
+	accMemLo, accMemHi   = 256, 4096
+	accDiskLo, accDiskHi = 500, 5000
+	accPowLo, accPowHi   = 1000, 3000
 	accQueueHi           = 2000
-	accDurLo, accDurHi   = 300.0, 3600.0
+	accAppLo, accAppHi   = 600000, 14400000 // DP application length, MFLOP
+	accAppTasks          = 10               // DP tasks per application: U{1..10}
+	accAppStop           = 8                // DP: another application unless U{1..8} = 1
 	accDPHorizon         = 100000.0
-	accDPDeadlines       = 100
+	accDPSteps           = 1000 // l accuracy: trapezoid over this many steps
+	accDPStretch         = 2.2  // ... of [now, 2.2·latest breakpoint]
 	accuracyLabel        = 0x0a6c0004
 	accDPSamples         = 10
 	accDefaultBeta       = 0.5
@@ -98,15 +109,25 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	if err != nil {
 		return AccuracyResult{}, err
 	}
-	if cfg.NoGrid {
-		switch q := p.(type) {
-		case *IBP:
-			q.NoGrid = true
-		case *MMP:
-			q.NoGrid = true
-		case *DP:
-			q.NoGrid = true
+	knn := 0
+	switch cfg.Clustering {
+	case "", "exact":
+	case "stars":
+		// the authors' list lengths (ClusteringList K: 10; the DP test: 20)
+		knn = 10
+		if cfg.Policy == "dp" {
+			knn = 20
 		}
+	default:
+		return AccuracyResult{}, fmt.Errorf("clustering %q: want exact or stars", cfg.Clustering)
+	}
+	switch q := p.(type) {
+	case *IBP:
+		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
+	case *MMP:
+		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
+	case *DP:
+		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
 	}
 	return accuracyWith(cfg, p)
 }
@@ -123,20 +144,14 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	inf := math.Inf(1)
 	mem, disk, pow, queue := accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}
 	leaves := make([]Summary, n)
-	var lTot, lMin []float64
-	var deadlines []float64
 	maxQ := math.Inf(-1)
 	var qs []float64
-	if cfg.Policy == "dp" {
-		lTot, lMin = make([]float64, accDPDeadlines), make([]float64, accDPDeadlines)
-		deadlines = make([]float64, accDPDeadlines)
-		for k := range deadlines {
-			deadlines[k] = accDPHorizon * float64(k+1) / accDPDeadlines
-			lMin[k] = inf
-		}
-	}
 	if cfg.Policy == "mmp" {
 		qs = make([]float64, n)
+	}
+	var ls []LFunc // DP: the nodes' exact l
+	if cfg.Policy == "dp" {
+		ls = make([]LFunc, n)
 	}
 	dp, _ := p.(*DP)
 	for i := range n {
@@ -156,12 +171,8 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			leaves[i] = MMPSummary{{Mem: f32down(m), Disk: f32down(d), Power: f32down(s), Q: q, V: 1}}
 		case "dp":
 			s := uniformInt(r, accPowLo, accPowHi)
-			f := randomSchedule(r, s)
-			for k, dl := range deadlines {
-				v := f.At(dl)
-				lTot[k] += v
-				lMin[k] = min(lMin[k], v)
-			}
+			ls[i] = randomDPNode(r, s).Function(0)
+			f := LFunc{P: slices.Clone(ls[i].P), Slope: ls[i].Slope}
 			f.reduce(dp.Samples, dp.Horizon)
 			leaves[i] = DPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}}
 		}
@@ -180,19 +191,21 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	root := agg(0, n)
 	el := time.Since(st)
 	res := AccuracyResult{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
-		Grid: !cfg.NoGrid, Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
+		Grid: !cfg.NoGrid, Distance: cfg.Distance.String(), Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
 	if got := root.Nodes(); got != n {
 		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
 	}
-	switch s := root.(type) {
-	case IBPSummary:
+	switch cfg.Policy {
+	case "ibp":
+		s := asIBP(root)
 		var am, ad float64
 		for _, c := range s {
 			am += float64(c.V) * float64(c.Mem)
 			ad += float64(c.V) * float64(c.Disk)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-	case MMPSummary:
+	case "mmp":
+		s := asMMP(root)
 		for _, q := range qs {
 			queue.add(maxQ - q)
 		}
@@ -206,48 +219,111 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
 		res.Accuracy["power"], res.Accuracy["queue"] = pow.frac(ap, n), queue.frac(aq, n)
-	case DPSummary:
+	case "dp":
+		s := asDP(root)
 		var am, ad float64
 		for i := range s {
 			am += float64(s[i].V) * float64(s[i].Mem)
 			ad += float64(s[i].V) * float64(s[i].Disk)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-		sum, cnt := 0.0, 0
-		for k, dl := range deadlines {
-			var a float64
-			for i := range s {
-				a += float64(s[i].V) * s[i].L.At(dl)
-			}
-			lo := float64(n) * lMin[k]
-			if lTot[k]-lo > 1e-9*lTot[k] {
-				sum += (a - lo) / (lTot[k] - lo)
-				cnt++
-			}
-		}
-		res.Accuracy["l"] = 1
-		if cnt > 0 {
-			res.Accuracy["l"] = sum / float64(cnt)
-		}
+		res.Accuracy["l"] = lAccuracy(ls, s)
 	}
 	return res, nil
 }
 
-// randomSchedule is l(δ) of a node of power s whose time from 0 alternates
-// busy intervals and holes (see the constants above), free after the last
-// task: s times the free time before δ.
-func randomSchedule(r *rand.Rand, s float64) LFunc {
-	pts := []LPoint{{0, 0}}
-	t, l := 0.0, 0.0
-	for r.IntN(3) != 0 {
-		t += accDurLo + r.Float64()*(accDurHi-accDurLo) // busy
-		pts = append(pts, LPoint{t, l})
-		h := accDurLo + r.Float64()*(accDurHi-accDurLo) // hole
-		t += h
-		l += s * h
-		pts = append(pts, LPoint{t, l})
+// lAccuracy is the accuracy of l, as the authors' test computes it
+// (DPAvailabilityInfoTest.cpp, computeResults): at each deadline δ,
+// (aggregated − minimum)/(total − minimum) with total = Σ_u l_u(δ),
+// minimum = N·min_u l_u(δ) and aggregated = Σ_c v_c·l_c(δ) (1 where
+// total = minimum), averaged by the trapezoid rule over accDPSteps equal
+// steps of [0, T], T = accDPStretch × the latest breakpoint of the nodes'
+// and the summary's functions.
+func lAccuracy(ls []LFunc, root DPSummary) float64 {
+	h := 0.0
+	for i := range ls {
+		if k := len(ls[i].P); k > 0 {
+			h = max(h, ls[i].P[k-1].T)
+		}
 	}
-	f := LFunc{P: pts, Slope: s}
-	f.compact()
-	return f
+	for i := range root {
+		if k := len(root[i].L.P); k > 0 {
+			h = max(h, root[i].L.P[k-1].T)
+		}
+	}
+	if h <= 0 {
+		h = 1
+	}
+	span := accDPStretch * h
+	ts := make([]float64, accDPSteps+1)
+	for j := range ts {
+		ts[j] = span * float64(j) / accDPSteps
+	}
+	tot, lo, agg, buf := make([]float64, len(ts)), make([]float64, len(ts)), make([]float64, len(ts)), make([]float64, len(ts))
+	for j := range lo {
+		lo[j] = math.Inf(1)
+	}
+	for i := range ls {
+		ls[i].atSorted(ts, buf)
+		for j, v := range buf {
+			tot[j] += v
+			lo[j] = min(lo[j], v)
+		}
+	}
+	for i := range root {
+		root[i].L.atSorted(ts, buf)
+		for j, v := range buf {
+			agg[j] += float64(root[i].V) * v
+		}
+	}
+	n := float64(len(ls))
+	acc := make([]float64, len(ts))
+	for j := range ts {
+		m := n * lo[j]
+		acc[j] = 1
+		if tot[j]-m > 1e-9*tot[j] {
+			acc[j] = (agg[j] - m) / (tot[j] - m)
+		}
+	}
+	sum := 0.0
+	for j := 1; j < len(acc); j++ {
+		sum += (acc[j-1] + acc[j]) / 2
+	}
+	return sum / accDPSteps
+}
+
+// randomDPNode is a DP node of the §7.1 test with the authors' random
+// queue (STaRS src/test/scheduling/RandomQueueGenerator.cpp,
+// createRandomQueue): at time 0 the node holds applications as long as a
+// draw U{1..8} is not 1 (7 on average); each has U{1..10} tasks sharing a
+// length U{600000..14400000} MFLOP (integer division); the first task is
+// running and has already run for U{0..⌊a/s⌋} seconds; the work runs back
+// to back, and an application's deadline is the later of the previous
+// deadline and its own completion, plus U{600000..14400000}/n/s seconds.
+func randomDPNode(r *rand.Rand, s float64) *DPExec {
+	e := &DPExec{Power: s}
+	done, last := 0.0, 0.0 // completion of the work so far; previous deadline
+	for r.IntN(accAppStop) != 0 {
+		n := 1 + r.IntN(accAppTasks)
+		a := float64((accAppLo + r.IntN(accAppHi-accAppLo+1)) / n)
+		dur := a / s
+		if !e.running {
+			ran := float64(r.IntN(int(dur) + 1)) // already executed
+			done = -ran
+			e.running, e.end = true, dur-ran
+			e.cur = dpRun{n: 1, dur: dur}
+		}
+		done += float64(n) * dur
+		end := max(last, done)
+		last = end + float64((accAppLo+r.IntN(accAppHi-accAppLo+1))/n)/s
+		k := n
+		if len(e.runs) == 0 && e.cur.deadline == 0 {
+			e.cur.deadline = last
+			k--
+		}
+		if k > 0 {
+			e.runs = append(e.runs, dpRun{n: k, deadline: last, dur: dur})
+		}
+	}
+	return e
 }

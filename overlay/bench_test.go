@@ -26,7 +26,7 @@ func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summar
 			case "mmp":
 				leaf = MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(uniformInt(r, 1, 3000)), Q: uniformInt(r, 0, 2000), V: 1}}
 			case "dp":
-				f := randomSchedule(r, uniformInt(r, 1, 3000))
+				f := randomDPNode(r, uniformInt(r, accPowLo, accPowHi)).Function(0)
 				f.reduce(10, 100000)
 				leaf = DPSummary{{Mem: float32(m), Disk: float32(d), V: 1, L: f}}
 			}

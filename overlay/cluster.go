@@ -171,8 +171,7 @@ type grid struct {
 	pen  float64
 }
 
-func newGrid(sfmax, d, nodes int, lo, inv []float64) grid {
-	b := int(math.Round(math.Pow(float64(sfmax), 1/float64(d))))
+func newGrid(b, d, nodes int, lo, inv []float64) grid {
 	if b < 2 {
 		return grid{}
 	}
@@ -186,4 +185,18 @@ func newGrid(sfmax, d, nodes int, lo, inv []float64) grid {
 func (g *grid) cell(i int, x float64) int {
 	c := int((x - g.lo[i]) * g.inv[i])
 	return max(0, min(c, g.base-1))
+}
+
+// compactAlive keeps the elements of z whose alive flag is set, in order,
+// zeroes the rest (they may hold references) and returns the prefix.
+func compactAlive[C any](z []C, alive []bool) []C {
+	out := 0
+	for i := range z {
+		if alive[i] {
+			z[out] = z[i]
+			out++
+		}
+	}
+	clear(z[out:])
+	return z[:out]
 }

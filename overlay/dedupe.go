@@ -10,21 +10,29 @@ import (
 // are merged exactly by summing v: their conservative sum loses nothing.
 // Aggregate merges them before clustering, so a union of many nodes with
 // the same hardware costs one sampled function, not one per node. Summaries
-// that Aggregate returns are sorted by cmp and hold no two identical
+// that Aggregate returns are sorted by cmp and hold no two mergeable
 // functions; the union of two such summaries is a linear merge.
+//
+// Which identical functions are merged depends on the distance, so that the
+// result stays that of Fig. 3: with DistLoss the distance of two identical
+// functions is 0, the smallest possible, and they are always merged; with
+// DistMSE it is the mean squared spread of their nodes, 0 only when both
+// spreads are zero (e.g. single nodes), so only those are merged (merging
+// two identical functions with spread is what Fig. 3 may or may not do
+// first; it is left to the clustering).
 
-// unionDedup appends to dst the union of x and y with identical functions
-// merged (add folds b's v into a). If x and y are sorted by cmp the result
-// is sorted and holds no duplicates; otherwise the union is sorted first.
-func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, add func(a, b *C)) S {
+// unionDedup appends to dst the union of x and y with mergeable identical
+// functions merged (merge folds b into a and reports whether it could). If
+// x and y are sorted by cmp the result is sorted; otherwise the union is
+// sorted first. cmp orders by the attributes, then the spreads.
+func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(x, cmp) || !sortedBy(y, cmp) {
 		dst = append(append(dst, x...), y...)
 		slices.SortStableFunc(dst, cmp)
-		return compactDedup(dst, cmp, add)
+		return compactDedup(dst, merge)
 	}
 	push := func(c *C) {
-		if n := len(dst); n > 0 && cmp(dst[n-1], *c) == 0 {
-			add(&dst[n-1], c)
+		if n := len(dst); n > 0 && merge(&dst[n-1], c) {
 			return
 		}
 		dst = append(dst, *c)
@@ -48,20 +56,21 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, add func(a, b 
 	return dst
 }
 
-// sortDedup sorts z by cmp and merges identical functions (used on a
-// clustering's result, whose sums may coincide).
-func sortDedup[S ~[]C, C any](z S, cmp func(a, b C) int, add func(a, b *C)) S {
+// sortDedup sorts z by cmp and merges mergeable identical functions (used
+// on a clustering's result, whose sums may coincide).
+func sortDedup[S ~[]C, C any](z S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(z, cmp) {
 		slices.SortStableFunc(z, cmp)
 	}
-	return compactDedup(z, cmp, add)
+	return compactDedup(z, merge)
 }
 
-func compactDedup[S ~[]C, C any](z S, cmp func(a, b C) int, add func(a, b *C)) S {
+// compactDedup merges adjacent mergeable functions of z (sorted by cmp, so
+// identical functions are adjacent).
+func compactDedup[S ~[]C, C any](z S, merge func(a, b *C) bool) S {
 	k := 0
 	for i := range z {
-		if k > 0 && cmp(z[k-1], z[i]) == 0 {
-			add(&z[k-1], &z[i])
+		if k > 0 && merge(&z[k-1], &z[i]) {
 			continue
 		}
 		z[k] = z[i]
@@ -73,11 +82,48 @@ func compactDedup[S ~[]C, C any](z S, cmp func(a, b C) int, add func(a, b *C)) S
 
 func sortedBy[S ~[]C, C any](z S, cmp func(a, b C) int) bool {
 	for i := 1; i < len(z); i++ {
-		if cmp(z[i-1], z[i]) >= 0 {
+		if cmp(z[i-1], z[i]) > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// cmpSpreads orders spreads (zero spreads first).
+func cmpSpreads(a, b []Spread) int {
+	for i := range a {
+		if c := cmp.Compare(a[i].Sq, b[i].Sq); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a[i].Lin, b[i].Lin); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a[i].Far, b[i].Far); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// mergeable says whether two functions equal in their attributes may be
+// merged before clustering (see above).
+func mergeable(d Distance, a, b []Spread) bool {
+	if d == DistLoss {
+		return true
+	}
+	for i := range a {
+		if !a[i].zero() || !b[i].zero() {
+			return false
+		}
+	}
+	return true
+}
+
+// addSpreads folds b's spreads into a (identical values: deviations 0).
+func addSpreads(a, b []Spread) {
+	for i := range a {
+		a[i] = Spread{a[i].Lin + b[i].Lin, a[i].Sq + b[i].Sq, max(a[i].Far, b[i].Far)}
+	}
 }
 
 func cmpIBP(a, b IBPCluster) int {

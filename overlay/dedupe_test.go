@@ -87,14 +87,19 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 func TestUnionDedup(t *testing.T) {
 	x := IBPSummary{{Mem: 3, Disk: 1, V: 2}, {Mem: 1, Disk: 1, V: 1}, {Mem: 3, Disk: 1, V: 4}}
 	y := IBPSummary{{Mem: 1, Disk: 1, V: 5}, {Mem: 2, Disk: 9, V: 1}}
-	got := unionDedup(IBPSummary(nil), x, y, cmpIBP, addIBP)
+	union := func(x, y IBPSummary) IBPSummary {
+		fx, fy := fnsOf[IBPSummary](nil, x, 2), fnsOf[IBPSummary](nil, y, 2)
+		z := unionDedup([]ibpFn(nil), fx, fy, cmpFn(cmpIBP), mergeFn(DistMSE, cmpIBP, addIBP))
+		return asIBP(summaryOf[IBPSummary](z, 2))
+	}
+	got := union(x, y)
 	want := IBPSummary{{Mem: 1, Disk: 1, V: 6}, {Mem: 2, Disk: 9, V: 1}, {Mem: 3, Disk: 1, V: 6}}
 	if !(&IBP{}).Equal(got, want) {
 		t.Fatalf("unsorted union: %+v, want %+v", got, want)
 	}
 	a := IBPSummary{{Mem: 1, Disk: 1, V: 1}, {Mem: 2, Disk: 2, V: 1}}
 	b := IBPSummary{{Mem: 1, Disk: 2, V: 1}, {Mem: 2, Disk: 2, V: 3}}
-	got = unionDedup(IBPSummary(nil), a, b, cmpIBP, addIBP)
+	got = union(a, b)
 	want = IBPSummary{{Mem: 1, Disk: 1, V: 1}, {Mem: 1, Disk: 2, V: 1}, {Mem: 2, Disk: 2, V: 4}}
 	if !(&IBP{}).Equal(got, want) {
 		t.Fatalf("sorted union: %+v, want %+v", got, want)

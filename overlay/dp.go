@@ -20,16 +20,31 @@ type DPCluster struct {
 	L         LFunc
 }
 
-// dpItem is a DPCluster during clustering, with its l at the reference
-// deadlines and its grid cell (kept out of DPCluster to keep stored
-// summaries small).
+// dpFn is a DP function with its nodes' spread in memory, disk and l
+// (DistMSE; see spread.go). For l, a node's deviation is the mean over the
+// reference deadlines of the aggregation that formed the function (dpRefs
+// deadlines evenly spaced over the summary's window) of l_u(δ_k) − l(δ_k),
+// and Sq the sum of the mean squares; the cross term of the combination is
+// approximated (dpMetric.sum). Far is kept for memory and disk only.
+type dpFn = fn[DPCluster]
+
+// dpOps are the comparison and merges of identical DP functions.
+var dpOps = newFnOps(cmpDP, addDP)
+
+var dpFnPool = sync.Pool{New: func() any { return new(fnWork[DPCluster]) }}
+
+// dpItem is a DPCluster during clustering, with its spread, its l at the
+// reference deadlines and its grid cell (kept out of DPCluster to keep
+// stored summaries small).
 type dpItem struct {
 	c    DPCluster
+	s    [3]Spread
 	ref  [dpRefs]float64
 	cell uint32
 }
 
-// DPSummary is a DP availability summary.
+// DPSummary is a DP availability summary (wrapped with spreads above the
+// level where clustering starts, see spread.go; asDP reads both).
 type DPSummary []DPCluster
 
 func (s DPSummary) Nodes() int {
@@ -58,6 +73,9 @@ type DP struct {
 	Horizon float64 // seconds over which l is compared (default 100000)
 	// NoGrid turns off the grid penalty of the distance (see grid).
 	NoGrid bool
+	// Distance of the clustering (default DistMSE, the authors').
+	Distance Distance
+	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
 }
 
 // NewDP validates the parameters; samples <= 0 and horizon <= 0 take the
@@ -81,10 +99,8 @@ func NewDP(sfmax, samples int, horizon float64) (*DP, error) {
 func (*DP) Name() string { return "dp" }
 
 func asDP(s Summary) DPSummary {
-	if s == nil {
-		return nil
-	}
-	return s.(DPSummary)
+	v, _ := plainOf[DPSummary, DPCluster](s)
+	return v
 }
 
 // Sum is the conservative sum of two DP sampled functions.
@@ -94,32 +110,110 @@ func (p *DP) Sum(a, b *DPCluster) DPCluster {
 	return h
 }
 
+// dpMetric is the DP distance with the summary's ranges fixed.
+//
+// DistMSE (the authors' measure): memory and disk as for IBP; for l, the
+// mean squared deviation of the nodes' l from the sum's over the window
+// [t0, H] of the summary (t0 its earliest sample, H its latest breakpoint;
+// the authors integrate over [now, horizon], we average at dpRefs evenly
+// spaced deadlines), normalized by the mean squared range of l over the
+// summary (the authors' availRange, ∫(max − min)²). The grid (authors'
+// "far"): memory and disk cells, whether l is a plain ramp (a free node),
+// and an l cell by the mean squared difference from the summary's
+// pointwise minimum.
+//
+// DistLoss: memory and disk as for IBP; for l, the availability the
+// minimum loses at dpRefs reference deadlines over p.Horizon after t0,
+// normalized by the range of Σ_k l_k, which is also the grid's l axis.
 type dpMetric struct {
 	p          *DP
 	im, id, il float64
 	t0, dt     float64
 	g          grid
+	mse        bool
+	wm2, wd2   float64         // DistMSE: 1/Δ² of memory and disk
+	rl         float64         // DistMSE: 1/(mean squared range of l)
+	lmin       [dpRefs]float64 // DistMSE: the summary's minimum l at the refs
+	refT       [dpRefs]float64 // the reference deadlines
 }
 
-func (m dpMetric) sum(a, b *dpItem) dpItem {
+func (m *dpMetric) sum(a, b *dpItem) dpItem {
 	h := dpItem{c: m.p.Sum(&a.c, &b.c)}
 	m.fill(&h)
+	if m.mse {
+		x, y, c := &a.c, &b.c, &h.c
+		va, vb := float64(x.V), float64(y.V)
+		h.s[0] = spreadSum(a.s[0], va, float64(x.Mem)-float64(c.Mem), b.s[0], vb, float64(y.Mem)-float64(c.Mem))
+		h.s[1] = spreadSum(a.s[1], va, float64(x.Disk)-float64(c.Disk), b.s[1], vb, float64(y.Disk)-float64(c.Disk))
+		ea, ea2 := refDev(a, &h)
+		eb, eb2 := refDev(b, &h)
+		lin, sq := spreadSumL(a.s[2], va, ea, ea2, b.s[2], vb, eb, eb2)
+		h.s[2] = toSpread(lin, sq, 0) // Far unused for l (see prepareMSE)
+	}
 	h.cell = m.computeCell(&h)
 	return h
 }
 
-func (m dpMetric) cellOf(c *dpItem) uint32 { return c.cell }
+// refDev returns the mean and mean square over the references of x − h
+// (h ≤ x: the sum never exceeds a term).
+func refDev(x, h *dpItem) (e, e2 float64) {
+	for k := range x.ref {
+		d := max(x.ref[k]-h.ref[k], 0)
+		e += d
+		e2 += d * d
+	}
+	return e / dpRefs, e2 / dpRefs
+}
 
-func (m dpMetric) computeCell(c *dpItem) uint32 {
+// spreadSumL combines l spreads like spreadSum, for deviations that vary
+// over the deadlines: a side's new Sq is Sq + v·mean(e²) + 2·mean(e·D),
+// D(δ) the sum of its nodes' deviations; mean(e·D) is approximated by
+// mean(e)·Lin (exact when e or D is constant over the window).
+func spreadSumL(a Spread, va, ea, ea2 float64, b Spread, vb, eb, eb2 float64) (lin, sq float64) {
+	la := float64(a.Lin) + va*ea
+	sa := float64(a.Sq) + va*ea2 + 2*ea*float64(a.Lin)
+	lb := float64(b.Lin) + vb*eb
+	sb := float64(b.Sq) + vb*eb2 + 2*eb*float64(b.Lin)
+	return la + lb, sa + sb
+}
+
+func (m *dpMetric) cellOf(c *dpItem) uint32 { return c.cell }
+
+func (m *dpMetric) computeCell(c *dpItem) uint32 {
 	if m.g.base < 2 {
 		return 0
+	}
+	if m.mse {
+		var free uint32
+		if len(c.c.L.P) <= 1 {
+			free = 1
+		}
+		return uint32(m.g.cell(0, float64(c.c.Mem))) | uint32(m.g.cell(1, float64(c.c.Disk)))<<8 |
+			uint32(m.g.cell(2, m.msdMin(c)))<<16 | free<<24
 	}
 	return uint32(m.g.cell(0, float64(c.c.Mem))) | uint32(m.g.cell(1, float64(c.c.Disk)))<<8 | uint32(m.g.cell(2, refSum(c)))<<16
 }
 
-func (m dpMetric) fill(c *dpItem) {
-	for k := range c.ref {
-		c.ref[k] = c.c.L.At(m.t0 + float64(k+1)*m.dt)
+// msdMin is the mean squared difference of c's l from the summary's
+// minimum at the references.
+func (m *dpMetric) msdMin(c *dpItem) float64 {
+	s := 0.0
+	for k, v := range c.ref {
+		d := v - m.lmin[k]
+		s += d * d
+	}
+	return s / dpRefs
+}
+
+func (m *dpMetric) fill(c *dpItem) {
+	c.c.L.atSorted(m.refT[:], c.ref[:])
+}
+
+// setRefs sets the reference deadlines t0 + k·dt, k = 1..dpRefs.
+func (m *dpMetric) setRefs(t0, dt float64) {
+	m.t0, m.dt = t0, dt
+	for k := range m.refT {
+		m.refT[k] = t0 + float64(k+1)*dt
 	}
 }
 
@@ -127,7 +221,10 @@ func (m dpMetric) fill(c *dpItem) {
 // loses at the reference deadlines, Σ_k v_a(a_k − h_k) + v_b(b_k − h_k),
 // normalized by the range of Σ_k l_k over the summary. (The extra loss of
 // the sample reduction is not included: it is small and costly to get.)
-func (m dpMetric) dist(x, y *dpItem) float64 {
+func (m *dpMetric) dist(x, y *dpItem) float64 {
+	if m.mse {
+		return m.distMSE(x, y)
+	}
 	a, b := &x.c, &y.c
 	hm, hd := float64(min(a.Mem, b.Mem)), float64(min(a.Disk, b.Disk))
 	va, vb := float64(a.V), float64(b.V)
@@ -152,6 +249,34 @@ func (m dpMetric) dist(x, y *dpItem) float64 {
 	return d
 }
 
+// distMSE: the spread of the sum (memory, disk exact; l from the minimum of
+// the two at the references, before the sample reduction), normalized and
+// averaged over its nodes, plus the grid penalty.
+func (m *dpMetric) distMSE(x, y *dpItem) float64 {
+	a, b := &x.c, &y.c
+	va, vb := float64(a.V), float64(b.V)
+	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
+	_, sm := spreadLinSq(x.s[0], va, float64(a.Mem)-float64(hm), y.s[0], vb, float64(b.Mem)-float64(hm))
+	_, sd := spreadLinSq(x.s[1], va, float64(a.Disk)-float64(hd), y.s[1], vb, float64(b.Disk)-float64(hd))
+	var ea, ea2, eb, eb2 float64
+	for k := range x.ref {
+		p, q := x.ref[k], y.ref[k]
+		if p > q {
+			ea += p - q
+			ea2 += (p - q) * (p - q)
+		} else {
+			eb += q - p
+			eb2 += (q - p) * (q - p)
+		}
+	}
+	_, sl := spreadSumL(x.s[2], va, ea/dpRefs, ea2/dpRefs, y.s[2], vb, eb/dpRefs, eb2/dpRefs)
+	d := (sm*m.wm2 + sd*m.wd2 + sl*m.rl) / (va + vb)
+	if x.cell != y.cell {
+		d += m.g.pen
+	}
+	return d
+}
+
 func refSum(c *dpItem) float64 {
 	s := 0.0
 	for _, v := range c.ref {
@@ -161,37 +286,48 @@ func refSum(c *dpItem) float64 {
 }
 
 func (p *DP) Aggregate(x, y Summary) Summary {
-	xs, ys := asDP(x), asDP(y)
-	if len(xs)+len(ys) == 0 {
+	if x == nil && y == nil {
 		return nil
 	}
-	z := unionDedup(make(DPSummary, 0, len(xs)+len(ys)), xs, ys, cmpDP, addDP)
+	if p.knn > 0 {
+		buf := fnsOf[DPSummary](nil, x, 3)
+		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
+	}
+	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
-		return z
+		return summaryOf[DPSummary](z, 3)
 	}
 	w := dpPool.Get().(*dpWork)
 	defer dpPool.Put(w)
 	m, items := p.prepare(z, w)
 	if m.g.base >= 2 {
-		items = agglomerateGrid(items, p.SFMax, m)
+		items = agglomerateGrid(items, p.SFMax, &m)
 	} else {
-		items = agglomerate(items, p.SFMax, m)
+		items = agglomerate(items, p.SFMax, &m)
 	}
-	out := make(DPSummary, len(items))
+	out := z[:len(items)]
 	for i := range items {
-		out[i] = items[i].c
+		out[i] = dpFn{c: items[i].c}
+		copy(out[i].s[:3], items[i].s[:])
 	}
 	clear(w.items[:cap(w.items)])
-	return sortDedup(out, cmpDP, addDP)
+	return summaryOf[DPSummary](sortDedup(out, cmp, merge), 3)
 }
 
 // prepare computes the clustering metric of z (ranges, reference
 // deadlines, grid) and its items, in w.
-func (p *DP) prepare(z DPSummary, w *dpWork) (dpMetric, []dpItem) {
+func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
+	if p.Distance == DistMSE {
+		return p.prepareMSE(z, w)
+	}
 	inf := math.Inf(1)
 	lm, hm, ld, hd, t0 := inf, -inf, inf, -inf, inf
+	nodes := 0
 	for i := range z {
-		c := &z[i]
+		c := &z[i].c
+		nodes += int(c.V)
 		lm, hm = min(lm, float64(c.Mem)), max(hm, float64(c.Mem))
 		ld, hd = min(ld, float64(c.Disk)), max(hd, float64(c.Disk))
 		if len(c.L.P) > 0 {
@@ -201,21 +337,22 @@ func (p *DP) prepare(z DPSummary, w *dpWork) (dpMetric, []dpItem) {
 	if math.IsInf(t0, 1) {
 		t0 = 0
 	}
-	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd)), t0: t0, dt: p.Horizon / dpRefs}
+	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd))}
+	m.setRefs(t0, p.Horizon/dpRefs)
 	if cap(w.items) < len(z) {
 		w.items = make([]dpItem, len(z))
 	}
 	items := w.items[:len(z)]
 	ll, hl := inf, -inf
 	for i := range z {
-		items[i] = dpItem{c: z[i]}
+		items[i] = dpItem{c: z[i].c, s: [3]Spread(z[i].s[:3])}
 		m.fill(&items[i])
 		s := refSum(&items[i])
 		ll, hl = min(ll, s), max(hl, s)
 	}
 	m.il = inv(span(ll, hl))
 	if !p.NoGrid {
-		m.g = newGrid(p.SFMax, 3, z.Nodes(), []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
+		m.g = newGrid(gridBase(p.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
 	}
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
@@ -223,21 +360,89 @@ func (p *DP) prepare(z DPSummary, w *dpWork) (dpMetric, []dpItem) {
 	return m, items
 }
 
+// prepareMSE is prepare for DistMSE: the window [t0, H] of the summary,
+// the references, the ranges and the grid (see dpMetric).
+func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
+	inf := math.Inf(1)
+	lm, hm, ld, hd, t0, h := inf, -inf, inf, -inf, inf, -inf
+	nodes := 0
+	for i := range z {
+		c := &z[i].c
+		nodes += int(c.V)
+		// the range of the nodes' memory and disk (value + Far)
+		lm, hm = min(lm, float64(c.Mem)), max(hm, float64(c.Mem)+float64(z[i].s[0].Far))
+		ld, hd = min(ld, float64(c.Disk)), max(hd, float64(c.Disk)+float64(z[i].s[1].Far))
+		if n := len(c.L.P); n > 0 {
+			t0 = min(t0, c.L.P[0].T)
+			h = max(h, c.L.P[n-1].T)
+		}
+	}
+	if math.IsInf(t0, 1) {
+		t0 = 0
+	}
+	// a window of at least a second, as the authors' horizon of a free
+	// node (now + 1 s)
+	h = max(h, t0+1)
+	im, id := inv(span(lm, hm)), inv(span(ld, hd))
+	m := dpMetric{p: p, im: im, id: id, mse: true, wm2: im * im, wd2: id * id}
+	m.setRefs(t0, (h-t0)/dpRefs)
+	if cap(w.items) < len(z) {
+		w.items = make([]dpItem, len(z))
+	}
+	items := w.items[:len(z)]
+	var lmax [dpRefs]float64
+	for k := range m.lmin {
+		m.lmin[k], lmax[k] = inf, -inf
+	}
+	for i := range z {
+		items[i] = dpItem{c: z[i].c, s: [3]Spread(z[i].s[:3])}
+		m.fill(&items[i])
+		for k, v := range items[i].ref {
+			m.lmin[k], lmax[k] = min(m.lmin[k], v), max(lmax[k], v)
+		}
+	}
+	r := 0.0
+	for k := range lmax {
+		d := lmax[k] - m.lmin[k]
+		r += d * d
+	}
+	m.rl = inv(r / dpRefs)
+	if !p.NoGrid {
+		m.g = newGrid(gridBase(p.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, m.rl})
+		if m.g.base >= 2 {
+			m.g.pen = msePenalty
+		}
+	}
+	for i := range items {
+		items[i].cell = m.computeCell(&items[i])
+	}
+	return m, items
+}
+
+// aggregateKNN is Aggregate with the authors' approximate clustering and
+// their order of a union (x then y; see knn.go).
+func (p *DP) aggregateKNN(z []dpFn) Summary {
+	if len(z) <= p.SFMax {
+		return summaryOf[DPSummary](z, 3)
+	}
+	m, items := p.prepare(z, &dpWork{})
+	items = agglomerateKNN(items, p.SFMax, p.knn, &m, func(c *dpItem) float64 { return float64(c.c.V) }, m.plain)
+	out := make([]dpFn, len(items))
+	for i := range items {
+		out[i] = dpFn{c: items[i].c}
+		copy(out[i].s[:3], items[i].s[:])
+	}
+	return summaryOf[DPSummary](out, 3)
+}
+
 type dpWork struct{ items []dpItem }
 
 var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
-	a, b := asDP(x), asDP(y)
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Mem != b[i].Mem || a[i].Disk != b[i].Disk || a[i].V != b[i].V || !a[i].L.equal(&b[i].L) {
-			return false
-		}
-	}
-	return true
+	return equalSummaries[DPSummary, DPCluster](x, y, func(a, b *DPCluster) bool {
+		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.equal(&b.L)
+	})
 }
 
 func (*DP) MaxQueue(Summary) float64 { return math.Inf(-1) }

@@ -278,3 +278,96 @@ func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
 		t.Fatalf("still dirty after the tick")
 	}
 }
+
+// TestRouterBandwidthProperty: whatever the children's updates and their
+// timing, a router's updates to its father are spaced so that each
+// message's bytes fit the bandwidth before the next leaves (§4.3), no
+// update repeats the previous one, and once the ticks the router asks for
+// are delivered, the last update sent is the aggregate of the children's
+// latest summaries (grouping loses nothing).
+func TestRouterBandwidthProperty(t *testing.T) {
+	for _, pol := range []string{"ibp", "mmp", "dp"} {
+		t.Run(pol, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				p, _ := NewPolicy(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
+				bw := float64(rapid.IntRange(1, 200).Draw(t, "bandwidth"))
+				c := &Config{Policy: p, Bandwidth: bw}
+				tr := NewTree(4)
+				r := tr.Router(tr.Left(tr.Root()))
+				_, leaves := drawNodes(t, pol)
+				childSummary := func() Summary {
+					var s Summary
+					for k := rapid.IntRange(0, 4).Draw(t, "functions"); k > 0; k-- {
+						x := leaves[rapid.IntRange(0, len(leaves)-1).Draw(t, "leaf")]
+						if s == nil {
+							s = x
+						} else {
+							s = p.Aggregate(s, x)
+						}
+					}
+					return s
+				}
+				type sent struct {
+					at  float64
+					sum Summary
+				}
+				var sends []sent
+				var left, right Summary
+				record := func(now float64, out []Msg) {
+					for _, m := range out {
+						if m.Kind == KindUpdate {
+							if m.To != r.Father {
+								t.Fatalf("update sent to %d, not the father %d", m.To, r.Father)
+							}
+							sends = append(sends, sent{now, m.Sum})
+						}
+					}
+				}
+				now := 0.0
+				for k := rapid.IntRange(1, 25).Draw(t, "updates"); k > 0; k-- {
+					next := now + float64(rapid.IntRange(0, 40).Draw(t, "gap"))/4
+					// the driver delivers the ticks the router asks for
+					for w := r.Wake(); w <= next; w = r.Wake() {
+						now = w
+						record(now, r.Step(c, now, Msg{Kind: KindTick}, nil))
+					}
+					now = next
+					from, s := r.Left, childSummary()
+					if rapid.Bool().Draw(t, "right") {
+						from = r.Right
+						right = s
+					} else {
+						left = s
+					}
+					record(now, r.Step(c, now, Msg{Kind: KindUpdate, From: from, Sum: s}, nil))
+				}
+				for w := r.Wake(); !math.IsInf(w, 1); w = r.Wake() {
+					if w < now {
+						t.Fatalf("wake %g before now %g", w, now)
+					}
+					now = w
+					record(now, r.Step(c, now, Msg{Kind: KindTick}, nil))
+				}
+				var prev Summary
+				for i, s := range sends {
+					if i > 0 {
+						b := 16
+						if prev != nil {
+							b += prev.Bytes()
+						}
+						if gap := s.at - sends[i-1].at; gap < float64(b)/bw-1e-9 {
+							t.Fatalf("update %d at %g, %g s after one of %d bytes: the bandwidth %g B/s needs %g s", i, s.at, gap, b, bw, float64(b)/bw)
+						}
+					}
+					if i > 0 && p.Equal(s.sum, prev) {
+						t.Fatalf("update %d repeats the previous one", i)
+					}
+					prev = s.sum
+				}
+				if want := p.Aggregate(left, right); !p.Equal(prev, want) {
+					t.Fatalf("last update sent %v, children's latest aggregate %v", prev, want)
+				}
+			})
+		})
+	}
+}

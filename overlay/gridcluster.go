@@ -18,7 +18,7 @@ type gridMetric[C any] interface {
 // brute force after each merge; larger cells (skewed data: many nodes with
 // the same memory and disk) keep each member's nearest neighbour in the
 // cell instead, so that a merge costs O(cell size) distances.
-const maxCellGroup = 8
+const maxCellGroup = 2
 
 type cellGroup struct {
 	key      uint32
@@ -255,18 +255,8 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 		}
 		update(gi)
 	}
-	out := 0
-	for i := 0; i < n; i++ {
-		if alive[i] {
-			z[out] = z[i]
-			out++
-		}
-	}
-	for x := out; x < n; x++ {
-		z[x] = zero
-	}
-	z = z[:out]
-	if out > k {
+	z = compactAlive(z, alive)
+	if len(z) > k {
 		return agglomerate(z, k, m)
 	}
 	return z

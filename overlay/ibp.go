@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // IBPCluster is a sampled function of the IBP policy (§6.1.1): V idle
@@ -14,6 +15,8 @@ type IBPCluster struct {
 }
 
 // IBPSummary is an IBP availability summary. A busy node reports nil.
+// Summaries whose functions carry spreads (DistMSE, above the level where
+// clustering starts) wrap it (spread.go); asIBP reads both.
 type IBPSummary []IBPCluster
 
 func (s IBPSummary) Nodes() int {
@@ -33,6 +36,9 @@ type IBP struct {
 	SFMax int // maximum summary size (>= 1)
 	// NoGrid turns off the grid penalty of the distance (see grid).
 	NoGrid bool
+	// Distance of the clustering (default DistMSE, the authors').
+	Distance Distance
+	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
 }
 
 // NewIBP validates sfmax.
@@ -45,11 +51,16 @@ func NewIBP(sfmax int) (*IBP, error) {
 
 func (*IBP) Name() string { return "ibp" }
 
+type ibpFn = fn[IBPCluster]
+
+// ibpOps are the comparison and merges of identical IBP functions.
+var ibpOps = newFnOps(cmpIBP, addIBP)
+
+var ibpFnPool = sync.Pool{New: func() any { return new(fnWork[IBPCluster]) }}
+
 func asIBP(s Summary) IBPSummary {
-	if s == nil {
-		return nil
-	}
-	return s.(IBPSummary)
+	v, _ := plainOf[IBPSummary, IBPCluster](s)
+	return v
 }
 
 // Sum is the conservative sum of two IBP sampled functions (what
@@ -58,30 +69,71 @@ func (*IBP) Sum(a, b *IBPCluster) IBPCluster {
 	return IBPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V}
 }
 
+// ibpVec and vecIBP convert between a function and the clustering's vec.
+func ibpVec(f *ibpFn) vec {
+	v := vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk)}, v: float64(f.c.V)}
+	v.setSpreads(f.s[:])
+	return v
+}
+
+func vecIBP(v *vec, spread bool) ibpFn {
+	f := ibpFn{c: IBPCluster{Mem: float32(v.o[0]), Disk: float32(v.o[1]), V: int32(v.v)}}
+	if spread {
+		v.getSpreads(f.s[:])
+	}
+	return f
+}
+
 func (p *IBP) Aggregate(x, y Summary) Summary {
-	xs, ys := asIBP(x), asIBP(y)
-	if len(xs)+len(ys) == 0 {
+	if x == nil && y == nil {
 		return nil
 	}
-	z := unionDedup(make(IBPSummary, 0, len(xs)+len(ys)), xs, ys, cmpIBP, addIBP)
+	if p.knn > 0 {
+		buf := fnsOf[IBPSummary](nil, x, 2)
+		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
+	}
+	z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := ibpOps.cmp, ibpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
-		return z
+		return summaryOf[IBPSummary](z, 2)
 	}
 	w := vecPool.Get().(*vecWork)
 	defer vecPool.Put(w)
 	vs := w.get(len(z))
-	for i, c := range z {
-		vs[i] = vec{o: [4]float64{float64(c.Mem), float64(c.Disk)}, v: float64(c.V)}
+	for i := range z {
+		vs[i] = ibpVec(&z[i])
 	}
-	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid)
-	out := make(IBPSummary, len(vs))
+	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
+	out := z[:len(vs)]
 	for i := range vs {
-		out[i] = IBPCluster{Mem: float32(vs[i].o[0]), Disk: float32(vs[i].o[1]), V: int32(vs[i].v)}
+		out[i] = vecIBP(&vs[i], p.Distance == DistMSE)
 	}
-	return sortDedup(out, cmpIBP, addIBP)
+	return summaryOf[IBPSummary](sortDedup(out, cmp, merge), 2)
 }
 
-func (*IBP) Equal(x, y Summary) bool { return slices.Equal(asIBP(x), asIBP(y)) }
+// aggregateKNN is Aggregate with the authors' approximate clustering and
+// their order of a union (x then y; see knn.go).
+func (p *IBP) aggregateKNN(z []ibpFn) Summary {
+	if len(z) <= p.SFMax {
+		return summaryOf[IBPSummary](z, 2)
+	}
+	vs := make([]vec, len(z))
+	for i := range z {
+		vs[i] = ibpVec(&z[i])
+	}
+	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
+	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
+	out := z[:len(vs)]
+	for i := range vs {
+		out[i] = vecIBP(&vs[i], true)
+	}
+	return summaryOf[IBPSummary](out, 2)
+}
+
+func (*IBP) Equal(x, y Summary) bool {
+	return equalSummaries[IBPSummary, IBPCluster](x, y, func(a, b *IBPCluster) bool { return *a == *b })
+}
 
 func (*IBP) MaxQueue(Summary) float64 { return math.Inf(-1) }
 

@@ -27,6 +27,20 @@ type Leaf struct {
 	started      bool
 }
 
+// Summary returns the summary the leaf last sent to its father (nil before
+// its first step).
+func (l *Leaf) Summary() Summary { return l.sent }
+
+// Resend returns the leaf's current summary and records it as sent: a
+// driver calls it when the father was replaced and lost what the leaf had
+// sent (§3.5: the children send their summaries again), so that the leaf's
+// later decisions to update compare against what the new father holds.
+func (l *Leaf) Resend(now float64) Summary {
+	l.started = true
+	l.sent = l.Exec.Summary(now)
+	return l.sent
+}
+
 // Wake returns when the leaf wants a KindTick (next task completion).
 func (l *Leaf) Wake() float64 {
 	if l.Exec == nil {

@@ -39,8 +39,34 @@ func (f *LFunc) At(d float64) float64 {
 	return max(v, 0)
 }
 
+// atSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass.
+func (f *LFunc) atSorted(ts, out []float64) {
+	p := f.P
+	i := 0 // p[i-1].T <= t < p[i].T
+	for j, t := range ts {
+		if len(p) == 0 || t < p[0].T {
+			out[j] = 0
+			continue
+		}
+		for i < len(p) && p[i].T <= t {
+			i++
+		}
+		var v float64
+		if i == len(p) {
+			v = p[i-1].L + f.Slope*(t-p[i-1].T)
+		} else if a, b := p[i-1], p[i]; b.T > a.T {
+			v = a.L + (b.L-a.L)*(t-a.T)/(b.T-a.T)
+		} else {
+			v = a.L
+		}
+		out[j] = max(v, 0)
+	}
+}
+
 // MinLFunc returns the pointwise minimum of f and g, exact: samples at both
-// functions' breakpoints and where they cross.
+// functions' breakpoints and where they cross. It is symmetric to the bit
+// (MinLFunc(f, g) == MinLFunc(g, f)), so a summary does not depend on the
+// order in which two clusters are summed.
 func MinLFunc(f, g *LFunc) LFunc {
 	if len(f.P) == 0 || len(g.P) == 0 {
 		return LFunc{}
@@ -71,7 +97,9 @@ func MinLFunc(f, g *LFunc) LFunc {
 		if (pf-pg)*(cf-cg) < 0 { // crossing strictly inside
 			x := (pf - pg) / ((pf - pg) - (cf - cg))
 			tc := prevT + x*(t-prevT)
-			out = append(out, LPoint{tc, pf + x*(cf-pf)})
+			// both lines meet there; the smaller of the two rounded values
+			// keeps the result symmetric in f and g and never above either
+			out = append(out, LPoint{tc, min(pf+x*(cf-pf), pg+x*(cg-pg))})
 		}
 		out = append(out, LPoint{t, min(cf, cg)})
 		prevT, pf, pg = t, cf, cg
@@ -81,7 +109,7 @@ func MinLFunc(f, g *LFunc) LFunc {
 	slope := min(sf, sg)
 	if pf < pg && sf > sg || pg < pf && sg > sf {
 		dt := (pg - pf) / (sf - sg)
-		out = append(out, LPoint{prevT + dt, pf + sf*dt}) // both equal there
+		out = append(out, LPoint{prevT + dt, min(pf+sf*dt, pg+sg*dt)}) // both equal there (up to rounding)
 	} else if pf < pg {
 		slope = sf
 	} else if pg < pf {

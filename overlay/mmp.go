@@ -1,9 +1,11 @@
 package overlay
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // MMPCluster is a sampled function of the MMP policy (§6.2.1): V nodes with
@@ -14,7 +16,8 @@ type MMPCluster struct {
 	Q                float64
 }
 
-// MMPSummary is an MMP availability summary.
+// MMPSummary is an MMP availability summary (wrapped with spreads above the
+// level where clustering starts, see spread.go; asMMP reads both).
 type MMPSummary []MMPCluster
 
 func (s MMPSummary) Nodes() int {
@@ -35,6 +38,9 @@ type MMP struct {
 	Beta  float64 // β of Fig. 6 (paper: 0.5)
 	// NoGrid turns off the grid penalty of the distance (see grid).
 	NoGrid bool
+	// Distance of the clustering (default DistMSE, the authors').
+	Distance Distance
+	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
 }
 
 // NewMMP validates sfmax and beta.
@@ -50,11 +56,16 @@ func NewMMP(sfmax int, beta float64) (*MMP, error) {
 
 func (*MMP) Name() string { return "mmp" }
 
+type mmpFn = fn[MMPCluster]
+
+// mmpOps are the comparison and merges of identical MMP functions.
+var mmpOps = newFnOps(cmpMMP, addMMP)
+
+var mmpFnPool = sync.Pool{New: func() any { return new(fnWork[MMPCluster]) }}
+
 func asMMP(s Summary) MMPSummary {
-	if s == nil {
-		return nil
-	}
-	return s.(MMPSummary)
+	v, _ := plainOf[MMPSummary, MMPCluster](s)
+	return v
 }
 
 // Sum is the conservative sum of two MMP sampled functions (what
@@ -64,31 +75,77 @@ func (*MMP) Sum(a, b *MMPCluster) MMPCluster {
 		Q: max(a.Q, b.Q), V: a.V + b.V}
 }
 
+// mmpIsMax marks the queue end, summed by a maximum.
+var mmpIsMax = [4]bool{3: true}
+
+func mmpVec(f *mmpFn) vec {
+	v := vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk), float64(f.c.Power), f.c.Q}, v: float64(f.c.V)}
+	v.setSpreads(f.s[:])
+	return v
+}
+
+func vecMMP(v *vec, spread bool) mmpFn {
+	o := v.o
+	f := mmpFn{c: MMPCluster{Mem: float32(o[0]), Disk: float32(o[1]), Power: float32(o[2]), Q: o[3], V: int32(v.v)}}
+	if spread {
+		v.getSpreads(f.s[:])
+	}
+	return f
+}
+
 func (p *MMP) Aggregate(x, y Summary) Summary {
-	xs, ys := asMMP(x), asMMP(y)
-	if len(xs)+len(ys) == 0 {
+	if x == nil && y == nil {
 		return nil
 	}
-	z := unionDedup(make(MMPSummary, 0, len(xs)+len(ys)), xs, ys, cmpMMP, addMMP)
+	if p.knn > 0 {
+		buf := fnsOf[MMPSummary](nil, x, 4)
+		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
+	}
+	z, scratch := unionOf[MMPSummary](&mmpFnPool, x, y, 4, &mmpOps, p.Distance)
+	defer scratch.done()
+	cmp, merge := mmpOps.cmp, mmpOps.mergeFor(p.Distance)
 	if len(z) <= p.SFMax {
-		return z
+		return summaryOf[MMPSummary](z, 4)
 	}
 	w := vecPool.Get().(*vecWork)
 	defer vecPool.Put(w)
 	vs := w.get(len(z))
-	for i, c := range z {
-		vs[i] = vec{o: [4]float64{float64(c.Mem), float64(c.Disk), float64(c.Power), c.Q}, v: float64(c.V)}
+	for i := range z {
+		vs[i] = mmpVec(&z[i])
 	}
-	vs = clusterVecs(vs, 4, p.SFMax, [4]bool{3: true}, !p.NoGrid)
-	out := make(MMPSummary, len(vs))
+	vs = clusterVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
+	out := z[:len(vs)]
 	for i := range vs {
-		o := vs[i].o
-		out[i] = MMPCluster{Mem: float32(o[0]), Disk: float32(o[1]), Power: float32(o[2]), Q: o[3], V: int32(vs[i].v)}
+		out[i] = vecMMP(&vs[i], p.Distance == DistMSE)
 	}
-	return sortDedup(out, cmpMMP, addMMP)
+	return summaryOf[MMPSummary](sortDedup(out, cmp, merge), 4)
 }
 
-func (*MMP) Equal(x, y Summary) bool { return slices.Equal(asMMP(x), asMMP(y)) }
+// aggregateKNN is Aggregate with the authors' approximate clustering and
+// their order of a union (merged by queue end; see knn.go).
+func (p *MMP) aggregateKNN(z []mmpFn) Summary {
+	byQ := func(a, b mmpFn) int { return cmp.Compare(a.c.Q, b.c.Q) }
+	slices.SortStableFunc(z, byQ)
+	if len(z) <= p.SFMax {
+		return summaryOf[MMPSummary](z, 4)
+	}
+	vs := make([]vec, len(z))
+	for i := range z {
+		vs[i] = mmpVec(&z[i])
+	}
+	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
+	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
+	out := z[:len(vs)]
+	for i := range vs {
+		out[i] = vecMMP(&vs[i], true)
+	}
+	slices.SortStableFunc(out, byQ)
+	return summaryOf[MMPSummary](out, 4)
+}
+
+func (*MMP) Equal(x, y Summary) bool {
+	return equalSummaries[MMPSummary, MMPCluster](x, y, func(a, b *MMPCluster) bool { return *a == *b })
+}
 
 func (*MMP) MaxQueue(s Summary) float64 {
 	q := math.Inf(-1)

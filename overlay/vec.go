@@ -14,23 +14,33 @@ import (
 type vec struct {
 	n    [4]float64 // normalized, oriented: sum = min
 	o    [4]float64 // original values
+	lin  [4]float64 // Spread.Lin per attribute (original units)
+	sq   [4]float64 // Spread.Sq per attribute
+	far  [4]float64 // Spread.Far per attribute
 	v    float64
 	cell uint32 // grid cell, one byte per attribute
 	id   int32
 }
 
-// vecMetric is the distance on vecs: the availability the sum loses,
-// Σ_attr v_a(a − h) + v_b(b − h) with h = min(a, b), plus the grid
-// penalty per attribute whose cells differ. isMax marks the attributes
-// whose original sum is a maximum.
+// vecMetric is the distance on vecs. DistMSE: Σ_attr Sq_h/(v_h·Δ²), the
+// mean squared deviation of the nodes from the sum h (see Distance), plus
+// one penalty if the grid cells differ. DistLoss: the availability the sum
+// loses, Σ_attr v_a(a − h) + v_b(b − h) with h = min(a, b) in normalized
+// units, plus the grid penalty per attribute whose cells differ. isMax marks
+// the attributes whose original sum is a maximum.
 type vecMetric struct {
 	d     int
 	isMax [4]bool
 	base  int
 	pen   float64
+	mse   bool
+	w2    [4]float64 // 1/Δ² per attribute (original units)
 }
 
-func (m vecMetric) dist(a, b *vec) float64 {
+func (m *vecMetric) dist(a, b *vec) float64 {
+	if m.mse {
+		return m.distMSE(a, b)
+	}
 	var s float64
 	for k := 0; k < m.d; k++ {
 		x, y := a.n[k], b.n[k]
@@ -51,7 +61,30 @@ func (m vecMetric) dist(a, b *vec) float64 {
 	return s
 }
 
-func (m vecMetric) sum(a, b *vec) vec {
+// distMSE is the DistMSE distance: the sum's spread in every attribute
+// (spreadSum, in float64), normalized.
+func (m *vecMetric) distMSE(a, b *vec) float64 {
+	var s float64
+	for k := 0; k < m.d; k++ {
+		x, y := a.o[k], b.o[k]
+		var da, db float64
+		if m.isMax[k] == (x > y) {
+			db = math.Abs(x - y) // a holds the sum's value
+		} else {
+			da = math.Abs(x - y)
+		}
+		_, sa := spreadSide(a.lin[k], a.sq[k], a.v, da)
+		_, sb := spreadSide(b.lin[k], b.sq[k], b.v, db)
+		s += (sa + sb) * m.w2[k]
+	}
+	s /= a.v + b.v
+	if a.cell != b.cell {
+		s += m.pen
+	}
+	return s
+}
+
+func (m *vecMetric) sum(a, b *vec) vec {
 	var h vec
 	h.v = a.v + b.v
 	h.id = -1
@@ -62,14 +95,18 @@ func (m vecMetric) sum(a, b *vec) vec {
 		} else {
 			h.o[k] = min(a.o[k], b.o[k])
 		}
+		da, db := math.Abs(a.o[k]-h.o[k]), math.Abs(b.o[k]-h.o[k])
+		la, sa := spreadSide(a.lin[k], a.sq[k], a.v, da)
+		lb, sb := spreadSide(b.lin[k], b.sq[k], b.v, db)
+		h.lin[k], h.sq[k], h.far[k] = la+lb, sa+sb, max(a.far[k]+da, b.far[k]+db)
 	}
 	h.cell = m.computeCell(&h)
 	return h
 }
 
-func (m vecMetric) cellOf(c *vec) uint32 { return c.cell }
+func (m *vecMetric) cellOf(c *vec) uint32 { return c.cell }
 
-func (m vecMetric) computeCell(c *vec) uint32 {
+func (m *vecMetric) computeCell(c *vec) uint32 {
 	if m.base < 2 {
 		return 0
 	}
@@ -82,21 +119,21 @@ func (m vecMetric) computeCell(c *vec) uint32 {
 	return code
 }
 
-// clusterVecs normalizes the d attributes of vs (o and v set), clusters
-// them down to k and returns the result (a prefix of vs).
-func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) []vec {
+// clusterVecs normalizes the d attributes of vs (o, lin, sq and v set),
+// clusters them down to k and returns the result (a prefix of vs).
+func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance) []vec {
 	if len(vs) <= k {
 		return vs
 	}
-	m := prepareVecs(vs, d, k, isMax, useGrid)
+	m := prepareVecs(vs, d, k, isMax, useGrid, dist)
 	if m.base >= 2 {
-		return agglomerateGrid(vs, k, m)
+		return agglomerateGrid(vs, k, &m)
 	}
-	return agglomerate(vs, k, m)
+	return agglomerate(vs, k, &m)
 }
 
 // prepareVecs normalizes vs and returns the metric of the clustering.
-func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) vecMetric {
+func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance) vecMetric {
 	var lo, hi [4]float64
 	for j := 0; j < d; j++ {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
@@ -105,16 +142,31 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) vecMetric {
 	for i := range vs {
 		for j := 0; j < d; j++ {
 			lo[j], hi[j] = min(lo[j], vs[i].o[j]), max(hi[j], vs[i].o[j])
+			if dist == DistMSE {
+				// the range of the nodes' values, not of the functions'
+				if isMax[j] {
+					lo[j] = min(lo[j], vs[i].o[j]-vs[i].far[j])
+				} else {
+					hi[j] = max(hi[j], vs[i].o[j]+vs[i].far[j])
+				}
+			}
 		}
 		nodes += vs[i].v
 	}
-	m := vecMetric{d: d, isMax: isMax}
+	m := vecMetric{d: d, isMax: isMax, mse: dist == DistMSE}
 	if useGrid {
-		b := int(math.Round(math.Pow(float64(k), 1/float64(d))))
+		b := gridBase(k, d, dist)
 		if b >= 2 && b <= 255 {
 			m.base = b
 			m.pen = nodes*float64(d+1) + 1 // above any loss within cells
+			if m.mse {
+				m.pen = msePenalty
+			}
 		}
+	}
+	for j := 0; j < d; j++ {
+		w := inv(span(lo[j], hi[j]))
+		m.w2[j] = w * w
 	}
 	for i := range vs {
 		c := &vs[i]
@@ -129,6 +181,19 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool) vecMetric {
 		c.cell = m.computeCell(c)
 	}
 	return m
+}
+
+// setSpreads and getSpreads copy a function's spreads to and from v.
+func (v *vec) setSpreads(s []Spread) {
+	for k := range s {
+		v.lin[k], v.sq[k], v.far[k] = float64(s[k].Lin), float64(s[k].Sq), float64(s[k].Far)
+	}
+}
+
+func (v *vec) getSpreads(s []Spread) {
+	for k := range s {
+		s[k] = toSpread(v.lin[k], v.sq[k], v.far[k])
+	}
 }
 
 type vecWork struct{ vs []vec }

@@ -27,10 +27,12 @@ type Config struct {
 	Policy string // ibp, mmp or dp
 	SFMax  int    // maximum summary size
 	Beta   float64
-	Nodes  int      // physical nodes (leaves of the tree)
-	Length des.Time // simulated time
-	Link   des.Link
-	Proc   des.Processing
+	// Distance of the clustering (default overlay.DistMSE, the authors').
+	Distance overlay.Distance
+	Nodes    int      // physical nodes (leaves of the tree)
+	Length   des.Time // simulated time
+	Link     des.Link
+	Proc     des.Processing
 	// UpdateBandwidth limits update messages per link, bytes/s (§4.3);
 	// 0 = unlimited.
 	UpdateBandwidth float64
@@ -110,8 +112,8 @@ func (c *Config) Validate() error {
 	if err := c.Catastrophe.Validate(); err != nil {
 		return err
 	}
-	if c.Churn.Median < 0 {
-		return fmt.Errorf("churn median %v: want >= 0", c.Churn.Median)
+	if c.Churn.Median < 0 || (c.Churn.Median > 0 && c.Churn.Median < failure.MinChurnMedian) {
+		return fmt.Errorf("churn median %v: want 0 (no churn) or >= %v", c.Churn.Median, failure.MinChurnMedian.Duration())
 	}
 	if c.DetectTimeout < 0 {
 		return fmt.Errorf("detection timeout %v: want >= 0", c.DetectTimeout)
@@ -176,10 +178,22 @@ func (c *Config) reference() bool { return c.Scheduler == "centralized" || c.Sch
 func (c *Config) policy() (overlay.Policy, error) {
 	switch c.Policy {
 	case "ibp":
-		return overlay.NewIBP(c.SFMax)
+		p, err := overlay.NewIBP(c.SFMax)
+		if p != nil {
+			p.Distance = c.Distance
+		}
+		return p, err
 	case "mmp":
-		return overlay.NewMMP(c.SFMax, c.Beta)
+		p, err := overlay.NewMMP(c.SFMax, c.Beta)
+		if p != nil {
+			p.Distance = c.Distance
+		}
+		return p, err
 	default:
-		return overlay.NewDP(c.SFMax, 0, 0)
+		p, err := overlay.NewDP(c.SFMax, 0, 0)
+		if p != nil {
+			p.Distance = c.Distance
+		}
+		return p, err
 	}
 }

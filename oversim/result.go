@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/workload"
 )
 
 // Result is the summary of a run (written as summary.json by the CLI).
@@ -22,6 +23,9 @@ type Result struct {
 	CatastropheFraction float64 `json:"catastrophe_fraction,omitempty"`
 	CatastropheHours    float64 `json:"catastrophe_hours,omitempty"`
 	SimulatedSeconds    float64 `json:"simulated_seconds"`
+	// WorkloadParams are the workload and node parameters when they are
+	// not workload.DefaultParams() (e.g. --params).
+	WorkloadParams *workload.Params `json:"workload_params,omitempty"`
 
 	JobsSubmitted         uint64  `json:"jobs_submitted"`
 	TasksSubmitted        uint64  `json:"tasks_submitted"`

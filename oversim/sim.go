@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"time"
 
 	"github.com/volsched/volsched/des"
@@ -196,6 +197,10 @@ func New(cfg *Config) (*Sim, error) {
 	s.st = Result{Policy: cfg.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: cfg.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
+	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
+		p := cfg.Params
+		s.st.WorkloadParams = &p
+	}
 	if cfg.Catastrophe.Enabled() {
 		s.st.CatastropheFraction = cfg.Catastrophe.Fraction
 		s.st.CatastropheHours = cfg.Catastrophe.At.Seconds() / 3600
@@ -560,7 +565,8 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 // fail replaces physical node h at time t: its tasks are aborted (their
 // submitters notice after DetectTimeout and resubmit them), its execution
 // node restarts idle and reports its summary, and its routing node (if it
-// has one) restarts without information, which its children send again.
+// has one) restarts without information, which its children send again
+// (and its father, the MMP bound).
 func (s *Sim) fail(t des.Time, h int32) {
 	s.st.Failures++
 	v := s.leafV[h]
@@ -580,11 +586,21 @@ func (s *Sim) fail(t des.Time, h int32) {
 		for _, c := range []overlay.Addr{s.tree.Left(overlay.Addr(rv)), s.tree.Right(overlay.Addr(rv))} {
 			var sum overlay.Summary
 			if li := s.leafOf[c]; li >= 0 {
-				sum = s.leaves[li].Exec.Summary(t.Seconds())
+				sum = s.leaves[li].Resend(t.Seconds())
 			} else {
 				sum = s.routers[s.rankOf[c]].Current(&s.oc)
 			}
 			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
+		}
+		// Its father re-sends the bound it had sent it (MMP; nothing for
+		// the other policies).
+		if f := s.tree.Father(overlay.Addr(rv)); f != overlay.NoAddr {
+			out := s.routers[s.rankOf[f]].ChildRestarted(&s.oc, overlay.Addr(rv), s.out[:0])
+			for i := range out {
+				s.send(t, int32(f), out[i])
+				out[i] = overlay.Msg{}
+			}
+			s.out = out
 		}
 	}
 }

@@ -2,11 +2,13 @@ package oversim
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -31,6 +33,13 @@ func testConfig(t testing.TB, policy string, nodes int, length des.Time) *Config
 
 func run(t testing.TB, c *Config) *Result {
 	t.Helper()
+	_, r := runSim(t, c)
+	return r
+}
+
+// runSim runs c and returns the simulator too, for tests of its final state.
+func runSim(t testing.TB, c *Config) (*Sim, *Result) {
+	t.Helper()
 	s, err := New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +48,7 @@ func run(t testing.TB, c *Config) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return s, r
 }
 
 func TestRunSmall(t *testing.T) {
@@ -203,4 +212,77 @@ func TestCentralizedPlacesOnIdleNetwork(t *testing.T) {
 	if r.TasksUnallocated != 6 || r.TasksFinished != 64 {
 		t.Fatalf("70 tasks on 64 idle nodes: %d finished, %d unallocated; want 64 and 6", r.TasksFinished, r.TasksUnallocated)
 	}
+}
+
+// TestCatastropheRebuildsAvailability: after a catastrophic failure of 40 %
+// of the nodes (routers restart without information), once the network is
+// quiet every router's view of each child is the summary that child last
+// sent, every MMP router holds the maximum queue end outside its branch,
+// and the root's aggregate covers every node again (§7.5: the lost
+// availability information is recreated).
+func TestCatastropheRebuildsAvailability(t *testing.T) {
+	for _, p := range []string{"ibp", "mmp", "dp"} {
+		t.Run(p, func(t *testing.T) {
+			c := testConfig(t, p, 64, 2*des.Hour)
+			// a few short jobs early, all finished long before the failure
+			for i := range 16 {
+				c.Jobs = append(c.Jobs, workload.Job{Submit: des.Time(i) * des.Minute, Node: int32(4 * i), Tasks: 3, LengthMI: 1e5,
+					Deadline: des.Time(i)*des.Minute + 10*des.Minute, ID: uint64(i + 1)})
+			}
+			c.Catastrophe = failure.Catastrophe{Fraction: 0.4, At: des.Hour}
+			s, r := runSim(t, c)
+			if r.Failures != 26 || r.TasksFinished == 0 || r.TasksInQueues != 0 || r.TasksInFlight != 0 {
+				t.Fatalf("failures %d (want 26), finished %d, in queues %d, in flight %d", r.Failures, r.TasksFinished, r.TasksInQueues, r.TasksInFlight)
+			}
+			pol := s.oc.Policy
+			sentBy := func(v overlay.Addr) overlay.Summary {
+				if li := s.leafOf[v]; li >= 0 {
+					return s.leaves[li].Summary()
+				}
+				return s.routers[s.rankOf[v]].Summary()
+			}
+			for rank := range s.routers {
+				rt := &s.routers[rank]
+				if rt.Wake() <= s.end.Seconds() {
+					t.Fatalf("router %d still has an update to send at %g", rank, rt.Wake())
+				}
+				for _, ch := range []struct {
+					v    overlay.Addr
+					info overlay.Summary
+				}{{rt.Left, rt.LeftInfo}, {rt.Right, rt.RightInfo}} {
+					if want := sentBy(ch.v); want == nil || !pol.Equal(ch.info, want) {
+						t.Fatalf("router %d: view of child %d (%d nodes: %v) differs from what it sent (%v)", rank, ch.v, nodesOf(ch.info), ch.info, want)
+					}
+				}
+			}
+			// MMP: every router holds the maximum queue end outside its
+			// branch, replaced routers included (their fathers re-send it).
+			for rank := range s.routers {
+				rt := &s.routers[rank]
+				f := s.tree.Father(rt.Self)
+				want := math.Inf(-1)
+				if f != overlay.NoAddr && p == "mmp" {
+					fr := &s.routers[s.rankOf[f]]
+					other := fr.LeftInfo
+					if fr.Left == rt.Self {
+						other = fr.RightInfo
+					}
+					want = max(fr.Bound, pol.MaxQueue(other))
+				}
+				if rt.Bound != want {
+					t.Fatalf("router %d (vertex %d): bound %g, want %g", rank, rt.Self, rt.Bound, want)
+				}
+			}
+			if n := nodesOf(s.routers[s.rankOf[s.tree.Root()]].Summary()); n != 64 {
+				t.Fatalf("root summary covers %d nodes, want 64", n)
+			}
+		})
+	}
+}
+
+func nodesOf(s overlay.Summary) int {
+	if s == nil {
+		return 0
+	}
+	return s.Nodes()
 }

@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 
@@ -314,14 +316,27 @@ func (u *User) newTemplate() Job {
 
 // Deadline applies the paper's rule to a job of work MI submitted at t.
 func (u *User) deadline(t des.Time, work float64) des.Time {
-	U := 1 - u.rng.Float64()                            // (0, 1]
-	delta := (u.p.DeadlineA/U - 1) / u.p.DeadlineB * 60 // seconds
-	dmax := work / u.power
-	dmin := work / u.splat
-	lo, hi := math.Min(dmin, dmax), math.Max(dmin, dmax)
-	delta = math.Max(lo, math.Min(hi, delta))
-	d := t + des.Seconds(delta)
+	U := 1 - u.rng.Float64() // (0, 1]
+	d := t + des.Seconds(DeadlineSlack(u.p, U, work/u.splat, work/u.power))
 	return u.NextWake(d)
+}
+
+// DeadlineSlack is the deadline rule of the paper (§7.2): ∆ = (A/U − 1)/B
+// minutes (A = DeadlineA, B = DeadlineB, U the uniform draw in (0, 1]),
+// in seconds, clipped to [δmin, δmax] (taken in either order: δmin =
+// a·n/S_plat can exceed δmax = a·n/s_u when the user perceives the
+// platform as slower than its own machine).
+func DeadlineSlack(p *Params, U, dmin, dmax float64) float64 {
+	delta := (p.DeadlineA/U - 1) / p.DeadlineB * 60
+	lo, hi := math.Min(dmin, dmax), math.Max(dmin, dmax)
+	return math.Max(lo, math.Min(hi, delta))
+}
+
+// ContinueProbability is the probability that a user continues (think
+// time) rather than taking a break after a batch whose response time was
+// rt minutes: ContinueA/(1 + ContinueB·rt), 0.8/(1 + 0.05·rt) by default.
+func ContinueProbability(p *Params, rt float64) float64 {
+	return p.ContinueA / (1 + p.ContinueB*rt)
 }
 
 // Next returns the user's next job. Jobs come in non-decreasing submission
@@ -356,7 +371,7 @@ func (u *User) Next() Job {
 	if u.batchLeft == 0 {
 		rt := (u.batchEnd - u.batchStart).Seconds() / 60
 		next := u.batchEnd
-		if u.rng.Float64() < u.p.ContinueA/(1+u.p.ContinueB*rt) {
+		if u.rng.Float64() < ContinueProbability(u.p, rt) {
 			next += u.seconds(u.d.ThinkTime)
 		} else {
 			next += u.seconds(u.d.BreakTime)
@@ -389,4 +404,24 @@ func Generate(p *Params, d *Distributions, seed uint64, nodes int, horizon des.T
 	}
 	SortJobs(jobs)
 	return jobs, nil
+}
+
+// ReadParams reads parameters as JSON (the tags of Params; durations in
+// nanoseconds) over DefaultParams: fields left out keep their defaults.
+// Unknown fields, trailing data and invalid values are errors naming name
+// and the field.
+func ReadParams(r io.Reader, name string) (Params, error) {
+	p := DefaultParams()
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Params{}, fmt.Errorf("%s: %w (want a JSON object with the fields of 'volsched overlay workload --print-params')", name, err)
+	}
+	if dec.More() {
+		return Params{}, fmt.Errorf("%s: data after the JSON object", name)
+	}
+	if err := p.Validate(); err != nil {
+		return Params{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, nil
 }

@@ -92,7 +92,8 @@ type SWFOptions struct {
 // FromSWF converts SWF jobs: one task per processor (requested, else
 // allocated), length from the run time, memory from the requested memory
 // (else the used memory; KB per processor), no deadline. Jobs with unknown
-// run time or processor count are skipped; their number is returned.
+// run time or processor count, or more than 2^31−1 processors, are
+// skipped; their number is returned.
 func FromSWF(in []SWFJob, opt SWFOptions) ([]Job, int, error) {
 	if opt.Nodes < 1 || opt.Nodes > math.MaxInt32 {
 		return nil, 0, fmt.Errorf("SWF conversion: nodes = %d: want 1..%d", opt.Nodes, math.MaxInt32)

@@ -377,3 +377,65 @@ func TestWeekdayWorkerDoesNotWorkSundayNight(t *testing.T) {
 		t.Fatal("weekday-only night worker works on Saturday night")
 	}
 }
+
+// TestReadParams: fields left out keep their defaults; unknown fields,
+// invalid values and trailing data are errors naming the file and field.
+func TestReadParams(t *testing.T) {
+	p, err := ReadParams(strings.NewReader(`{"day_worker_fraction": 1, "node_mem_mb": [2048]}`), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultParams()
+	want.DayWorkerFraction, want.NodeMemMB = 1, []float64{2048}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("got %+v, want %+v", p, want)
+	}
+	if p, err := ReadParams(strings.NewReader(`{}`), "p.json"); err != nil || !reflect.DeepEqual(p, DefaultParams()) {
+		t.Fatalf("empty object: %+v, %v; want the defaults", p, err)
+	}
+	for in, field := range map[string]string{
+		`{"day_worker_fractio": 1}`:      "day_worker_fractio",
+		`{"day_worker_fraction": 2}`:     "day_worker_fraction",
+		`{"node_disk_mb": []}`:           "node_disk_mb",
+		`{"work_start_ns": "7h"}`:        "work_start_ns",
+		`{"app_source": "swf"}`:          "app_source",
+		`{"continue_a": 0.8} {}`:         "after the JSON object",
+		`[1, 2]`:                         "JSON object",
+		`{"power_max_mips": 10}`:         "power_max_mips",
+		`{"start_weekday": 7}`:           "start_weekday",
+		`{"deadline_b": -0.05}`:          "deadline_b",
+		`{"warm_start_ns": -1}`:          "warm_start",
+		`{"day_worker_fraction": 1e999}`: "day_worker_fraction",
+	} {
+		_, err := ReadParams(strings.NewReader(in), "p.json")
+		if err == nil || !strings.Contains(err.Error(), "p.json") || !strings.Contains(err.Error(), field) {
+			t.Errorf("ReadParams(%s): error %v; want one naming p.json and %s", in, err, field)
+		}
+	}
+}
+
+// TestDeadlineAndContinueRules: the paper's formulas with the default
+// parameters, by hand.
+func TestDeadlineAndContinueRules(t *testing.T) {
+	p := DefaultParams()
+	for _, c := range []struct{ U, lo, hi, want float64 }{
+		{0.5, 0, 1e9, 720},           // (0.8/0.5 − 1)/0.05 = 12 min
+		{0.8, 0, 1e9, 0},             // (1 − 1)/0.05 = 0
+		{0.1, 0, 1e9, 8400},          // (8 − 1)/0.05 = 140 min
+		{1, 100, 1e9, 100},           // −4 min, clipped up to δmin
+		{0.01, 0, 3600, 3600},        // 1580 min, clipped down to δmax
+		{0.5, 5000, 1000, 1000},      // bounds in either order
+		{0.5, 700, 200, 700},         // ... 720 s clipped into [200, 700]
+		{0.4, 1000, 1000, 1000},      // δmin = δmax
+		{0.25, 0, math.Inf(1), 2640}, // (3.2 − 1)/0.05 = 44 min
+	} {
+		if got := DeadlineSlack(&p, c.U, c.lo, c.hi); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("DeadlineSlack(U=%g, [%g, %g]) = %g s, want %g", c.U, c.lo, c.hi, got, c.want)
+		}
+	}
+	for rt, want := range map[float64]float64{0: 0.8, 20: 0.4, 60: 0.2, 380: 0.04} {
+		if got := ContinueProbability(&p, rt); math.Abs(got-want) > 1e-12 {
+			t.Errorf("ContinueProbability(rt=%g min) = %g, want %g", rt, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -25,15 +27,23 @@ import (
 // simFlags are the flags of `volsched overlay sim`.
 type simFlags struct {
 	policy, link, churn, fail, workload, swf, data, out string
+	params                                              string
 	nodes, sfmax                                        int
 	hours, updateBW, beta, swfPower                     float64
 	seed                                                uint64
 	detect, sample, probeEvery                          time.Duration
 	probeTasks                                          int
 	probeLength                                         float64
-	scheduler, cpuProfile, memProfile                   string
+	scheduler, cpuProfile, memProfile, distance         string
 	centralPerNode                                      time.Duration
+	// set: the flags given on the command line (cobra's Changed); a flag
+	// whose default is a sentinel (--sfmax 0, --update-bw -1) may not be
+	// given that sentinel explicitly.
+	set func(name string) bool
 }
+
+// given reports whether flag name was given on the command line.
+func (f *simFlags) given(name string) bool { return f.set != nil && f.set(name) }
 
 // simConfig turns flags into a validated oversim.Config; usage errors name
 // the flag.
@@ -53,14 +63,20 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if err != nil {
 		return nil, usagef("--link: %v", err)
 	}
-	if f.sfmax == 0 {
+	if f.sfmax == 0 && !f.given("sfmax") {
 		f.sfmax = oversim.DefaultSFMax(f.policy)
 	}
 	if f.sfmax < 1 || f.sfmax > 1<<16 {
-		return nil, usagef("--sfmax %d: want 1 to %d", f.sfmax, 1<<16)
+		return nil, usagef("--sfmax %d: want 1 to %d (omit it for the paper's %d)", f.sfmax, 1<<16, oversim.DefaultSFMax(f.policy))
 	}
-	if f.updateBW < 0 {
+	if f.updateBW < 0 && !f.given("update-bw") {
 		f.updateBW = oversim.DefaultUpdateBandwidth(f.policy)
+	}
+	if !(f.updateBW >= 0) || math.IsInf(f.updateBW, 0) {
+		return nil, usagef("--update-bw %g: want a finite number of bytes/s >= 0 (0: no limit; omit it for the paper's %g)", f.updateBW, oversim.DefaultUpdateBandwidth(f.policy))
+	}
+	if f.given("beta") && !(f.beta > 0 && f.beta <= 1) {
+		return nil, usagef("--beta %g: want a value in (0, 1]", f.beta)
 	}
 	churn, err := failure.ParseChurn(f.churn)
 	if err != nil {
@@ -70,6 +86,9 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.fail != "" {
 		if cat, err = failure.ParseCatastrophe(f.fail); err != nil {
 			return nil, usagef("--fail: %v", err)
+		}
+		if cat.At >= des.Seconds(f.hours*3600) {
+			return nil, usagef("--fail %s: the failure time %v is not before the end of the run (--hours %g)", f.fail, cat.At.Duration(), f.hours)
 		}
 	}
 	if f.detect < 0 {
@@ -92,10 +111,18 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
 	}
-	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Nodes: f.nodes,
+	dist, err := overlay.ParseDistance(f.distance)
+	if err != nil {
+		return nil, usagef("--distance: %v", err)
+	}
+	params, err := readWorkloadParams(f.params)
+	if err != nil {
+		return nil, err
+	}
+	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Distance: dist, Nodes: f.nodes,
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
-		Seed: f.seed, Params: workload.DefaultParams(), Sample: des.Time(f.sample),
+		Seed: f.seed, Params: params, Sample: des.Time(f.sample),
 		ProbeEvery: des.Time(f.probeEvery), ProbeTasks: int32(f.probeTasks), ProbeLengthMI: f.probeLength,
 		Scheduler: f.scheduler, CentralPerNode: des.Time(f.centralPerNode)}
 	switch {
@@ -128,7 +155,7 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			return nil, fmt.Errorf("--swf: %w", err)
 		}
 		if skipped > 0 {
-			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time or processor count\n", skipped)
+			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time, unknown processor count or more than 2^31-1 processors\n", skipped)
 		}
 		c.Jobs = jobs
 		if c.Jobs == nil {
@@ -151,6 +178,26 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	}
 	return c, nil
 }
+
+// readWorkloadParams reads --params (workload.ReadParams), or returns the
+// defaults when path is empty.
+func readWorkloadParams(path string) (workload.Params, error) {
+	if path == "" {
+		return workload.DefaultParams(), nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return workload.Params{}, fmt.Errorf("--params: %w", err)
+	}
+	defer fh.Close()
+	p, err := workload.ReadParams(fh, path)
+	if err != nil {
+		return workload.Params{}, fmt.Errorf("--params: %w", err)
+	}
+	return p, nil
+}
+
+const paramsUsage = "JSON file of workload and node parameters over the defaults (fields: 'volsched overlay workload --print-params'; durations in ns)"
 
 // runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
 // and DIR/summary.json at the end.
@@ -232,6 +279,7 @@ allocation-time statistics, peak link use, events processed, speed,
 memory). The same flags and seed give the same results.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.set = cmd.Flags().Changed
 			c, err := f.config()
 			if err != nil {
 				return err
@@ -273,14 +321,16 @@ memory). The same flags and seed give the same results.`,
 	fl.Float64Var(&f.hours, "hours", 1, "simulated hours")
 	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
 	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
-	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s (default: 1000 for ibp and dp, 10000 for mmp)")
+	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s, 0: no limit (default: 1000 for ibp and dp, 10000 for mmp)")
 	fl.Float64Var(&f.beta, "beta", 0.5, "MMP forwarding factor β")
-	fl.StringVar(&f.churn, "churn", "", "median session time of churn (e.g. 60m, 5m); empty: no churn")
+	fl.StringVar(&f.distance, "distance", "mse", "distance of the clustering: mse (the authors') or loss (this project's first reading)")
+	fl.StringVar(&f.churn, "churn", "", "median session time of churn, at least 1s (e.g. 60m, 5m, or minutes); empty or 0: no churn")
 	fl.StringVar(&f.fail, "fail", "", "catastrophic failure FRACTION@TIME (e.g. 0.2@24h or 20%@24h)")
 	fl.DurationVar(&f.detect, "detect", time.Minute, "time a submission node takes to detect aborted tasks")
 	fl.StringVar(&f.workload, "workload", "", "replay this trace (CSV from 'volsched overlay workload')")
 	fl.StringVar(&f.swf, "swf", "", "replay this Standard Workload Format log")
 	fl.Float64Var(&f.swfPower, "swf-power", 1000, "MIPS of the machines of the SWF log (run time × power = task length)")
+	fl.StringVar(&f.params, "params", "", paramsUsage)
 	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
@@ -295,16 +345,30 @@ memory). The same flags and seed give the same results.`,
 	overlayCmd.AddCommand(cmd)
 
 	var wf struct {
-		nodes int
-		hours float64
-		seed  uint64
-		data  string
+		nodes       int
+		hours       float64
+		seed        uint64
+		data        string
+		params      string
+		printParams bool
 	}
 	gen := &cobra.Command{
 		Use:   "workload",
 		Short: "Generate the site-level workload trace once (CSV on stdout) for replay with 'overlay sim --workload'",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := readWorkloadParams(wf.params)
+			if err != nil {
+				return err
+			}
+			if wf.printParams {
+				b, err := json.MarshalIndent(p, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
+				return err
+			}
 			if wf.nodes < 1 || wf.nodes > 1<<26 {
 				return usagef("--nodes %d: want 1 to %d", wf.nodes, 1<<26)
 			}
@@ -322,7 +386,6 @@ memory). The same flags and seed give the same results.`,
 			if err != nil {
 				return fmt.Errorf("--data: %w", err)
 			}
-			p := workload.DefaultParams()
 			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 			if err != nil {
 				return err
@@ -334,5 +397,7 @@ memory). The same flags and seed give the same results.`,
 	gen.Flags().Float64Var(&wf.hours, "hours", 60, "hours of submissions")
 	gen.Flags().Uint64Var(&wf.seed, "seed", 1, "random seed (the same seed as 'overlay sim' gives the same jobs)")
 	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
+	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
+	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
 	overlayCmd.AddCommand(gen)
 }

@@ -25,6 +25,21 @@ func TestOverlaySimUsageErrors(t *testing.T) {
 		{[]string{"--churn", "soon", "--out", out}, "--churn"},
 		{[]string{"--sfmax", "-3", "--out", out}, "--sfmax"},
 		{[]string{"--nodes", "10"}, "--out"},
+		{[]string{"--nodes", "-5", "--out", out}, "--nodes"},
+		{[]string{"--sfmax", "0", "--out", out}, "--sfmax"},
+		{[]string{"--update-bw", "-5", "--out", out}, "--update-bw"},
+		{[]string{"--update-bw", "NaN", "--out", out}, "--update-bw"},
+		{[]string{"--beta", "-1", "--out", out}, "--beta"},
+		{[]string{"--beta", "NaN", "--policy", "mmp", "--out", out}, "--beta"},
+		{[]string{"--churn", "1ns", "--out", out}, "--churn"},
+		{[]string{"--churn", "-5m", "--out", out}, "--churn"},
+		{[]string{"--fail", "20%", "--out", out}, "--fail"},
+		{[]string{"--fail", "0.2@-1h", "--out", out}, "--fail"},
+		{[]string{"--fail", "0@1h", "--out", out}, "--fail"},
+		{[]string{"--fail", "20%@2h", "--hours", "1", "--out", out}, "--fail"},
+		{[]string{"--scheduler", "fifo", "--out", out}, "--scheduler"},
+		{[]string{"--distance", "l2", "--out", out}, "--distance"},
+		{[]string{"--workload", "a.csv", "--swf", "b.swf", "--out", out}, "--workload and --swf"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", append([]string{"overlay", "sim"}, c.args...)...)
@@ -114,5 +129,108 @@ func TestOverlayWorkloadThenReplay(t *testing.T) {
 	}
 	if sums[0] != sums[1] {
 		t.Fatalf("replaying the generated trace gives %s, generating in the simulation gives %s", sums[0], sums[1])
+	}
+}
+
+// TestOverlaySimParams: 'overlay workload --print-params' gives the
+// defaults, which --params reads back to the same run; a changed parameter
+// is recorded in summary.json; a bad file is an error naming the field.
+func TestOverlaySimParams(t *testing.T) {
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	out, errOut, code := runCLI(t, "", "overlay", "workload", "--print-params")
+	if code != 0 {
+		t.Fatalf("--print-params: exit %d: %s", code, errOut)
+	}
+	dir := t.TempDir()
+	def := filepath.Join(dir, "default.json")
+	changed := filepath.Join(dir, "changed.json")
+	bad := filepath.Join(dir, "bad.json")
+	for p, s := range map[string]string{def: out, changed: `{"start_weekday": 5}`, bad: `{"start_weekday": 9}`} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary := func(name string, extra ...string) map[string]any {
+		t.Helper()
+		o := filepath.Join(dir, name)
+		args := append([]string{"overlay", "sim", "--policy", "ibp", "--nodes", "20", "--hours", "2", "--seed", "3", "--out", o}, extra...)
+		if _, errOut, code := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(o, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r map[string]any
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	key := func(r map[string]any) string {
+		return fmt.Sprint(r["jobs_submitted"], r["tasks_submitted"], r["tasks_finished"], r["computation_finished_mi"], r["events"])
+	}
+	a, b, c := summary("none"), summary("default", "--params", def), summary("changed", "--params", changed)
+	if key(a) != key(b) || a["workload_params"] != nil || b["workload_params"] != nil {
+		t.Fatalf("--params with the defaults: %s, %v; without: %s, %v", key(b), b["workload_params"], key(a), a["workload_params"])
+	}
+	wp, _ := c["workload_params"].(map[string]any)
+	if wp == nil || wp["start_weekday"] != float64(5) {
+		t.Fatalf("changed parameters not recorded in summary.json: %v", c["workload_params"])
+	}
+	if _, errOut, code := runCLI(t, "", "overlay", "sim", "--nodes", "20", "--params", bad, "--out", filepath.Join(dir, "bad")); code == 0 || !strings.Contains(errOut, "start_weekday") {
+		t.Fatalf("bad --params: exit %d, stderr %q; want an error naming start_weekday", code, errOut)
+	}
+}
+
+// TestReproduceOverlaySimQuick: the reduced reproduction writes every table
+// and figure as CSV and SVG, and a second run with the same --out reuses
+// each run's stored result (resumption) and prints the same tables.
+func TestReproduceOverlaySimQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 CPU-seconds; skipped with -short")
+	}
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	dir := t.TempDir()
+	args := []string{"reproduce", "--quick", "--only", "overlay-sim", "--seed", "1", "--out", dir}
+	out1, errOut, code := runCLI(t, "", args...)
+	if code != 0 || strings.Contains(out1, "FAILED") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out1)
+	}
+	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig10.csv", "fig10-slow.svg", "fig10-fast.svg",
+		"fig11.csv", "fig11.svg", "fig12-17.csv", "fig12-17-ibp.svg", "fig12-17-mmp.svg", "fig12-17-dp.svg",
+		"fig18.csv", "fig18.svg", "catastrophe.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, "overlay-sim-"+f))
+		if err != nil || len(b) == 0 {
+			t.Errorf("overlay-sim-%s: %v (%d bytes)", f, err, len(b))
+		}
+	}
+	runs, err := filepath.Glob(filepath.Join(dir, "overlay-sim-runs", "*.json"))
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("no stored runs: %v", err)
+	}
+	// Remove one stored run: the second pass recomputes it alone.
+	if err := os.Remove(runs[0]); err != nil {
+		t.Fatal(err)
+	}
+	out2, errOut, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, errOut)
+	}
+	strip := func(s string) string { // drop the timing line
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, "took") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(out1) != strip(out2) {
+		t.Fatalf("resumed reproduction differs:\n%s\n---\n%s", out1, out2)
 	}
 }

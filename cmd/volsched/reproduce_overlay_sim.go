@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
+
+	"golang.org/x/term"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
@@ -68,12 +71,9 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			UpdateBandwidth: oversim.DefaultUpdateBandwidth(policy), DetectTimeout: des.Minute, CentralPerNode: 100,
 			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
 	}
+	progress := term.IsTerminal(int(os.Stderr.Fd()))
 	runOne := func(c *oversim.Config) (*oversim.Result, error) {
-		s, err := oversim.New(c)
-		if err != nil {
-			return nil, err
-		}
-		return s.Run(ctx)
+		return cachedSimRun(ctx, c, opt.OutDir, progress)
 	}
 	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
 	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
@@ -167,10 +167,22 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figure, fast link, 1 s, up to 10^5-10^6 nodes): low values that stabilize instead of growing linearly")
 	if opt.OutDir != "" && len(series) > 0 {
-		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig9.csv"), []string{"policy", "nodes", "tasks_per_hour"}, rows); err != nil {
+		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig9", []string{"policy", "nodes", "tasks_per_hour"}, rows,
+			"Throughput against network size (reduced)", "nodes", "tasks finished per hour", series); err != nil {
 			return err
 		}
-		if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig9.svg"), "Throughput against network size (reduced)", "nodes", "tasks finished per hour", series); err != nil {
+		var rows11 [][]string
+		var series11 []experiment.Series
+		for _, s := range series {
+			s11 := experiment.Series{Name: s.Name, X: s.X, Y: make([]float64, len(peak1s[s.Name]))}
+			for i, f := range peak1s[s.Name] {
+				s11.Y[i] = 100 * f
+				rows11 = append(rows11, []string{s.Name, strconv.FormatFloat(s.X[i], 'g', -1, 64), strconv.FormatFloat(f, 'g', -1, 64)})
+			}
+			series11 = append(series11, s11)
+		}
+		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig11", []string{"policy", "nodes", "peak_link_use_1s"}, rows11,
+			"Maximum link use against network size, 1 s windows (reduced)", "nodes", "maximum link use (%)", series11); err != nil {
 			return err
 		}
 	}
@@ -189,6 +201,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	}
 	fmt.Fprintln(tw, "unallocated tasks\t")
 	rows = nil
+	fig10 := map[string][]experiment.Series{} // by link
 	for _, sch := range []string{"overlay", "centralized"} {
 		for _, p := range policies {
 			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
@@ -197,6 +210,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 					label = p + " (central)"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t", label, l.Name)
+				s10 := experiment.Series{Name: label}
 				var unalloc uint64
 				for _, n := range probeSizes {
 					c := base(p, n, 1.0/3, l)
@@ -209,10 +223,14 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 					}
 					unalloc += r.ProbeTasksUnallocated
 					fmt.Fprintf(tw, "%.3f\t", r.ProbeAllocTimeMean)
+					s10.X, s10.Y = append(s10.X, float64(n)), append(s10.Y, r.ProbeAllocTimeMean)
 					rows = append(rows, []string{p, sch, l.Name, strconv.Itoa(n), strconv.FormatFloat(r.ProbeAllocTimeMean, 'g', -1, 64),
 						strconv.FormatUint(r.ProbeTasksUnallocated, 10)})
 				}
 				fmt.Fprintf(tw, "%d\t\n", unalloc)
+				if len(s10.X) > 0 {
+					fig10[l.Name] = append(fig10[l.Name], s10)
+				}
 			}
 		}
 	}
@@ -224,6 +242,15 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig10.csv"), []string{"policy", "scheduler", "link", "nodes", "alloc_time_mean_s", "unallocated_tasks"}, rows); err != nil {
 			return err
 		}
+		for _, l := range []string{"slow", "fast"} {
+			if len(fig10[l]) == 0 {
+				continue
+			}
+			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig10-"+l+".svg"),
+				fmt.Sprintf("Allocation time of a %d-task request, %s link (reduced)", probeTasks, l), "nodes", "mean allocation time (s)", fig10[l]); err != nil {
+				return err
+			}
+		}
 	}
 
 	// Figs. 12-17: each policy against SF_max and the references.
@@ -232,7 +259,10 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tscheduler\tSF_max\ttasks finished\tin time\tcomputation (MI)\tmakespan mean (s)\tmakespan max (s)\t")
 	rows = nil
+	fig12 := map[string][]experiment.Series{} // by policy
 	for _, p := range policies {
+		overlaySeries := experiment.Series{Name: "overlay"}
+		var refs []experiment.Series
 		type variant struct {
 			sch string
 			sf  int
@@ -256,9 +286,21 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.4g\t%.0f\t%.0f\t\n", p, v.sch, sf, r.TasksFinished, r.TasksFinishedInTime,
 				r.ComputationFinishedMI, r.MakespanMean, r.MakespanMax)
+			if v.sch == "overlay" {
+				overlaySeries.X, overlaySeries.Y = append(overlaySeries.X, float64(v.sf)), append(overlaySeries.Y, r.ComputationFinishedMI)
+			} else {
+				// a reference does not depend on SF_max: a flat line over the range
+				sfr := sfs[p]
+				refs = append(refs, experiment.Series{Name: v.sch, X: []float64{float64(sfr[0]), float64(sfr[len(sfr)-1])},
+					Y: []float64{r.ComputationFinishedMI, r.ComputationFinishedMI}})
+			}
 			rows = append(rows, []string{p, v.sch, sf, strconv.FormatUint(r.TasksFinished, 10), strconv.FormatUint(r.TasksFinishedInTime, 10),
 				strconv.FormatFloat(r.ComputationFinishedMI, 'g', -1, 64), strconv.FormatFloat(r.MakespanMean, 'g', -1, 64), strconv.FormatFloat(r.MakespanMax, 'g', -1, 64)})
 		}
+		if len(overlaySeries.X) > 0 {
+			fig12[p] = append(fig12[p], overlaySeries)
+		}
+		fig12[p] = append(fig12[p], refs...)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figures): IBP 10^6 nodes: distributed finishes more tasks than centralized, computation ~20 % behind centralized, random far behind;")
@@ -266,6 +308,15 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	if opt.OutDir != "" && len(rows) > 0 {
 		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig12-17.csv"), []string{"policy", "scheduler", "sfmax", "tasks_finished", "tasks_finished_in_time", "computation_mi", "makespan_mean_s", "makespan_max_s"}, rows); err != nil {
 			return err
+		}
+		for _, p := range policies {
+			if len(fig12[p]) == 0 {
+				continue
+			}
+			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig12-17-"+p+".svg"),
+				fmt.Sprintf("%s: finished computation against SF_max and the references (reduced)", p), "SF_max", "computation finished (MI)", fig12[p]); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -285,6 +336,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fmt.Fprintln(tw)
 	rows = nil
 	series = nil
+	var catSeries []experiment.Series
 	for _, p := range policies {
 		fmt.Fprintf(tw, "%s\t", p)
 		r0, err := runOne(base(p, nodes, churnHours, des.FastLink))
@@ -309,6 +361,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			s.X, s.Y = append(s.X, m.Seconds()/60), append(s.Y, v)
 			rows = append(rows, []string{p, "churn", strconv.FormatFloat(m.Seconds()/60, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
 		}
+		cs := experiment.Series{Name: p}
 		for _, f := range fracs {
 			c := base(p, nodes, churnHours, des.FastLink)
 			c.Catastrophe = failure.Catastrophe{Fraction: f, At: des.Seconds(churnHours * 1800)}
@@ -320,20 +373,28 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			v := r.ComputationFinishedMI / r0.ComputationFinishedMI
 			fmt.Fprintf(tw, "%.3f\t", v)
 			rows = append(rows, []string{p, "catastrophe", strconv.FormatFloat(f, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+			cs.X, cs.Y = append(cs.X, 100*f), append(cs.Y, v)
 		}
 		fmt.Fprintln(tw)
 		if len(s.X) > 0 {
 			series = append(series, s)
 		}
+		if len(cs.X) > 0 {
+			catSeries = append(catSeries, cs)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
 	if opt.OutDir != "" && len(series) > 0 {
-		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig18.csv"), []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
+		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig18", []string{"policy", "failure", "parameter", "normalized_computation"}, rows,
+			"Finished computation under churn (reduced)", "median session (min)", "normalized finished computation", series); err != nil {
 			return err
 		}
-		if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig18.svg"), "Finished computation under churn (reduced)", "median session (min)", "normalized finished computation", series); err != nil {
-			return err
+		if len(catSeries) > 0 {
+			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-catastrophe.svg"),
+				fmt.Sprintf("Finished computation after a catastrophic failure at %g h (reduced)", churnHours/2), "nodes failed (%)", "normalized finished computation", catSeries); err != nil {
+				return err
+			}
 		}
 	}
 	if len(failures) > 0 {
@@ -343,4 +404,65 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		}
 	}
 	return nil
+}
+
+// simRunKey names one simulation of the reproduction by everything that
+// defines it (the workload is the default generated one).
+func simRunKey(c *oversim.Config) string {
+	return fmt.Sprintf("%s-%s-sf%d-n%d-t%d-%s-bw%g-beta%g-%s-churn%d-cat%g@%d-probe%d.%d.%g-det%d-cpn%d-seed%d",
+		c.Policy, c.Scheduler, c.SFMax, c.Nodes, c.Length, c.Link.Name, c.UpdateBandwidth, c.Beta, c.Distance,
+		c.Churn.Median, c.Catastrophe.Fraction, c.Catastrophe.At, c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI,
+		c.DetectTimeout, c.CentralPerNode, c.Seed)
+}
+
+// cachedSimRun runs c, or, when dir is set and the run was done before,
+// reads its result from dir/overlay-sim-runs/KEY.json: each run's result is
+// written there as soon as it ends, so an interrupted reproduction resumes
+// where it stopped (the results are deterministic given the key).
+func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress bool) (*oversim.Result, error) {
+	key := simRunKey(c)
+	var path string
+	if dir != "" {
+		path = filepath.Join(dir, "overlay-sim-runs", key+".json")
+		if b, err := os.ReadFile(path); err == nil {
+			var r oversim.Result
+			if json.Unmarshal(b, &r) == nil {
+				return &r, nil
+			}
+		}
+	}
+	if progress {
+		fmt.Fprintf(os.Stderr, "\roverlay-sim: %s ...%20s", key, "")
+	}
+	s, err := oversim.New(c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Run(ctx)
+	if progress {
+		fmt.Fprintf(os.Stderr, "\r%*s\r", len(key)+40, "")
+	}
+	if err != nil || path == "" {
+		return r, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return nil, err
+	}
+	return r, os.Rename(tmp, path)
+}
+
+// writeCSVAndPlot writes DIR/NAME.csv and DIR/NAME.svg.
+func writeCSVAndPlot(dir, name string, header []string, rows [][]string, title, xlabel, ylabel string, series []experiment.Series) error {
+	if err := experiment.WriteCSVFile(filepath.Join(dir, name+".csv"), header, rows); err != nil {
+		return err
+	}
+	return experiment.LinePlot(filepath.Join(dir, name+".svg"), title, xlabel, ylabel, series)
 }
