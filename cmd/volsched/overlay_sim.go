@@ -137,6 +137,9 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		if c.Jobs, err = workload.ReadTrace(bufio.NewReader(fh), f.workload, f.nodes); err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)
 		}
+		if c.Jobs == nil {
+			c.Jobs = []workload.Job{} // a trace without jobs (nil means no trace)
+		}
 	case f.swf != "":
 		if !(f.swfPower > 0) {
 			return nil, usagef("--swf-power %g: want > 0 MIPS", f.swfPower)

@@ -61,6 +61,30 @@ func TestOverlaySimBadTrace(t *testing.T) {
 	}
 }
 
+// TestOverlaySimEmptyTrace: a trace with a header and no job is a run
+// without jobs, not a missing workload.
+func TestOverlaySimEmptyTrace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace.csv")
+	if err := os.WriteFile(p, []byte(workload.TraceHeader+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "", "overlay", "sim", "--nodes", "8", "--hours", "0.5", "--workload", p, "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		JobsSubmitted *uint64 `json:"jobs_submitted"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.JobsSubmitted == nil || *r.JobsSubmitted != 0 {
+		t.Fatalf("summary %s (%v): want 0 jobs submitted", b, err)
+	}
+}
+
 func TestOverlaySimRuns(t *testing.T) {
 	if workload.FindDataDir() == "" {
 		t.Skip("site-level workload data not found beside the checkout")
