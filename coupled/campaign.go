@@ -3,6 +3,7 @@ package coupled
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/stream"
@@ -145,16 +146,22 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 	hs := Heuristics()
 	res := UnitResult{M: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: HeuristicNames(),
 		Makespan: make([][]int, c.Trials), Configs: make([][]int, c.Trials)}
+	rngs := make([]*rand.Rand, len(hs))
 	for k := range c.Trials {
 		res.Makespan[k] = make([]int, len(hs))
 		res.Configs[k] = make([]int, len(hs))
-		// the trial's availability, drawn once and replayed to every heuristic
-		rec := NewRecording(NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), len(scn.Chains))
 		for i, h := range hs {
-			r, err := Simulate(ctx, e, scn.App, h, rec.Replay(), stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap, FreshRebuild: c.Rebuild == RebuildFresh})
-			if err != nil {
-				return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
+			rngs[i] = nil
+			if h.Build == Random {
+				rngs[i] = stream.New(seed, with(purposeRandom, uint64(k))...)
 			}
+		}
+		// the 17 heuristics simulated together on the trial's availability
+		rs, err := SimulateAll(ctx, e, scn.App, hs, NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), rngs, Options{Cap: c.Cap, FreshRebuild: c.Rebuild == RebuildFresh})
+		if err != nil {
+			return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
+		}
+		for i, r := range rs {
 			res.Makespan[k][i] = r.Makespan
 			res.Configs[k][i] = r.Configs
 		}

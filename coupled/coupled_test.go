@@ -3,6 +3,7 @@ package coupled
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -578,7 +579,7 @@ func TestIncrementalGreedy(t *testing.T) {
 				s.Elapsed = rng.IntN(2000)
 			}
 			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
-				got, ok := inc.greedy(b, s) // not through the choice cache
+				got, ok := inc.greedy(inc.inc[b], b, s) // not through the choice cache
 				fresh.forget()
 				want, wok := fresh.Choose(b, s, nil)
 				if ok != wok || !slices.Equal(got.X, want.X) || !slices.Equal(got.Order, want.Order) {
@@ -668,4 +669,72 @@ func TestFreshRebuild(t *testing.T) {
 	if !differs {
 		t.Error("the fresh rebuild changed no run")
 	}
+}
+
+// The heuristics simulated together (runs shared while their states are
+// equal, forked when their decisions differ, merged when their states meet
+// again) give each heuristic exactly what it gets simulated alone, for both
+// E(S)(W) forms and both rebuild readings; with traces (no merging) every
+// heuristic's trace passes the checker and equals its trace alone.
+func TestSimulateAllMatchesSimulate(t *testing.T) {
+	forks, merges := 0, 0
+	n := 8
+	if testing.Short() {
+		n = 4
+	}
+	hs := Heuristics()
+	for sc := range n {
+		sp := ScenarioParams{P: 8 + sc%5, M: 3 + sc%4, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
+		scn, err := RandomScenario(stream.New(51, uint64(sc)), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+		form := []analytic.Form{analytic.Published, analytic.Conditional}[sc%2]
+		opt := Options{Cap: 20000, FreshRebuild: sc%4 == 3, Trace: sc%3 == 1}
+		rngs := make([]*rand.Rand, len(hs))
+		rngs[0] = stream.New(7, uint64(sc))
+		e, err := NewEvaluator(tab, scn.Platform, sp.M, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := newSimulation(e, scn.App, hs, rngs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := sim.run(context.Background(), NewMarkov(scn.Chains, 8, uint64(sc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		forks += sim.forks
+		merges += sim.merges
+		for i, h := range hs {
+			alone, _ := NewEvaluator(tab, scn.Platform, sp.M, form)
+			r, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := all[i]
+			if a.Makespan != r.Makespan || a.Failed != r.Failed || a.Iterations != r.Iterations || a.Configs != r.Configs || a.Proactive != r.Proactive {
+				t.Fatalf("scenario %d %s: together %+v, alone %+v", sc, h.Name, a, r)
+			}
+			if opt.Trace {
+				if len(a.Trace) != len(r.Trace) {
+					t.Fatalf("scenario %d %s: trace of %d slots together, %d alone", sc, h.Name, len(a.Trace), len(r.Trace))
+				}
+				for k := range a.Trace {
+					if !slices.Equal(a.Trace[k].Act, r.Trace[k].Act) || !slices.Equal(a.Trace[k].X, r.Trace[k].X) {
+						t.Fatalf("scenario %d %s: slot %d differs together and alone", sc, h.Name, k)
+					}
+				}
+				if _, _, err := Check(scn.Platform, scn.App, a.Trace, CheckOptions{Passive: !h.Proactive()}); err != nil {
+					t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
+				}
+			}
+		}
+	}
+	if forks == 0 || merges == 0 {
+		t.Errorf("%d forks, %d merges: the test does not exercise sharing", forks, merges)
+	}
+	t.Logf("%d forks, %d merges", forks, merges)
 }

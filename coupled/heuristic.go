@@ -223,6 +223,37 @@ type incState struct {
 	cfg        Config
 }
 
+// newIncState returns an empty (invalid) construction for this evaluator's
+// p and m.
+func (e *Evaluator) newIncState() *incState {
+	p, m := e.plat.P(), e.m
+	in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
+		path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m),
+		vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
+	for k := range m {
+		in.vals[k] = make([]Value, p)
+		in.has[k] = make([]bool, p)
+		in.ecomm[k] = make([]float64, p)
+	}
+	return in
+}
+
+// copyFrom makes in a copy of o (same evaluator).
+func (in *incState) copyFrom(o *incState) {
+	in.valid, in.n, in.ok, in.cfg = o.valid, o.n, o.ok, o.cfg
+	copy(in.up, o.up)
+	copy(in.prog, o.prog)
+	copy(in.data, o.data)
+	copy(in.path, o.path)
+	copy(in.sum, o.sum)
+	copy(in.best, o.best)
+	for k := range in.vals {
+		copy(in.vals[k], o.vals[k])
+		copy(in.has[k], o.has[k])
+		copy(in.ecomm[k], o.ecomm[k])
+	}
+}
+
 // maxCache bounds the set cache; a full cache is emptied (results do not
 // depend on it, only speed does).
 const maxCache = 1 << 18
@@ -260,14 +291,7 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
 	}
 	for b := Prob; b <= ApparentYield; b++ {
-		in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
-			path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m), vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
-		for k := range m {
-			in.vals[k] = make([]Value, p)
-			in.has[k] = make([]bool, p)
-			in.ecomm[k] = make([]float64, p)
-		}
-		e.inc[b] = in
+		e.inc[b] = e.newIncState()
 		e.choice[b] = make(map[string]Config)
 	}
 	nmax := plat.TProg + m*plat.TData
@@ -476,11 +500,18 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 // allocated. ok is false when the UP processors cannot hold m tasks. The
 // returned Config may be shared with the evaluator: do not modify it.
 func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
+	if b < Random || b > ApparentYield {
+		return Config{}, false
+	}
+	return e.choose(b, e.inc[b], s, rng)
+}
+
+// choose is Choose with the construction in kept by the caller (a
+// simulation keeps its own, so that several simulations may interleave
+// their calls without spoiling each other's incremental greedy).
+func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
 		return e.chooseRandom(s, rng)
-	}
-	if b < Prob || b > ApparentYield {
-		return Config{}, false
 	}
 	e.Calls++
 	key := e.stateKey(s, b == Yield)
@@ -488,7 +519,7 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 		e.Hits++
 		return c, c.X != nil
 	}
-	c, ok = e.greedy(b, s)
+	c, ok = e.greedy(in, b, s)
 	if len(e.choice[b]) >= maxCache {
 		clear(e.choice[b])
 	}
@@ -613,8 +644,7 @@ func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) Value
 // candidate is evaluated. When no UP processor changed at all, the kept
 // choice is returned (except for the yield, whose scores change with the
 // elapsed time and are rescanned).
-func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
-	in := e.inc[b]
+func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool) {
 	p := len(s.Up)
 	same := in.valid // the steps so far chose as the kept construction did
 	d := e.dirty[:0]
