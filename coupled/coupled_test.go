@@ -579,7 +579,7 @@ func TestIncrementalGreedy(t *testing.T) {
 				s.Elapsed = rng.IntN(2000)
 			}
 			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
-				got, ok := inc.greedy(inc.inc[b], b, s) // not through the choice cache
+				got, ok := inc.greedy(inc.inc[b], b, s)
 				fresh.forget()
 				want, wok := fresh.Choose(b, s, nil)
 				if ok != wok || !slices.Equal(got.X, want.X) || !slices.Equal(got.Order, want.Order) {

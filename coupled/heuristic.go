@@ -1,7 +1,6 @@
 package coupled
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -43,13 +42,6 @@ type Heuristic struct {
 	// fixed, when set, replaces the building block (tests: a scripted
 	// configuration such as Figure 1's).
 	fixed func(*Snapshot) (Config, bool)
-}
-
-func (h Heuristic) choose(e *Evaluator, s *Snapshot, rng *rand.Rand) (Config, bool) {
-	if h.fixed != nil {
-		return h.fixed(s)
-	}
-	return e.Choose(h.Build, s, rng)
 }
 
 // Proactive reports whether the heuristic may replace a running
@@ -186,21 +178,14 @@ type Evaluator struct {
 
 	memoE, memoSum float64
 
-	// choice[b] caches the configuration building block b chose, by state
-	// (UP set, program and data held; the elapsed time too for the yield):
-	// the heuristics of a trial share the availability and often the
-	// states, so they share choices.
-	choice [ApparentYield + 1]map[string]Config
-	keyBuf []byte
-
 	// inc[b] is the last greedy construction of building block b.
 	inc     [ApparentYield + 1]*incState
 	changed []bool
 	dirty   []int
 
-	// Calls counts the non-random Choose calls, Hits those answered by the
-	// choice cache or without evaluating any candidate, Evals the
-	// candidates evaluated (profiling).
+	// Calls counts the non-random Choose calls, Hits those answered
+	// without evaluating any candidate, Evals the candidates evaluated
+	// (profiling).
 	Calls, Hits, Evals int
 }
 
@@ -292,7 +277,6 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	}
 	for b := Prob; b <= ApparentYield; b++ {
 		e.inc[b] = e.newIncState()
-		e.choice[b] = make(map[string]Config)
 	}
 	nmax := plat.TProg + m*plat.TData
 	L := tab.Horizon()
@@ -514,46 +498,15 @@ func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Ran
 		return e.chooseRandom(s, rng)
 	}
 	e.Calls++
-	key := e.stateKey(s, b == Yield)
-	if c, hit := e.choice[b][string(key)]; hit {
-		e.Hits++
-		return c, c.X != nil
-	}
-	c, ok = e.greedy(in, b, s)
-	if len(e.choice[b]) >= maxCache {
-		clear(e.choice[b])
-	}
-	e.choice[b][string(key)] = c
-	return c, ok
+	return e.greedy(in, b, s)
 }
 
-// stateKey encodes what a building block depends on: the UP set, the
-// holdings of the UP processors and, for the yield, the elapsed time.
-func (e *Evaluator) stateKey(s *Snapshot, elapsed bool) []byte {
-	b := e.keyBuf[:0]
-	for q := range s.Up {
-		if !s.Up[q] {
-			b = append(b, 0)
-			continue
-		}
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(s.Prog[q]))
-		b = binary.AppendUvarint(b, uint64(s.Data[q]))
-	}
-	if elapsed {
-		b = binary.AppendUvarint(b, uint64(s.Elapsed))
-	}
-	e.keyBuf = b
-	return b
-}
-
-// forget drops the last constructions and the choice cache (benchmarks and
-// tests: build from scratch).
+// forget drops the last constructions (benchmarks and tests: build from
+// scratch).
 func (e *Evaluator) forget() {
-	for b, in := range e.inc {
+	for _, in := range e.inc {
 		if in != nil {
 			in.valid = false
-			clear(e.choice[b])
 		}
 	}
 }
