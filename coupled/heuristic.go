@@ -159,6 +159,8 @@ type Evaluator struct {
 	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
 	pages   []*[256]setFast
 	scratch setFast
+	// factors remembers the published E(S)(W) factor by (set, W).
+	factors []factorEntry
 
 	qs    []int
 	slots []float64
@@ -175,6 +177,15 @@ type Evaluator struct {
 	inS []bool
 	nq  []int
 	eq  []float64
+	// ups lists the UP processors of the snapshot; n1[q] and e1[q] are the
+	// communication slots processor q needs for one task and E^{(P_q)} of
+	// them.
+	ups []int
+	n1  []int
+	e1  []float64
+	// prune enables the bound that skips P for candidates certainly below
+	// the step's best (candValue); off only in tests.
+	prune bool
 
 	memoE, memoSum float64
 
@@ -184,9 +195,9 @@ type Evaluator struct {
 	dirty   []int
 
 	// Calls counts the non-random Choose calls, Hits those answered
-	// without evaluating any candidate, Evals the candidates evaluated
-	// (profiling).
-	Calls, Hits, Evals int
+	// without evaluating any candidate, Evals the candidates evaluated,
+	// Pruned those of them whose P the bound skipped (profiling).
+	Calls, Hits, Evals, Pruned int
 }
 
 // incState is the last greedy construction of one building block: the
@@ -203,6 +214,7 @@ type incState struct {
 	sum        []stepSum // summary of the chosen processors at each step
 	best       []float64 // winner's score at each step
 	vals       [][]Value
+	lnp        [][]float64 // ln P where vals' P is not computed (NaN)
 	ecomm      [][]float64
 	has        [][]bool
 	cfg        Config
@@ -214,9 +226,10 @@ func (e *Evaluator) newIncState() *incState {
 	p, m := e.plat.P(), e.m
 	in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
 		path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m),
-		vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
+		vals: make([][]Value, m), lnp: make([][]float64, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
 	for k := range m {
 		in.vals[k] = make([]Value, p)
+		in.lnp[k] = make([]float64, p)
 		in.has[k] = make([]bool, p)
 		in.ecomm[k] = make([]float64, p)
 	}
@@ -234,6 +247,7 @@ func (in *incState) copyFrom(o *incState) {
 	copy(in.best, o.best)
 	for k := range in.vals {
 		copy(in.vals[k], o.vals[k])
+		copy(in.lnp[k], o.lnp[k])
 		copy(in.has[k], o.has[k])
 		copy(in.ecomm[k], o.ecomm[k])
 	}
@@ -267,6 +281,11 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		es:      make([][]float64, p),
 		lnd:     make([][]float64, p),
 		inS:     make([]bool, p),
+		ups:     make([]int, 0, p),
+		n1:      make([]int, p),
+		e1:      make([]float64, p),
+		prune:   true,
+		factors: make([]factorEntry, 1<<factorBits),
 		nq:      make([]int, p),
 		eq:      make([]float64, p),
 		changed: make([]bool, p),
@@ -354,14 +373,32 @@ func (e *Evaluator) setStats(mask uint64) analytic.Stats {
 	return e.setInfo(mask).st
 }
 
-// setFast is what a greedy candidate needs of a set's Stats, and the last
-// factor (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) computed for it
-// (for W = wE; wE = 0: none).
+// setFast is what a greedy candidate needs of a set's Stats.
 type setFast struct {
 	ok             bool
 	pplus, ec, lnP float64
-	wE             int
-	fE             float64
+}
+
+// factorEntry is one entry of the table of published E(S)(W) factors.
+type factorEntry struct {
+	mask uint64
+	w    int
+	f    float64
+}
+
+// factorBits is the size (in bits) of the direct-mapped table of factors.
+const factorBits = 14
+
+// pubFactor returns (1 + (W−1)·E_c)·exp(−a), a = (W−1)·ln P+, the factor
+// (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) of the set in mask
+// whose setFast is se, remembered by (set, W) in a direct-mapped table.
+func (e *Evaluator) pubFactor(mask uint64, se *setFast, w int, a float64) float64 {
+	h := (mask*0x9E3779B97F4A7C15 ^ uint64(w)*0xC2B2AE3D27D4EB4F) >> (64 - factorBits)
+	fe := &e.factors[h]
+	if fe.w != w || fe.mask != mask {
+		*fe = factorEntry{mask: mask, w: w, f: (1 + float64(w-1)*se.ec) * math.Exp(-a)}
+	}
+	return fe.f
 }
 
 // setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
@@ -529,17 +566,22 @@ type gstep struct {
 
 // candEcomm is E_comm of the allocation so far (e.x, e.inS, e.nq, g) with
 // one more task on q: the only way a candidate's value depends on the
-// holdings of the processors already chosen.
+// holdings of the processors already chosen. A processor not chosen yet
+// needs e.n1[q] slots (E^{(P_q)} = e.e1[q]) for one task.
 func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
-	nq := e.commSlots(q, e.x[q]+1, s)
-	eq := e.es[q][nq]
-	others, n2, sz := g.max1, g.N+nq, g.size+1
+	others, n2, sz := g.max1, g.N, g.size+1
+	var eq float64
 	if e.inS[q] {
+		nq := e.commSlots(q, e.x[q]+1, s)
+		eq = e.es[q][nq]
 		if g.arg1 == q {
 			others = g.max2
 		}
-		n2 -= e.nq[q]
+		n2 += nq - e.nq[q]
 		sz = g.size
+	} else {
+		eq = e.e1[q]
+		n2 += e.n1[q]
 	}
 	ecomm := max(others, eq)
 	if ncom := e.plat.NCom; sz > ncom {
@@ -551,33 +593,62 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 // candValue is the value, for criterion b, of the allocation so far (e.x,
 // e.order, g) with one more task on q, whose E_comm is ecomm. Given the
 // processors chosen so far (in order), it depends only on q and ecomm. Only
-// what the criterion needs is computed (IE: no P; IP: no E).
-func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) Value {
+// what the criterion needs is computed (IE: no P; IP: no E), and P, when
+// the criterion needs it, only as l = ln P: v.P is NaN until candScore
+// needs it.
+func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) (v Value, l float64) {
 	e.Evals++
 	w := max(g.W, (e.x[q]+1)*e.plat.W[q])
 	mask := g.mask | 1<<uint(q)
 	se := e.setFastInfo(mask)
 	if w <= 1 || se.pplus == 0 {
 		pcomm := math.Exp(e.logPCommWith(q, e.order, ecomm))
-		return e.compValue(e.setStats(mask), w, pcomm, ecomm)
+		return e.compValue(e.setStats(mask), w, pcomm, ecomm), 0
 	}
 	// P = exp(ln P_comm + (W−1) ln P+)
 	a := float64(w-1) * se.lnP
-	var v Value
-	if b != Time {
-		v.P = math.Exp(e.logPCommWith(q, e.order, ecomm) + a)
-	}
 	if b != Prob {
 		if e.form == analytic.Conditional {
 			v.E = ecomm + 1 + float64(w-1)*se.ec/se.pplus
 		} else {
-			if se.wE != w {
-				se.wE, se.fE = w, (1+float64(w-1)*se.ec)*math.Exp(-a)
-			}
-			v.E = ecomm + se.fE
+			v.E = ecomm + e.pubFactor(mask, se, w, a)
 		}
 	}
-	return v
+	if b != Time {
+		v.P = math.NaN()
+		l = e.logPCommWith(q, e.order, ecomm) + a
+	}
+	return v, l
+}
+
+// candScore is the score of a candidate's value v (ln P = l when v.P is
+// NaN, not computed yet) for criterion b. ok is false, and P is left
+// uncomputed, when the score is certainly below best (a score already
+// reached at this step, > 0): ln P is then more than 10⁻⁶ below the
+// logarithm of the power of two under best·D (D the score's denominator:
+// 1, E + elapsed or E), so the computed score, exp(ln P)/D with a relative
+// error of a few ulps, is below best, and the candidate can neither win
+// nor tie. The bound is only used where the numbers are normal.
+func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, best float64) (sc float64, ok bool) {
+	if b != Time && math.IsNaN(v.P) {
+		if e.prune && best > 0 {
+			d := 1.0
+			switch b {
+			case Yield:
+				d = v.E + float64(elapsed)
+			case ApparentYield:
+				d = v.E
+			}
+			if bd := best * d; d > 0 && bd > 0 && bd <= math.MaxFloat64 {
+				if _, ex := math.Frexp(bd); ex > -1000 && l < float64(ex-1)*math.Ln2-1e-6 {
+					e.Pruned++
+					return 0, false
+				}
+			}
+		}
+		v.P = math.Exp(l)
+	}
+	return Score(b, *v, elapsed), true
 }
 
 // greedy assigns the m tasks one by one, each to the UP processor that
@@ -616,10 +687,23 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 			return in.cfg, in.ok
 		}
 	}
+	if !in.valid {
+		for k := range in.has {
+			clear(in.has[k])
+		}
+	}
 	copy(in.up, s.Up)
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
 	in.valid = true
+	e.ups = e.ups[:0]
+	for q, up := range s.Up {
+		if up {
+			e.ups = append(e.ups, q)
+			e.n1[q] = e.commSlots(q, 1, s)
+			e.e1[q] = e.es[q][e.n1[q]]
+		}
+	}
 	samePath := in.ok
 	x := e.x
 	clear(x)
@@ -628,7 +712,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
 		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
-		vals, has, ecs := in.vals[k], in.has[k], in.ecomm[k]
+		vals, lnp, has, ecs := in.vals[k], in.lnp[k], in.has[k], in.ecomm[k]
 		same = same && k <= in.n // step k was reached last time
 		best, bq := math.Inf(-1), -1
 		sum := stepSum{g.max1, g.max2, g.arg1, g.N}
@@ -645,23 +729,28 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 				}
 				ec := e.candEcomm(q, s, &g)
 				if !has[q] || ec != ecs[q] {
-					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
+					ecs[q], has[q] = ec, true
 				}
-				if sc := Score(b, vals[q], s.Elapsed); sc > best || (sc == best && q < bq) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (sc > best || (sc == best && q < bq)) {
 					best, bq = sc, q
 				}
 			}
 		} else {
-			for q, up := range s.Up {
-				if !up || x[q] >= e.plat.mu(q) {
+			if !same {
+				clear(has) // values of candidates of another path
+			}
+			for _, q := range e.ups {
+				if x[q] >= e.plat.mu(q) {
 					has[q] = false
 					continue
 				}
 				ec := e.candEcomm(q, s, &g)
-				if !same || !has[q] || ec != ecs[q] {
-					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+				if !has[q] || ec != ecs[q] {
+					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
+					ecs[q], has[q] = ec, true
 				}
-				if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (bq < 0 || sc > best) {
 					best, bq = sc, q
 				}
 			}

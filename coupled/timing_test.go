@@ -62,8 +62,8 @@ func TestTimeUnit(t *testing.T) {
 			slots += r.Makespan
 			t.Logf("%-7s makespan %7d failed %v configs %6d", hs[i].Name, r.Makespan, r.Failed, r.Configs)
 		}
-		t.Logf("m %d ncom %d wmin %d trial %d: CPU %v for %d heuristic-slots (%.3f µs each); calls %d hits %d candidates evaluated %d",
-			m, ncom, wmin, k, d, slots, float64(d.Nanoseconds())/1e3/float64(slots), e.Calls, e.Hits, e.Evals)
+		t.Logf("m %d ncom %d wmin %d trial %d: CPU %v for %d heuristic-slots (%.3f µs each); calls %d hits %d candidates evaluated %d pruned %d",
+			m, ncom, wmin, k, d, slots, float64(d.Nanoseconds())/1e3/float64(slots), e.Calls, e.Hits, e.Evals, e.Pruned)
 		return
 	}
 	rec := NewRecording(av, c.P)
