@@ -683,14 +683,15 @@ func TestFreshRebuild(t *testing.T) {
 
 // The heuristics simulated together (runs shared while their states are
 // equal, forked when their decisions differ, merged when their states meet
-// again) give each heuristic exactly what it gets simulated alone, for both
+// again, choices reused between runs with the same holdings) give each
+// heuristic exactly what it gets simulated alone, for both
 // E(S)(W) forms and both rebuild readings; with traces (no merging) every
 // heuristic's trace passes the checker and equals its trace alone.
 func TestSimulateAllMatchesSimulate(t *testing.T) {
-	forks, merges := 0, 0
-	n := 8
+	forks, merges, reused := 0, 0, 0
+	n := 16
 	if testing.Short() {
-		n = 4
+		n = 6
 	}
 	hs := Heuristics()
 	for sc := range n {
@@ -718,6 +719,7 @@ func TestSimulateAllMatchesSimulate(t *testing.T) {
 		}
 		forks += sim.forks
 		merges += sim.merges
+		reused += sim.reused
 		for i, h := range hs {
 			alone, _ := NewEvaluator(tab, scn.Platform, sp.M, form)
 			r, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
@@ -743,8 +745,8 @@ func TestSimulateAllMatchesSimulate(t *testing.T) {
 			}
 		}
 	}
-	if forks == 0 || merges == 0 {
-		t.Errorf("%d forks, %d merges: the test does not exercise sharing", forks, merges)
+	if forks == 0 || merges == 0 || reused == 0 {
+		t.Errorf("%d forks, %d merges, %d choices reused: the test does not exercise sharing", forks, merges, reused)
 	}
-	t.Logf("%d forks, %d merges", forks, merges)
+	t.Logf("%d forks, %d merges, %d choices reused", forks, merges, reused)
 }

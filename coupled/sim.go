@@ -290,10 +290,13 @@ type simulation struct {
 	states []availability.State
 	up     []bool // UP processors of the slot (shared by the runs' snapshots)
 	down   []int  // processors DOWN in the slot
+	ups    []int  // processors UP in the slot
+	t      int    // the slot
 	launch []int  // scratch: members that switch
 	stay   []int
-	// forks and merges count the runs split and joined (tests)
-	forks, merges int
+	// forks and merges count the runs split and joined, reused the choices
+	// taken from another run (tests)
+	forks, merges, reused int
 }
 
 // run is one simulation state and the heuristics that are in it.
@@ -311,6 +314,7 @@ type run struct {
 	iterStart int
 	iters     int
 	trace     []Slot
+	memo      choice // the run's last choice
 }
 
 func (sim *simulation) newRun() *run {
@@ -323,6 +327,7 @@ func (sim *simulation) newRun() *run {
 	return &run{
 		snap:  &Snapshot{Up: sim.up, Prog: make([]int, p), Data: make([]int, p)},
 		fresh: &Snapshot{Up: sim.up, Data: make([]int, p)},
+		memo:  choice{t: -1},
 	}
 }
 
@@ -383,20 +388,74 @@ func (sim *simulation) launchRun(r *run, c Config) {
 	}
 }
 
+// choose builds a configuration for run r from snapshot s. A building
+// block's choice depends only on the UP processors, their holdings and
+// (for the yield) the elapsed time: when another run of the same building
+// block chose from the same in this slot, its choice is reused.
 func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
 	if r.h.fixed != nil {
 		return r.h.fixed(s)
 	}
-	return sim.e.choose(r.h.Build, r.inc, s, r.rng)
+	b := r.h.Build
+	if b == Random {
+		return sim.e.choose(b, nil, s, r.rng)
+	}
+	for _, o := range sim.runs {
+		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == Yield) {
+			sim.reused++
+			return o.memo.c, o.memo.ok
+		}
+	}
+	c, ok := sim.e.choose(b, r.inc, s, r.rng)
+	r.memo.set(sim.t, s, sim.ups, c, ok)
+	return c, ok
+}
+
+// choice is the last choice of a run: the slot, what it depended on (the
+// holdings of the UP processors, the elapsed time) and the configuration.
+type choice struct {
+	t          int
+	prog, data []int
+	elapsed    int
+	c          Config
+	ok         bool
+}
+
+func (ch *choice) set(t int, s *Snapshot, ups []int, c Config, ok bool) {
+	if ch.prog == nil {
+		ch.prog, ch.data = make([]int, len(s.Prog)), make([]int, len(s.Prog))
+	}
+	for _, q := range ups {
+		ch.prog[q], ch.data[q] = s.Prog[q], s.Data[q]
+	}
+	ch.t, ch.elapsed, ch.c, ch.ok = t, s.Elapsed, c, ok
+}
+
+// same reports whether snapshot s (whose UP processors are ups, the same
+// as the choice's: same slot) gives the same choice.
+func (ch *choice) same(s *Snapshot, ups []int, elapsed bool) bool {
+	if elapsed && s.Elapsed != ch.elapsed {
+		return false
+	}
+	for _, q := range ups {
+		if s.Prog[q] != ch.prog[q] || s.Data[q] != ch.data[q] {
+			return false
+		}
+	}
+	return true
 }
 
 // slot simulates slot t for every run.
 func (sim *simulation) slot(t int, av Availability) {
 	av.States(t, sim.states)
-	sim.down = sim.down[:0]
+	sim.t = t
+	sim.down, sim.ups = sim.down[:0], sim.ups[:0]
 	for q, s := range sim.states {
 		sim.up[q] = s == availability.Up
-		if s == availability.Down {
+		switch s {
+		case availability.Up:
+			sim.ups = append(sim.ups, q)
+		case availability.Down:
 			sim.down = append(sim.down, q)
 		}
 	}
