@@ -27,6 +27,15 @@ type CampaignParams struct {
 	// "fresh" as at the start of the iteration, without any task data
 	// (docs/model-002.md).
 	Rebuild string `json:"rebuild,omitempty"`
+	// Mu bounds the tasks of every processor (μ_q of §III.C); 0, the
+	// default, is unbounded.
+	Mu int `json:"mu,omitempty"`
+	// Reclaimed is how a proactive heuristic values a running configuration
+	// with a RECLAIMED member (docs/model-002.md): "" (the default, also
+	// "asup") with the all-UP estimates of §V, "wait" with the chance and
+	// the expected time of its RECLAIMED members' return, "replace" as no
+	// estimate at all (any configuration built replaces it).
+	Reclaimed string `json:"reclaimed,omitempty"`
 }
 
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
@@ -67,9 +76,22 @@ func (c CampaignParams) Validate() error {
 		return fmt.Errorf("form: %w", err)
 	}
 	switch c.Rebuild {
-	case "", RebuildHoldings, RebuildFresh:
+	case "", RebuildHoldings, RebuildFresh, RebuildScratch:
 	default:
-		return fmt.Errorf("rebuild = %q, want %q or %q", c.Rebuild, RebuildHoldings, RebuildFresh)
+		return fmt.Errorf("rebuild = %q, want %q, %q or %q", c.Rebuild, RebuildHoldings, RebuildFresh, RebuildScratch)
+	}
+	if c.Mu < 0 {
+		return fmt.Errorf("mu = %d, want ≥ 0 (0 = unbounded)", c.Mu)
+	}
+	if c.Mu > 0 {
+		for _, m := range c.M {
+			if c.Mu*c.P < m {
+				return fmt.Errorf("mu = %d: p·mu = %d < m = %d, want at least m", c.Mu, c.Mu*c.P, m)
+			}
+		}
+	}
+	if _, err := ParseReclaimed(c.Reclaimed); err != nil {
+		return err
 	}
 	return nil
 }
@@ -78,7 +100,17 @@ func (c CampaignParams) Validate() error {
 const (
 	RebuildHoldings = "holdings"
 	RebuildFresh    = "fresh"
+	RebuildScratch  = "scratch"
 )
+
+// options are the simulation options of the campaign's readings.
+func (c CampaignParams) options() Options {
+	rv, _ := ParseReclaimed(c.Reclaimed)
+	return Options{Cap: c.Cap,
+		FreshRebuild: c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
+		ResendData:   c.Rebuild == RebuildScratch,
+		Reclaimed:    rv}
+}
 
 // Units is the number of units: one per scenario.
 func (c CampaignParams) Units() int { return len(c.M) * len(c.NCom) * len(c.WMin) * c.Scenarios }
@@ -135,6 +167,12 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 	if err != nil {
 		return UnitResult{}, err
 	}
+	if c.Mu > 0 {
+		scn.Platform.Mu = make([]int, c.P)
+		for q := range scn.Platform.Mu {
+			scn.Platform.Mu[q] = c.Mu
+		}
+	}
 	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
 	if err != nil {
 		return UnitResult{}, fmt.Errorf("scenario %v: %w", labels, err)
@@ -157,7 +195,7 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 			}
 		}
 		// the 17 heuristics simulated together on the trial's availability
-		rs, err := SimulateAll(ctx, e, scn.App, hs, NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), rngs, Options{Cap: c.Cap, FreshRebuild: c.Rebuild == RebuildFresh})
+		rs, err := SimulateAll(ctx, e, scn.App, hs, NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), rngs, c.options())
 		if err != nil {
 			return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
 		}

@@ -640,52 +640,107 @@ func TestRecording(t *testing.T) {
 	}
 }
 
-// The fresh reading of §VI.B (new configurations built and measured
-// without task data): traces stay valid lock-step schedules, passive
-// heuristics are unaffected, and the reading changes some proactive run.
-func TestFreshRebuild(t *testing.T) {
-	differs := false
-	for sc := range 4 {
-		sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-		scn, err := RandomScenario(stream.New(41, uint64(sc)), sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range Heuristics() {
-			var res [2]Result
-			for i, fresh := range []bool{false, true} {
-				r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), Options{Trace: true, Cap: 20000, FreshRebuild: fresh})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, _, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive()}); err != nil {
-					t.Fatalf("scenario %d %s fresh=%v: %v", sc, h.Name, fresh, err)
-				}
-				res[i] = r
+// The other readings of §VI.B and of a RECLAIMED member's value (fresh:
+// new configurations built and measured without task data; scratch: and a
+// switch re-sends all task data; wait and replace for the running
+// configuration with a RECLAIMED member): traces stay valid lock-step
+// schedules, passive heuristics are unaffected, and each reading changes
+// some proactive run.
+func TestReadings(t *testing.T) {
+	readings := []struct {
+		name string
+		opt  Options
+	}{
+		{"fresh", Options{FreshRebuild: true}},
+		{"scratch", Options{FreshRebuild: true, ResendData: true}},
+		{"wait", Options{Reclaimed: Wait}},
+		{"replace", Options{Reclaimed: Replace}},
+	}
+	resendCaught, keptCaught := false, false
+	for _, rd := range readings {
+		differs := false
+		for sc := range 4 {
+			sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
+			scn, err := RandomScenario(stream.New(41, uint64(sc)), sp)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if res[0].Makespan != res[1].Makespan || res[0].Configs != res[1].Configs {
-				if !h.Proactive() {
-					t.Fatalf("scenario %d: passive %s changed with the rebuild reading", sc, h.Name)
-				}
-				differs = true
+			tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+			e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
+			if err != nil {
+				t.Fatal(err)
 			}
+			for _, h := range Heuristics() {
+				var res [2]Result
+				for i, opt := range []Options{{}, rd.opt} {
+					opt.Trace, opt.Cap = true, 20000
+					r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive(), ResendData: opt.ResendData}); err != nil {
+						t.Fatalf("%s: scenario %d %s: %v", rd.name, sc, h.Name, err)
+					}
+					res[i] = r
+				}
+				if res[0].Makespan != res[1].Makespan || res[0].Configs != res[1].Configs {
+					if !h.Proactive() {
+						t.Fatalf("%s: scenario %d: passive %s changed", rd.name, sc, h.Name)
+					}
+					differs = true
+				}
+				if rd.opt.ResendData {
+					// the checker's rule has teeth: a trace of one reading
+					// checked with the other's rule is rejected somewhere
+					if _, _, err := Check(scn.Platform, scn.App, res[1].Trace, CheckOptions{}); err != nil {
+						resendCaught = true
+					}
+					if _, _, err := Check(scn.Platform, scn.App, res[0].Trace, CheckOptions{ResendData: true}); err != nil {
+						keptCaught = true
+					}
+				}
+			}
+		}
+		if !differs {
+			t.Errorf("%s: the reading changed no run", rd.name)
 		}
 	}
-	if !differs {
-		t.Error("the fresh rebuild changed no run")
+	if !resendCaught || !keptCaught {
+		t.Errorf("checker: scratch traces rejected without ResendData %v, default traces rejected with it %v; want both", resendCaught, keptCaught)
+	}
+}
+
+// reclaimedValue: Replace leaves no estimate, Wait lowers P by the return
+// probability and adds the expected return time, and a configuration whose
+// members are all UP keeps its estimate.
+func TestReclaimedValue(t *testing.T) {
+	chains := []availability.Chain{chainOf(0.9, 0.05, 0.1, 0.8, 0.3), chainOf(0.95, 0.03, 0.2, 0.7, 0.3)}
+	e := evaluator(t, chains, Platform{W: []int{2, 3}, NCom: 2, TProg: 1, TData: 1}, 2)
+	c := Config{X: []int{1, 1}, Order: []int{0, 1}}
+	s := &Snapshot{Up: []bool{true, true}, Prog: []int{1, 1}, Data: []int{1, 1}}
+	v := e.Value(c, s, 0)
+	for _, rv := range []ReclaimedValue{Wait, Replace} {
+		if got := e.reclaimedValue(v, c, s, rv); got != v {
+			t.Errorf("%v with all members UP: %+v, want %+v", rv, got, v)
+		}
+	}
+	s.Up[1] = false
+	if got := e.reclaimedValue(v, c, s, Replace); got.P != 0 || !math.IsInf(got.E, 1) {
+		t.Errorf("replace: %+v, want P 0, E +Inf", got)
+	}
+	// processor 1: P_ru = 0.2, P_rd = 0.1, P_rr = 0.7
+	got := e.reclaimedValue(v, c, s, Wait)
+	if !approxEqual(got.P, v.P*0.2/0.3) || !approxEqual(got.E, v.E+1/0.3) {
+		t.Errorf("wait: %+v, want P %v, E %v", got, v.P*0.2/0.3, v.E+1/0.3)
 	}
 }
 
 // The heuristics simulated together (runs shared while their states are
 // equal, forked when their decisions differ, merged when their states meet
 // again, choices reused between runs with the same holdings) give each
-// heuristic exactly what it gets simulated alone, for both
-// E(S)(W) forms and both rebuild readings; with traces (no merging) every
+// heuristic exactly what it gets simulated alone, for both E(S)(W) forms,
+// the rebuild readings and the valuations of a running configuration with a
+// RECLAIMED member; with traces (no merging) every
 // heuristic's trace passes the checker and equals its trace alone.
 func TestSimulateAllMatchesSimulate(t *testing.T) {
 	forks, merges, reused := 0, 0, 0
@@ -702,7 +757,7 @@ func TestSimulateAllMatchesSimulate(t *testing.T) {
 		}
 		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
 		form := []analytic.Form{analytic.Published, analytic.Conditional}[sc%2]
-		opt := Options{Cap: 20000, FreshRebuild: sc%4 == 3, Trace: sc%3 == 1}
+		opt := Options{Cap: 20000, FreshRebuild: sc%4 == 3, ResendData: sc%8 == 7, Reclaimed: ReclaimedValue(sc % 3), Trace: sc%3 == 1}
 		rngs := make([]*rand.Rand, len(hs))
 		rngs[0] = stream.New(7, uint64(sc))
 		e, err := NewEvaluator(tab, scn.Platform, sp.M, form)

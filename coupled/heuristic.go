@@ -516,6 +516,34 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 	return e.value(c.X, mask, s, done)
 }
 
+// reclaimedValue corrects v, the §V estimate of the running configuration
+// c, for its members that are not UP in s (RECLAIMED: a DOWN member ends
+// the configuration) by rule rv (Wait or Replace).
+func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
+	wait, found := 0.0, false
+	for _, q := range c.Order {
+		if s.Up[q] {
+			continue
+		}
+		found = true
+		if rv == Replace {
+			return Value{P: 0, E: math.Inf(1)}
+		}
+		P := e.tab.Chain(q).P
+		pru, prd, prr := P[1][0], P[1][2], P[1][1]
+		if pru+prd > 0 {
+			v.P *= pru / (pru + prd)
+		}
+		if prr < 1 {
+			wait = max(wait, 1/(1-prr))
+		}
+	}
+	if found {
+		v.E += wait
+	}
+	return v
+}
+
 // Choose builds a configuration with the building block b (a passive
 // heuristic, or Random with rng) from snapshot s, as if no task were
 // allocated. ok is false when the UP processors cannot hold m tasks. The

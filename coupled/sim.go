@@ -122,6 +122,9 @@ type Slot struct {
 	Act    []Action // what each processor does
 	// Completed is true when an iteration completes at the end of the slot.
 	Completed bool
+	// Launch is true when the configuration X was launched in this slot
+	// (at an iteration start, after a DOWN, or by a proactive switch).
+	Launch bool
 }
 
 // Options of a simulation.
@@ -135,9 +138,52 @@ type Options struct {
 	// members kept from the running configuration keep their data as
 	// usual. Default: built and measured with everything held.
 	FreshRebuild bool
+	// ResendData (with FreshRebuild: the "scratch" reading) makes a
+	// proactive switch start the new configuration's communications from
+	// scratch: members kept from the running configuration lose their task
+	// data too (the program is kept).
+	ResendData bool
+	// Reclaimed is how a proactive heuristic values the running
+	// configuration when a member is RECLAIMED.
+	Reclaimed ReclaimedValue
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
+}
+
+// ReclaimedValue is how a proactive heuristic values a running
+// configuration with a RECLAIMED member. §V's estimates assume every member
+// UP; the paper does not say what the simulator does otherwise.
+type ReclaimedValue int
+
+const (
+	// AsUp (the default) uses §V's estimates as they are, as if every
+	// member were UP.
+	AsUp ReclaimedValue = iota
+	// Wait multiplies P by each RECLAIMED member's probability of returning
+	// UP before going DOWN, P_ru/(P_ru+P_rd), and adds to E the largest
+	// expected time of that return, 1/(1−P_rr).
+	Wait
+	// Replace gives the configuration no estimate (P = 0, E = +∞): any
+	// configuration the building block can build replaces it.
+	Replace
+)
+
+var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace"}
+
+func (r ReclaimedValue) String() string { return reclaimedNames[r] }
+
+// ParseReclaimed parses a ReclaimedValue name ("" is AsUp).
+func ParseReclaimed(s string) (ReclaimedValue, error) {
+	if s == "" {
+		return AsUp, nil
+	}
+	for i, n := range reclaimedNames {
+		if s == n {
+			return ReclaimedValue(i), nil
+		}
+	}
+	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait or replace", s)
 }
 
 // Result of one simulation.
@@ -315,6 +361,7 @@ type run struct {
 	iters     int
 	trace     []Slot
 	memo      choice // the run's last choice
+	launched  bool   // a configuration was launched in this slot (trace)
 }
 
 func (sim *simulation) newRun() *run {
@@ -383,6 +430,7 @@ func (sim *simulation) launchRun(r *run, c Config) {
 		r.W = max(r.W, x*plat.W[q])
 	}
 	r.done = 0
+	r.launched = true
 	for _, i := range r.members {
 		sim.res[i].Configs++
 	}
@@ -548,6 +596,9 @@ func (sim *simulation) decide(r *run, t int) {
 		return
 	}
 	vNow := sim.e.Value(r.cur, snap, r.done)
+	if sim.opt.Reclaimed != AsUp {
+		vNow = sim.e.reclaimedValue(vNow, r.cur, snap, sim.opt.Reclaimed)
+	}
 	vNew := sim.e.Value(c, from, 0)
 	sim.launch, sim.stay = sim.launch[:0], sim.stay[:0]
 	for _, i := range r.members {
@@ -574,6 +625,9 @@ func (sim *simulation) decide(r *run, t int) {
 		sim.runs = append(sim.runs, target)
 		sim.forks++
 	}
+	if sim.opt.ResendData {
+		clear(target.snap.Data)
+	}
 	sim.launchRun(target, c)
 	for _, i := range target.members {
 		sim.res[i].Proactive++
@@ -588,6 +642,7 @@ func (sim *simulation) act(r *run, t int) {
 	if sim.opt.Trace {
 		r.trace = append(r.trace, Slot{States: append([]availability.State(nil), sim.states...), Act: make([]Action, len(sim.states))})
 		rec = &r.trace[len(r.trace)-1]
+		rec.Launch = r.launched
 		for q := range rec.Act {
 			rec.Act[q] = NotEnrolled
 		}
@@ -598,6 +653,7 @@ func (sim *simulation) act(r *run, t int) {
 			}
 		}
 	}
+	r.launched = false
 	if r.cur.X == nil {
 		return
 	}
