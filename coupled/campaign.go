@@ -36,6 +36,10 @@ type CampaignParams struct {
 	// the expected time of its RECLAIMED members' return, "replace" as no
 	// estimate at all (any configuration built replaces it).
 	Reclaimed string `json:"reclaimed,omitempty"`
+	// Random is RANDOM's draw: "" (the default, also "tasks") each task to
+	// a uniformly drawn UP processor; "distinct" to different processors
+	// while possible.
+	Random string `json:"random,omitempty"`
 }
 
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
@@ -93,6 +97,11 @@ func (c CampaignParams) Validate() error {
 	if _, err := ParseReclaimed(c.Reclaimed); err != nil {
 		return err
 	}
+	switch c.Random {
+	case "", RandomTasks, RandomDistinct:
+	default:
+		return fmt.Errorf("random = %q, want %q or %q", c.Random, RandomTasks, RandomDistinct)
+	}
 	return nil
 }
 
@@ -103,13 +112,20 @@ const (
 	RebuildScratch  = "scratch"
 )
 
+// The readings of RANDOM (CampaignParams.Random).
+const (
+	RandomTasks    = "tasks"
+	RandomDistinct = "distinct"
+)
+
 // options are the simulation options of the campaign's readings.
 func (c CampaignParams) options() Options {
 	rv, _ := ParseReclaimed(c.Reclaimed)
 	return Options{Cap: c.Cap,
-		FreshRebuild: c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
-		ResendData:   c.Rebuild == RebuildScratch,
-		Reclaimed:    rv}
+		FreshRebuild:   c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
+		ResendData:     c.Rebuild == RebuildScratch,
+		Reclaimed:      rv,
+		RandomDistinct: c.Random == RandomDistinct}
 }
 
 // Units is the number of units: one per scenario.

@@ -805,3 +805,41 @@ func TestSimulateAllMatchesSimulate(t *testing.T) {
 	}
 	t.Logf("%d forks, %d merges, %d choices reused", forks, merges, reused)
 }
+
+// RANDOM with distinct draws gives its tasks to different UP processors
+// while some UP processor has none (each UP processor equally likely), and
+// stacks tasks only when fewer than m processors are UP.
+func TestRandomDistinct(t *testing.T) {
+	chains := make([]availability.Chain, 8)
+	for q := range chains {
+		chains[q] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+	}
+	e := evaluator(t, chains, Platform{W: []int{1, 1, 1, 1, 1, 1, 1, 1}, NCom: 2, TProg: 1, TData: 1}, 3)
+	s := &Snapshot{Up: []bool{true, false, true, true, false, true, true, true}, Prog: make([]int, 8), Data: make([]int, 8)}
+	rng := stream.New(3)
+	count := make([]int, 8)
+	const n = 6000
+	for range n {
+		c, ok := e.chooseRandom(s, rng, true)
+		if !ok || len(c.Order) != 3 {
+			t.Fatalf("distinct draw %v %v, want 3 processors", c, ok)
+		}
+		for q, x := range c.X {
+			if x > 1 || (x > 0 && !s.Up[q]) {
+				t.Fatalf("distinct draw %v on UP %v", c.X, s.Up)
+			}
+			count[q] += x
+		}
+	}
+	// each of the 6 UP processors is in a configuration with probability 1/2
+	for q, k := range count {
+		if s.Up[q] && (k < n/2-250 || k > n/2+250) {
+			t.Errorf("processor %d drawn %d times of %d, want about %d", q, k, n, n/2)
+		}
+	}
+	s.Up = []bool{false, true, false, false, true, false, false, false}
+	c, ok := e.chooseRandom(s, rng, true)
+	if !ok || c.X[1]+c.X[4] != 3 || c.X[1] == 0 || c.X[4] == 0 {
+		t.Errorf("two UP processors, m = 3: %v %v, want both used, one with two tasks", c.X, ok)
+	}
+}

@@ -560,7 +560,7 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 // their calls without spoiling each other's incremental greedy).
 func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
-		return e.chooseRandom(s, rng)
+		return e.chooseRandom(s, rng, false)
 	}
 	e.Calls++
 	return e.greedy(in, b, s)
@@ -822,14 +822,26 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 }
 
 // chooseRandom gives each task to a processor drawn uniformly among the UP
-// ones that can take one more task.
-func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand) (Config, bool) {
+// ones that can take one more task; with distinct, among those that have
+// no task yet while there are some (m different processors when m are UP).
+func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Config, bool) {
 	x := make([]int, len(s.Up))
 	var order []int
 	for k := 0; k < e.m; k++ {
+		free := distinct && len(order) < len(s.Up)
+		if free {
+			free = false
+			for q, up := range s.Up {
+				if up && x[q] == 0 && e.plat.mu(q) > 0 {
+					free = true
+					break
+				}
+			}
+		}
+		ok := func(q int) bool { return s.Up[q] && x[q] < e.plat.mu(q) && (!free || x[q] == 0) }
 		n := 0
-		for q, up := range s.Up {
-			if up && x[q] < e.plat.mu(q) {
+		for q := range s.Up {
+			if ok(q) {
 				n++
 			}
 		}
@@ -837,8 +849,8 @@ func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand) (Config, bool) {
 			return Config{}, false
 		}
 		pick := rng.IntN(n)
-		for q, up := range s.Up {
-			if up && x[q] < e.plat.mu(q) {
+		for q := range s.Up {
+			if ok(q) {
 				if pick == 0 {
 					if x[q] == 0 {
 						order = append(order, q)

@@ -254,5 +254,8 @@ func readingNote(c CampaignParams) string {
 	if c.Mu > 0 {
 		s += fmt.Sprintf(", μ = %d", c.Mu)
 	}
+	if c.Random != "" && c.Random != RandomTasks {
+		s += ", RANDOM " + c.Random
+	}
 	return s
 }

@@ -146,6 +146,10 @@ type Options struct {
 	// Reclaimed is how a proactive heuristic values the running
 	// configuration when a member is RECLAIMED.
 	Reclaimed ReclaimedValue
+	// RandomDistinct makes RANDOM give its tasks to different UP
+	// processors while some UP processor has none (default: each task to
+	// any UP processor, so a processor may get several).
+	RandomDistinct bool
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
@@ -446,7 +450,7 @@ func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
 	}
 	b := r.h.Build
 	if b == Random {
-		return sim.e.choose(b, nil, s, r.rng)
+		return sim.e.chooseRandom(s, r.rng, sim.opt.RandomDistinct)
 	}
 	for _, o := range sim.runs {
 		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == Yield) {
