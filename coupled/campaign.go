@@ -166,22 +166,27 @@ type UnitResult struct {
 	Configs [][]int `json:"configs"`
 }
 
-// RunUnit simulates scenario u of the campaign with every heuristic. The
-// scenario's streams are labelled by (m, ncom, wmin, scenario index), so a
-// scenario is the same whatever the number of scenarios or the other values
-// of the grid; trial k's availability (stream …, 2, k) is shared by all
-// heuristics (common random numbers).
-func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitResult, error) {
+// unitSetup is scenario u of a campaign: the scenario, its analytic table,
+// and its stream labels (with appends purpose labels).
+type unitSetup struct {
+	scn    Scenario
+	tab    *analytic.Table
+	labels []uint64
+}
+
+// with returns the unit's stream labels followed by extra.
+func (un unitSetup) with(extra ...uint64) []uint64 {
+	return append(append([]uint64(nil), un.labels...), extra...)
+}
+
+// unit draws scenario u of the campaign: labels (m, ncom, wmin, scenario
+// index), scenario stream (seed, labels…, 1), μ applied.
+func (c CampaignParams) unit(seed uint64, u int) (unitSetup, error) {
 	m, ncom, wmin, si := c.UnitParams(u)
-	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-	with := func(extra ...uint64) []uint64 { return append(append([]uint64(nil), labels...), extra...) }
-	form, err := analytic.ParseForm(c.Form)
+	un := unitSetup{labels: []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}}
+	scn, err := RandomScenario(stream.New(seed, un.with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
 	if err != nil {
-		return UnitResult{}, err
-	}
-	scn, err := RandomScenario(stream.New(seed, with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
-	if err != nil {
-		return UnitResult{}, err
+		return un, err
 	}
 	if c.Mu > 0 {
 		scn.Platform.Mu = make([]int, c.P)
@@ -191,8 +196,28 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 	}
 	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
 	if err != nil {
-		return UnitResult{}, fmt.Errorf("scenario %v: %w", labels, err)
+		return un, fmt.Errorf("scenario %v: %w", un.labels, err)
 	}
+	un.scn, un.tab = scn, tab
+	return un, nil
+}
+
+// RunUnit simulates scenario u of the campaign with every heuristic. The
+// scenario's streams are labelled by (m, ncom, wmin, scenario index), so a
+// scenario is the same whatever the number of scenarios or the other values
+// of the grid; trial k's availability (stream …, 2, k) is shared by all
+// heuristics (common random numbers).
+func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitResult, error) {
+	m, ncom, wmin, si := c.UnitParams(u)
+	form, err := analytic.ParseForm(c.Form)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	un, err := c.unit(seed, u)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	scn, tab, with := un.scn, un.tab, un.with
 	e, err := NewEvaluator(tab, scn.Platform, m, form)
 	if err != nil {
 		return UnitResult{}, err

@@ -52,6 +52,25 @@ func evaluator(t *testing.T, chains []availability.Chain, plat Platform, m int) 
 	return e
 }
 
+// randomSetup draws a scenario of parameters sp from stream (labels…) and
+// builds its table and an evaluator with form f.
+func randomSetup(t *testing.T, sp ScenarioParams, f analytic.Form, labels ...uint64) (Scenario, *analytic.Table, *Evaluator) {
+	t.Helper()
+	scn, err := RandomScenario(stream.New(labels[0], labels[1:]...), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEvaluator(tab, scn.Platform, sp.M, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scn, tab, e
+}
+
 // TestFigure1 replays the example of §III.C / Figure 1: m = 5, p = 5,
 // w_i = i, n_com = 2, T_prog = 2, T_data = 1, two tasks on P2 and P3, one
 // on P4, configuration selected at time 1. The availability pattern is the
@@ -488,15 +507,7 @@ func TestYieldStepCache(t *testing.T) {
 	rng := stream.New(9)
 	for sc := range 30 {
 		sp := ScenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
-		scn, err := RandomScenario(stream.New(10, uint64(sc)), sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-		if err != nil {
-			t.Fatal(err)
-		}
+		scn, _, e := randomSetup(t, sp, analytic.Published, 10, uint64(sc))
 		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
 			s.Up[q] = rng.IntN(5) != 0
@@ -661,15 +672,7 @@ func TestReadings(t *testing.T) {
 		differs := false
 		for sc := range 4 {
 			sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-			scn, err := RandomScenario(stream.New(41, uint64(sc)), sp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-			e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-			if err != nil {
-				t.Fatal(err)
-			}
+			scn, _, e := randomSetup(t, sp, analytic.Published, 41, uint64(sc))
 			for _, h := range Heuristics() {
 				var res [2]Result
 				for i, opt := range []Options{{}, rd.opt} {

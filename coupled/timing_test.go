@@ -23,6 +23,27 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// envUnit reads the manual tools' environment, PREFIX_UNIT (required: the
+// test is skipped without it), PREFIX_CAP and PREFIX_TRIAL, and draws that
+// unit of the paper's campaign with seed 1.
+func envUnit(t *testing.T, prefix string) (c CampaignParams, u, k int, un unitSetup) {
+	us := os.Getenv(prefix + "_UNIT")
+	if us == "" {
+		t.Skip("manual tool; set " + prefix + "_UNIT")
+	}
+	u, _ = strconv.Atoi(us)
+	c = PaperCampaign()
+	if cs := os.Getenv(prefix + "_CAP"); cs != "" {
+		c.Cap, _ = strconv.Atoi(cs)
+	}
+	k, _ = strconv.Atoi(os.Getenv(prefix + "_TRIAL"))
+	un, err := c.unit(1, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, u, k, un
+}
+
 // TestTimeUnit is a manual measurement, not a check:
 //
 //	VOLSCHED_TIME_UNIT=<unit> [VOLSCHED_TIME_CAP=<slots>] [VOLSCHED_TIME_TRIAL=<k>] go test ./coupled -run TestTimeUnit -v
@@ -33,23 +54,12 @@ func cpuTime() time.Duration {
 // simulates the heuristics one after the other (sharing the evaluator and
 // the availability) and prints each one's time.
 func TestTimeUnit(t *testing.T) {
-	us := os.Getenv("VOLSCHED_TIME_UNIT")
-	if us == "" {
-		t.Skip("manual measurement; set VOLSCHED_TIME_UNIT")
-	}
-	u, _ := strconv.Atoi(us)
-	c := PaperCampaign()
-	if cs := os.Getenv("VOLSCHED_TIME_CAP"); cs != "" {
-		c.Cap, _ = strconv.Atoi(cs)
-	}
-	k, _ := strconv.Atoi(os.Getenv("VOLSCHED_TIME_TRIAL"))
-	m, ncom, wmin, si := c.UnitParams(u)
-	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-	scn, _ := RandomScenario(stream.New(1, append(labels, purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
-	tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+	c, u, k, un := envUnit(t, "VOLSCHED_TIME")
+	m, ncom, wmin, _ := c.UnitParams(u)
+	scn, tab := un.scn, un.tab
 	e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
-	av := NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, uint64(k))...)
-	rng := stream.New(1, append(labels, purposeRandom, uint64(k))...)
+	av := NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...)
+	rng := stream.New(1, un.with(purposeRandom, uint64(k))...)
 	hs := Heuristics()
 	if os.Getenv("VOLSCHED_TIME_SEPARATE") == "" {
 		rngs := make([]*rand.Rand, len(hs))
@@ -72,7 +82,7 @@ func TestTimeUnit(t *testing.T) {
 	rec := NewRecording(av, c.P)
 	for _, h := range hs {
 		start := cpuTime()
-		r, err := Simulate(context.Background(), e, scn.App, h, rec.Replay(), stream.New(1, append(labels, purposeRandom, uint64(k))...), Options{Cap: c.Cap})
+		r, err := Simulate(context.Background(), e, scn.App, h, rec.Replay(), stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,20 +103,9 @@ func TestTimeUnit(t *testing.T) {
 // member), the launches (after a DOWN or proactive) and the launched
 // configurations (processors: tasks, and W).
 func TestTraceUnit(t *testing.T) {
-	us := os.Getenv("VOLSCHED_TRACE_UNIT")
-	if us == "" {
-		t.Skip("manual inspection; set VOLSCHED_TRACE_UNIT")
-	}
-	u, _ := strconv.Atoi(us)
-	c := PaperCampaign()
-	if cs := os.Getenv("VOLSCHED_TRACE_CAP"); cs != "" {
-		c.Cap, _ = strconv.Atoi(cs)
-	}
-	k, _ := strconv.Atoi(os.Getenv("VOLSCHED_TRACE_TRIAL"))
+	c, u, k, un := envUnit(t, "VOLSCHED_TRACE")
 	m, ncom, wmin, si := c.UnitParams(u)
-	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-	scn, _ := RandomScenario(stream.New(1, append(labels, purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
-	tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
+	scn, tab := un.scn, un.tab
 	t.Logf("m %d ncom %d wmin %d scenario %d trial %d; w = %v", m, ncom, wmin, si, k, scn.Platform.W)
 	for q, ch := range scn.Chains {
 		st := tab.Single(q)
@@ -122,8 +121,8 @@ func TestTraceUnit(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
-		r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, uint64(k))...),
-			stream.New(1, append(labels, purposeRandom, uint64(k))...), Options{Cap: c.Cap, Trace: true})
+		r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...),
+			stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap, Trace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,14 +209,16 @@ func TestRandomBeyondCap(t *testing.T) {
 	for _, us := range strings.Split(os.Getenv("VOLSCHED_RANDOM_UNITS"), ",") {
 		u, _ := strconv.Atoi(us)
 		m, ncom, wmin, si := c.UnitParams(u)
-		labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-		scn, _ := RandomScenario(stream.New(1, append(labels, purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
-		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
+		un, err := c.unit(1, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scn := un.scn
+		e, _ := NewEvaluator(un.tab, scn.Platform, m, analytic.Published)
 		ms := make([]int, trials)
 		for k := range trials {
-			r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, uint64(k))...),
-				stream.New(1, append(labels, purposeRandom, uint64(k))...), Options{Cap: c.Cap})
+			r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...),
+				stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
 			if err != nil {
 				t.Fatal(err)
 			}
