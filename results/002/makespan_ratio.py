@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 import json,sys,math,glob
-# ratio.py A.jsonl B.jsonl [--m M]: per heuristic, geometric mean over the scenarios common to A and B of mean_B/mean_A
+# makespan_ratio.py A.jsonl B.jsonl [--m M]: per heuristic, geometric mean over the scenarios common to A and B of mean_B/mean_A
 # (trials where both succeed), and how many scenarios B is slower in.
 args=sys.argv[1:]; M=None
 if '--m' in args: i=args.index('--m'); M=int(args[i+1]); del args[i:i+2]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 import json,sys,math
 from itertools import combinations
-# summ.py results.jsonl... [--m M] [--cap C]: §VII.A metrics per heuristic, tau-b vs paper, worst per-scenario rd
+# scenario_summary.py results.jsonl... [--m M] [--cap C]: §VII.A metrics per heuristic, tau-b vs paper, worst per-scenario rd
 PAPER1={'E-IE':53.93,'Y-IE':-11.82,'P-IE':-10.50,'E-IAY':-10.40,'Y-IAY':99.75,'P-IAY':125.27,'E-IY':-3.40,'Y-IY':113.01,'P-IY':145.78,'IE':0.0,'E-IP':19.35,'Y-IP':145.05,'P-IP':176.92,'IAY':13.59,'IY':24.22,'IP':52.03,'RANDOM':2124.42}
 PAPER2={'Y-IE':-10.33,'P-IE':-8.62,'E-IAY':-6.10,'E-IY':8.04,'E-IP':29.68,'IAY':136.65,'IY':147.77,'IE':0.0}
 args=sys.argv[1:]; M=None; CAP=1000000
