@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/analytic"
-	"github.com/volsched/volsched/stream"
 )
 
 // hardScenario is unit 599 of the paper's campaign (m = 10, n_com = 20,
@@ -13,18 +12,11 @@ import (
 // simulations run to the cap and the proactive heuristics rebuild a
 // configuration almost every slot.
 func hardScenario(b *testing.B) (Scenario, *analytic.Table, []uint64) {
-	c := PaperCampaign()
-	m, ncom, wmin, si := c.UnitParams(599)
-	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-	scn, err := RandomScenario(stream.New(1, append(labels, purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
+	un, err := PaperCampaign().unit(1, 599)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return scn, tab, labels
+	return un.scn, un.tab, un.labels
 }
 
 // BenchmarkGreedy builds one configuration from scratch (no previous construction) with

@@ -3,6 +3,7 @@ package coupled
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/stream"
@@ -26,6 +27,19 @@ type CampaignParams struct {
 	// "fresh" as at the start of the iteration, without any task data
 	// (docs/model-002.md).
 	Rebuild string `json:"rebuild,omitempty"`
+	// Mu bounds the tasks of every processor (μ_q of §III.C); 0, the
+	// default, is unbounded.
+	Mu int `json:"mu,omitempty"`
+	// Reclaimed is how a proactive heuristic values a running configuration
+	// with a RECLAIMED member (docs/model-002.md): "" (the default, also
+	// "asup") with the all-UP estimates of §V, "wait" with the chance and
+	// the expected time of its RECLAIMED members' return, "replace" as no
+	// estimate at all (any configuration built replaces it).
+	Reclaimed string `json:"reclaimed,omitempty"`
+	// Random is RANDOM's draw: "" (the default, also "tasks") each task to
+	// a uniformly drawn UP processor; "distinct" to different processors
+	// while possible.
+	Random string `json:"random,omitempty"`
 }
 
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
@@ -66,9 +80,27 @@ func (c CampaignParams) Validate() error {
 		return fmt.Errorf("form: %w", err)
 	}
 	switch c.Rebuild {
-	case "", RebuildHoldings, RebuildFresh:
+	case "", RebuildHoldings, RebuildFresh, RebuildScratch:
 	default:
-		return fmt.Errorf("rebuild = %q, want %q or %q", c.Rebuild, RebuildHoldings, RebuildFresh)
+		return fmt.Errorf("rebuild = %q, want %q, %q or %q", c.Rebuild, RebuildHoldings, RebuildFresh, RebuildScratch)
+	}
+	if c.Mu < 0 {
+		return fmt.Errorf("mu = %d, want ≥ 0 (0 = unbounded)", c.Mu)
+	}
+	if c.Mu > 0 {
+		for _, m := range c.M {
+			if c.Mu*c.P < m {
+				return fmt.Errorf("mu = %d: p·mu = %d < m = %d, want at least m", c.Mu, c.Mu*c.P, m)
+			}
+		}
+	}
+	if _, err := ParseReclaimed(c.Reclaimed); err != nil {
+		return err
+	}
+	switch c.Random {
+	case "", RandomTasks, RandomDistinct:
+	default:
+		return fmt.Errorf("random = %q, want %q or %q", c.Random, RandomTasks, RandomDistinct)
 	}
 	return nil
 }
@@ -77,7 +109,24 @@ func (c CampaignParams) Validate() error {
 const (
 	RebuildHoldings = "holdings"
 	RebuildFresh    = "fresh"
+	RebuildScratch  = "scratch"
 )
+
+// The readings of RANDOM (CampaignParams.Random).
+const (
+	RandomTasks    = "tasks"
+	RandomDistinct = "distinct"
+)
+
+// options are the simulation options of the campaign's readings.
+func (c CampaignParams) options() Options {
+	rv, _ := ParseReclaimed(c.Reclaimed)
+	return Options{Cap: c.Cap,
+		FreshRebuild:   c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
+		ResendData:     c.Rebuild == RebuildScratch,
+		Reclaimed:      rv,
+		RandomDistinct: c.Random == RandomDistinct}
+}
 
 // Units is the number of units: one per scenario.
 func (c CampaignParams) Units() int { return len(c.M) * len(c.NCom) * len(c.WMin) * c.Scenarios }
@@ -117,6 +166,42 @@ type UnitResult struct {
 	Configs [][]int `json:"configs"`
 }
 
+// unitSetup is scenario u of a campaign: the scenario, its analytic table,
+// and its stream labels (with appends purpose labels).
+type unitSetup struct {
+	scn    Scenario
+	tab    *analytic.Table
+	labels []uint64
+}
+
+// with returns the unit's stream labels followed by extra.
+func (un unitSetup) with(extra ...uint64) []uint64 {
+	return append(append([]uint64(nil), un.labels...), extra...)
+}
+
+// unit draws scenario u of the campaign: labels (m, ncom, wmin, scenario
+// index), scenario stream (seed, labels…, 1), μ applied.
+func (c CampaignParams) unit(seed uint64, u int) (unitSetup, error) {
+	m, ncom, wmin, si := c.UnitParams(u)
+	un := unitSetup{labels: []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}}
+	scn, err := RandomScenario(stream.New(seed, un.with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
+	if err != nil {
+		return un, err
+	}
+	if c.Mu > 0 {
+		scn.Platform.Mu = make([]int, c.P)
+		for q := range scn.Platform.Mu {
+			scn.Platform.Mu[q] = c.Mu
+		}
+	}
+	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
+	if err != nil {
+		return un, fmt.Errorf("scenario %v: %w", un.labels, err)
+	}
+	un.scn, un.tab = scn, tab
+	return un, nil
+}
+
 // RunUnit simulates scenario u of the campaign with every heuristic. The
 // scenario's streams are labelled by (m, ncom, wmin, scenario index), so a
 // scenario is the same whatever the number of scenarios or the other values
@@ -124,20 +209,15 @@ type UnitResult struct {
 // heuristics (common random numbers).
 func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitResult, error) {
 	m, ncom, wmin, si := c.UnitParams(u)
-	labels := []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}
-	with := func(extra ...uint64) []uint64 { return append(append([]uint64(nil), labels...), extra...) }
 	form, err := analytic.ParseForm(c.Form)
 	if err != nil {
 		return UnitResult{}, err
 	}
-	scn, err := RandomScenario(stream.New(seed, with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
+	un, err := c.unit(seed, u)
 	if err != nil {
 		return UnitResult{}, err
 	}
-	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
-	if err != nil {
-		return UnitResult{}, fmt.Errorf("scenario %v: %w", labels, err)
-	}
+	scn, tab, with := un.scn, un.tab, un.with
 	e, err := NewEvaluator(tab, scn.Platform, m, form)
 	if err != nil {
 		return UnitResult{}, err
@@ -145,16 +225,22 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 	hs := Heuristics()
 	res := UnitResult{M: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: HeuristicNames(),
 		Makespan: make([][]int, c.Trials), Configs: make([][]int, c.Trials)}
+	rngs := make([]*rand.Rand, len(hs))
 	for k := range c.Trials {
 		res.Makespan[k] = make([]int, len(hs))
 		res.Configs[k] = make([]int, len(hs))
-		// the trial's availability, drawn once and replayed to every heuristic
-		rec := NewRecording(NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), len(scn.Chains))
 		for i, h := range hs {
-			r, err := Simulate(ctx, e, scn.App, h, rec.Replay(), stream.New(seed, with(purposeRandom, uint64(k))...), Options{Cap: c.Cap, FreshRebuild: c.Rebuild == RebuildFresh})
-			if err != nil {
-				return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
+			rngs[i] = nil
+			if h.Build == Random {
+				rngs[i] = stream.New(seed, with(purposeRandom, uint64(k))...)
 			}
+		}
+		// the 17 heuristics simulated together on the trial's availability
+		rs, err := SimulateAll(ctx, e, scn.App, hs, NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), rngs, c.options())
+		if err != nil {
+			return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
+		}
+		for i, r := range rs {
 			res.Makespan[k][i] = r.Makespan
 			res.Configs[k][i] = r.Configs
 		}

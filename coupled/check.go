@@ -11,10 +11,15 @@ type CheckOptions struct {
 	// Passive requires the configuration to change only at the start of an
 	// iteration or when a member went DOWN.
 	Passive bool
+	// ResendData: a proactive switch (a launch neither at an iteration
+	// start nor after a DOWN) leaves every member without task data (the
+	// "scratch" reading).
+	ResendData bool
 }
 
 // Check verifies a trace against the lock-step rules of §III, independently
-// of the simulator's bookkeeping: at most NCom communications per slot; only
+// of the simulator's bookkeeping: the configuration changes only by a
+// launch; at most NCom communications per slot; only
 // UP enrolled processors communicate or compute; the program is received
 // before any data and again after every DOWN; a processor holds at most
 // x_q·T_data slots of data, lost when it goes DOWN or leaves the
@@ -40,8 +45,14 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 				prog[q], data[q] = 0, 0
 			}
 		}
-		// configuration change
-		changed := !sameX(prevX, s.X)
+		// configuration change: a launch (possibly of the same allocation)
+		changed := s.Launch
+		if !sameX(prevX, s.X) && !s.Launch && s.X != nil {
+			return 0, 0, fmt.Errorf("slot %d: the configuration changed without a launch", t)
+		}
+		if s.X == nil && prevX != nil {
+			changed = true // abandoned (a member DOWN, nothing could be built)
+		}
 		memberDown := false
 		if prevX != nil {
 			for q, x := range prevX {
@@ -58,6 +69,9 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 				return 0, 0, fmt.Errorf("slot %d: passive heuristic changed a configuration whose members are alive", t)
 			}
 			done = 0
+			if opt.ResendData && prevX != nil && !memberDown && !newIter {
+				clear(data)
+			}
 			for q := range p {
 				if s.X == nil || s.X[q] == 0 {
 					data[q] = 0

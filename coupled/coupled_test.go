@@ -3,6 +3,7 @@ package coupled
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -49,6 +50,25 @@ func evaluator(t *testing.T, chains []availability.Chain, plat Platform, m int) 
 		t.Fatal(err)
 	}
 	return e
+}
+
+// randomSetup draws a scenario of parameters sp from stream (labels…) and
+// builds its table and an evaluator with form f.
+func randomSetup(t *testing.T, sp ScenarioParams, f analytic.Form, labels ...uint64) (Scenario, *analytic.Table, *Evaluator) {
+	t.Helper()
+	scn, err := RandomScenario(stream.New(labels[0], labels[1:]...), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEvaluator(tab, scn.Platform, sp.M, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scn, tab, e
 }
 
 // TestFigure1 replays the example of §III.C / Figure 1: m = 5, p = 5,
@@ -487,15 +507,7 @@ func TestYieldStepCache(t *testing.T) {
 	rng := stream.New(9)
 	for sc := range 30 {
 		sp := ScenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
-		scn, err := RandomScenario(stream.New(10, uint64(sc)), sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-		if err != nil {
-			t.Fatal(err)
-		}
+		scn, _, e := randomSetup(t, sp, analytic.Published, 10, uint64(sc))
 		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
 			s.Up[q] = rng.IntN(5) != 0
@@ -518,18 +530,23 @@ func TestYieldStepCache(t *testing.T) {
 }
 
 // The greedy kept across calls re-evaluates only the processors whose
-// state or holdings changed: along random walks of snapshots (a few
-// processors change per step, as in a simulation, with occasional large
-// changes and elapsed-time jumps), every choice must equal a construction
-// from scratch, order included, and the reference greedy's allocation.
+// state or holdings changed, and skips P for candidates the bound puts
+// below the step's best: along random walks of snapshots (a few processors
+// change per step, as in a simulation, with occasional large changes and
+// elapsed-time jumps), every choice must equal a construction from scratch
+// that evaluates every candidate, order included, and the reference
+// greedy's allocation.
 func TestIncrementalGreedy(t *testing.T) {
 	rng := stream.New(21)
 	steps := 400
 	if testing.Short() {
 		steps = 120
 	}
-	for sc := range 16 {
-		sp := ScenarioParams{P: 10 + sc%7, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%3, Iterations: 1}
+	pruned := 0
+	for sc := range 20 {
+		// the last scenarios have long tasks: probabilities of success
+		// down to the subnormal range, where the bound must not prune
+		sp := ScenarioParams{P: 10 + sc%7, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%3 + 20*(sc/16), Iterations: 1}
 		scn, err := RandomScenario(stream.New(22, uint64(sc)), sp)
 		if err != nil {
 			t.Fatal(err)
@@ -550,6 +567,7 @@ func TestIncrementalGreedy(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh, _ := NewEvaluator(tab, scn.Platform, sp.M, f)
+		fresh.prune = false // the reference evaluates every candidate
 		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
 			s.Up[q] = rng.IntN(3) != 0
@@ -578,7 +596,7 @@ func TestIncrementalGreedy(t *testing.T) {
 				s.Elapsed = rng.IntN(2000)
 			}
 			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
-				got, ok := inc.greedy(b, s) // not through the choice cache
+				got, ok := inc.greedy(inc.inc[b], b, s)
 				fresh.forget()
 				want, wok := fresh.Choose(b, s, nil)
 				if ok != wok || !slices.Equal(got.X, want.X) || !slices.Equal(got.Order, want.Order) {
@@ -595,6 +613,10 @@ func TestIncrementalGreedy(t *testing.T) {
 		if inc.Evals >= fresh.Evals {
 			t.Errorf("scenario %d: incremental evaluated %d candidates, from scratch %d: want fewer", sc, inc.Evals, fresh.Evals)
 		}
+		pruned += inc.Pruned
+	}
+	if pruned == 0 {
+		t.Error("the bound pruned no candidate: the comparison does not test it")
 	}
 }
 
@@ -629,43 +651,198 @@ func TestRecording(t *testing.T) {
 	}
 }
 
-// The fresh reading of §VI.B (new configurations built and measured
-// without task data): traces stay valid lock-step schedules, passive
-// heuristics are unaffected, and the reading changes some proactive run.
-func TestFreshRebuild(t *testing.T) {
-	differs := false
-	for sc := range 4 {
-		sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-		scn, err := RandomScenario(stream.New(41, uint64(sc)), sp)
+// The other readings of §VI.B and of a RECLAIMED member's value (fresh:
+// new configurations built and measured without task data; scratch: and a
+// switch re-sends all task data; wait and replace for the running
+// configuration with a RECLAIMED member): traces stay valid lock-step
+// schedules, passive heuristics are unaffected, and each reading changes
+// some proactive run.
+func TestReadings(t *testing.T) {
+	readings := []struct {
+		name string
+		opt  Options
+	}{
+		{"fresh", Options{FreshRebuild: true}},
+		{"scratch", Options{FreshRebuild: true, ResendData: true}},
+		{"wait", Options{Reclaimed: Wait}},
+		{"replace", Options{Reclaimed: Replace}},
+	}
+	resendCaught, keptCaught := false, false
+	for _, rd := range readings {
+		differs := false
+		for sc := range 4 {
+			sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
+			scn, _, e := randomSetup(t, sp, analytic.Published, 41, uint64(sc))
+			for _, h := range Heuristics() {
+				var res [2]Result
+				for i, opt := range []Options{{}, rd.opt} {
+					opt.Trace, opt.Cap = true, 20000
+					r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive(), ResendData: opt.ResendData}); err != nil {
+						t.Fatalf("%s: scenario %d %s: %v", rd.name, sc, h.Name, err)
+					}
+					res[i] = r
+				}
+				if res[0].Makespan != res[1].Makespan || res[0].Configs != res[1].Configs {
+					if !h.Proactive() {
+						t.Fatalf("%s: scenario %d: passive %s changed", rd.name, sc, h.Name)
+					}
+					differs = true
+				}
+				if rd.opt.ResendData {
+					// the checker's rule has teeth: a trace of one reading
+					// checked with the other's rule is rejected somewhere
+					if _, _, err := Check(scn.Platform, scn.App, res[1].Trace, CheckOptions{}); err != nil {
+						resendCaught = true
+					}
+					if _, _, err := Check(scn.Platform, scn.App, res[0].Trace, CheckOptions{ResendData: true}); err != nil {
+						keptCaught = true
+					}
+				}
+			}
+		}
+		if !differs {
+			t.Errorf("%s: the reading changed no run", rd.name)
+		}
+	}
+	if !resendCaught || !keptCaught {
+		t.Errorf("checker: scratch traces rejected without ResendData %v, default traces rejected with it %v; want both", resendCaught, keptCaught)
+	}
+}
+
+// reclaimedValue: Replace leaves no estimate, Wait lowers P by the return
+// probability and adds the expected return time, and a configuration whose
+// members are all UP keeps its estimate.
+func TestReclaimedValue(t *testing.T) {
+	chains := []availability.Chain{chainOf(0.9, 0.05, 0.1, 0.8, 0.3), chainOf(0.95, 0.03, 0.2, 0.7, 0.3)}
+	e := evaluator(t, chains, Platform{W: []int{2, 3}, NCom: 2, TProg: 1, TData: 1}, 2)
+	c := Config{X: []int{1, 1}, Order: []int{0, 1}}
+	s := &Snapshot{Up: []bool{true, true}, Prog: []int{1, 1}, Data: []int{1, 1}}
+	v := e.Value(c, s, 0)
+	for _, rv := range []ReclaimedValue{Wait, Replace} {
+		if got := e.reclaimedValue(v, c, s, rv); got != v {
+			t.Errorf("%v with all members UP: %+v, want %+v", rv, got, v)
+		}
+	}
+	s.Up[1] = false
+	if got := e.reclaimedValue(v, c, s, Replace); got.P != 0 || !math.IsInf(got.E, 1) {
+		t.Errorf("replace: %+v, want P 0, E +Inf", got)
+	}
+	// processor 1: P_ru = 0.2, P_rd = 0.1, P_rr = 0.7
+	got := e.reclaimedValue(v, c, s, Wait)
+	if !approxEqual(got.P, v.P*0.2/0.3) || !approxEqual(got.E, v.E+1/0.3) {
+		t.Errorf("wait: %+v, want P %v, E %v", got, v.P*0.2/0.3, v.E+1/0.3)
+	}
+}
+
+// The heuristics simulated together (runs shared while their states are
+// equal, forked when their decisions differ, merged when their states meet
+// again, choices reused between runs with the same holdings) give each
+// heuristic exactly what it gets simulated alone, for both E(S)(W) forms,
+// the rebuild readings and the valuations of a running configuration with a
+// RECLAIMED member; with traces (no merging) every
+// heuristic's trace passes the checker and equals its trace alone.
+func TestSimulateAllMatchesSimulate(t *testing.T) {
+	forks, merges, reused := 0, 0, 0
+	n := 16
+	if testing.Short() {
+		n = 6
+	}
+	hs := Heuristics()
+	for sc := range n {
+		sp := ScenarioParams{P: 8 + sc%5, M: 3 + sc%4, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
+		scn, err := RandomScenario(stream.New(51, uint64(sc)), sp)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
+		form := []analytic.Form{analytic.Published, analytic.Conditional}[sc%2]
+		opt := Options{Cap: 20000, FreshRebuild: sc%4 == 3, ResendData: sc%8 == 7, Reclaimed: ReclaimedValue(sc % 3), Trace: sc%3 == 1}
+		rngs := make([]*rand.Rand, len(hs))
+		rngs[0] = stream.New(7, uint64(sc))
+		e, err := NewEvaluator(tab, scn.Platform, sp.M, form)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, h := range Heuristics() {
-			var res [2]Result
-			for i, fresh := range []bool{false, true} {
-				r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), Options{Trace: true, Cap: 20000, FreshRebuild: fresh})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, _, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive()}); err != nil {
-					t.Fatalf("scenario %d %s fresh=%v: %v", sc, h.Name, fresh, err)
-				}
-				res[i] = r
+		sim, err := newSimulation(e, scn.App, hs, rngs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := sim.run(context.Background(), NewMarkov(scn.Chains, 8, uint64(sc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		forks += sim.forks
+		merges += sim.merges
+		reused += sim.reused
+		for i, h := range hs {
+			alone, _ := NewEvaluator(tab, scn.Platform, sp.M, form)
+			r, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if res[0].Makespan != res[1].Makespan || res[0].Configs != res[1].Configs {
-				if !h.Proactive() {
-					t.Fatalf("scenario %d: passive %s changed with the rebuild reading", sc, h.Name)
+			a := all[i]
+			if a.Makespan != r.Makespan || a.Failed != r.Failed || a.Iterations != r.Iterations || a.Configs != r.Configs || a.Proactive != r.Proactive {
+				t.Fatalf("scenario %d %s: together %+v, alone %+v", sc, h.Name, a, r)
+			}
+			if opt.Trace {
+				if len(a.Trace) != len(r.Trace) {
+					t.Fatalf("scenario %d %s: trace of %d slots together, %d alone", sc, h.Name, len(a.Trace), len(r.Trace))
 				}
-				differs = true
+				for k := range a.Trace {
+					if !slices.Equal(a.Trace[k].Act, r.Trace[k].Act) || !slices.Equal(a.Trace[k].X, r.Trace[k].X) {
+						t.Fatalf("scenario %d %s: slot %d differs together and alone", sc, h.Name, k)
+					}
+				}
+				if _, _, err := Check(scn.Platform, scn.App, a.Trace, CheckOptions{Passive: !h.Proactive()}); err != nil {
+					t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
+				}
 			}
 		}
 	}
-	if !differs {
-		t.Error("the fresh rebuild changed no run")
+	if forks == 0 || merges == 0 || reused == 0 {
+		t.Errorf("%d forks, %d merges, %d choices reused: the test does not exercise sharing", forks, merges, reused)
+	}
+	t.Logf("%d forks, %d merges, %d choices reused", forks, merges, reused)
+}
+
+// RANDOM with distinct draws gives its tasks to different UP processors
+// while some UP processor has none (each UP processor equally likely), and
+// stacks tasks only when fewer than m processors are UP.
+func TestRandomDistinct(t *testing.T) {
+	chains := make([]availability.Chain, 8)
+	for q := range chains {
+		chains[q] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+	}
+	e := evaluator(t, chains, Platform{W: []int{1, 1, 1, 1, 1, 1, 1, 1}, NCom: 2, TProg: 1, TData: 1}, 3)
+	s := &Snapshot{Up: []bool{true, false, true, true, false, true, true, true}, Prog: make([]int, 8), Data: make([]int, 8)}
+	rng := stream.New(3)
+	count := make([]int, 8)
+	const n = 6000
+	for range n {
+		c, ok := e.chooseRandom(s, rng, true)
+		if !ok || len(c.Order) != 3 {
+			t.Fatalf("distinct draw %v %v, want 3 processors", c, ok)
+		}
+		for q, x := range c.X {
+			if x > 1 || (x > 0 && !s.Up[q]) {
+				t.Fatalf("distinct draw %v on UP %v", c.X, s.Up)
+			}
+			count[q] += x
+		}
+	}
+	// each of the 6 UP processors is in a configuration with probability 1/2
+	for q, k := range count {
+		if s.Up[q] && (k < n/2-250 || k > n/2+250) {
+			t.Errorf("processor %d drawn %d times of %d, want about %d", q, k, n, n/2)
+		}
+	}
+	s.Up = []bool{false, true, false, false, true, false, false, false}
+	c, ok := e.chooseRandom(s, rng, true)
+	if !ok || c.X[1]+c.X[4] != 3 || c.X[1] == 0 || c.X[4] == 0 {
+		t.Errorf("two UP processors, m = 3: %v %v, want both used, one with two tasks", c.X, ok)
 	}
 }

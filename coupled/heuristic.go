@@ -1,7 +1,6 @@
 package coupled
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -43,13 +42,6 @@ type Heuristic struct {
 	// fixed, when set, replaces the building block (tests: a scripted
 	// configuration such as Figure 1's).
 	fixed func(*Snapshot) (Config, bool)
-}
-
-func (h Heuristic) choose(e *Evaluator, s *Snapshot, rng *rand.Rand) (Config, bool) {
-	if h.fixed != nil {
-		return h.fixed(s)
-	}
-	return e.Choose(h.Build, s, rng)
 }
 
 // Proactive reports whether the heuristic may replace a running
@@ -167,6 +159,8 @@ type Evaluator struct {
 	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
 	pages   []*[256]setFast
 	scratch setFast
+	// factors remembers the published E(S)(W) factor by (set, W).
+	factors []factorEntry
 
 	qs    []int
 	slots []float64
@@ -183,25 +177,27 @@ type Evaluator struct {
 	inS []bool
 	nq  []int
 	eq  []float64
+	// ups lists the UP processors of the snapshot; n1[q] and e1[q] are the
+	// communication slots processor q needs for one task and E^{(P_q)} of
+	// them.
+	ups []int
+	n1  []int
+	e1  []float64
+	// prune enables the bound that skips P for candidates certainly below
+	// the step's best (candValue); off only in tests.
+	prune bool
 
 	memoE, memoSum float64
-
-	// choice[b] caches the configuration building block b chose, by state
-	// (UP set, program and data held; the elapsed time too for the yield):
-	// the heuristics of a trial share the availability and often the
-	// states, so they share choices.
-	choice [ApparentYield + 1]map[string]Config
-	keyBuf []byte
 
 	// inc[b] is the last greedy construction of building block b.
 	inc     [ApparentYield + 1]*incState
 	changed []bool
 	dirty   []int
 
-	// Calls counts the non-random Choose calls, Hits those answered by the
-	// choice cache or without evaluating any candidate, Evals the
-	// candidates evaluated (profiling).
-	Calls, Hits, Evals int
+	// Calls counts the non-random Choose calls, Hits those answered
+	// without evaluating any candidate, Evals the candidates evaluated,
+	// Pruned those of them whose P the bound skipped (profiling).
+	Calls, Hits, Evals, Pruned int
 }
 
 // incState is the last greedy construction of one building block: the
@@ -218,9 +214,43 @@ type incState struct {
 	sum        []stepSum // summary of the chosen processors at each step
 	best       []float64 // winner's score at each step
 	vals       [][]Value
+	lnp        [][]float64 // ln P where vals' P is not computed (NaN)
 	ecomm      [][]float64
 	has        [][]bool
 	cfg        Config
+}
+
+// newIncState returns an empty (invalid) construction for this evaluator's
+// p and m.
+func (e *Evaluator) newIncState() *incState {
+	p, m := e.plat.P(), e.m
+	in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
+		path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m),
+		vals: make([][]Value, m), lnp: make([][]float64, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
+	for k := range m {
+		in.vals[k] = make([]Value, p)
+		in.lnp[k] = make([]float64, p)
+		in.has[k] = make([]bool, p)
+		in.ecomm[k] = make([]float64, p)
+	}
+	return in
+}
+
+// copyFrom makes in a copy of o (same evaluator).
+func (in *incState) copyFrom(o *incState) {
+	in.valid, in.n, in.ok, in.cfg = o.valid, o.n, o.ok, o.cfg
+	copy(in.up, o.up)
+	copy(in.prog, o.prog)
+	copy(in.data, o.data)
+	copy(in.path, o.path)
+	copy(in.sum, o.sum)
+	copy(in.best, o.best)
+	for k := range in.vals {
+		copy(in.vals[k], o.vals[k])
+		copy(in.lnp[k], o.lnp[k])
+		copy(in.has[k], o.has[k])
+		copy(in.ecomm[k], o.ecomm[k])
+	}
 }
 
 // maxCache bounds the set cache; a full cache is emptied (results do not
@@ -251,6 +281,11 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		es:      make([][]float64, p),
 		lnd:     make([][]float64, p),
 		inS:     make([]bool, p),
+		ups:     make([]int, 0, p),
+		n1:      make([]int, p),
+		e1:      make([]float64, p),
+		prune:   true,
+		factors: make([]factorEntry, 1<<factorBits),
 		nq:      make([]int, p),
 		eq:      make([]float64, p),
 		changed: make([]bool, p),
@@ -260,15 +295,7 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
 	}
 	for b := Prob; b <= ApparentYield; b++ {
-		in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
-			path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m), vals: make([][]Value, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
-		for k := range m {
-			in.vals[k] = make([]Value, p)
-			in.has[k] = make([]bool, p)
-			in.ecomm[k] = make([]float64, p)
-		}
-		e.inc[b] = in
-		e.choice[b] = make(map[string]Config)
+		e.inc[b] = e.newIncState()
 	}
 	nmax := plat.TProg + m*plat.TData
 	L := tab.Horizon()
@@ -346,14 +373,32 @@ func (e *Evaluator) setStats(mask uint64) analytic.Stats {
 	return e.setInfo(mask).st
 }
 
-// setFast is what a greedy candidate needs of a set's Stats, and the last
-// factor (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) computed for it
-// (for W = wE; wE = 0: none).
+// setFast is what a greedy candidate needs of a set's Stats.
 type setFast struct {
 	ok             bool
 	pplus, ec, lnP float64
-	wE             int
-	fE             float64
+}
+
+// factorEntry is one entry of the table of published E(S)(W) factors.
+type factorEntry struct {
+	mask uint64
+	w    int
+	f    float64
+}
+
+// factorBits is the size (in bits) of the direct-mapped table of factors.
+const factorBits = 14
+
+// pubFactor returns (1 + (W−1)·E_c)·exp(−a), a = (W−1)·ln P+, the factor
+// (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) of the set in mask
+// whose setFast is se, remembered by (set, W) in a direct-mapped table.
+func (e *Evaluator) pubFactor(mask uint64, se *setFast, w int, a float64) float64 {
+	h := (mask*0x9E3779B97F4A7C15 ^ uint64(w)*0xC2B2AE3D27D4EB4F) >> (64 - factorBits)
+	fe := &e.factors[h]
+	if fe.w != w || fe.mask != mask {
+		*fe = factorEntry{mask: mask, w: w, f: (1 + float64(w-1)*se.ec) * math.Exp(-a)}
+	}
+	return fe.f
 }
 
 // setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
@@ -471,58 +516,62 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 	return e.value(c.X, mask, s, done)
 }
 
+// reclaimedValue corrects v, the §V estimate of the running configuration
+// c, for its members that are not UP in s (RECLAIMED: a DOWN member ends
+// the configuration) by rule rv (Wait or Replace).
+func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
+	wait, found := 0.0, false
+	for _, q := range c.Order {
+		if s.Up[q] {
+			continue
+		}
+		found = true
+		if rv == Replace {
+			return Value{P: 0, E: math.Inf(1)}
+		}
+		P := e.tab.Chain(q).P
+		pru, prd, prr := P[1][0], P[1][2], P[1][1]
+		if pru+prd > 0 {
+			v.P *= pru / (pru + prd)
+		}
+		if prr < 1 {
+			wait = max(wait, 1/(1-prr))
+		}
+	}
+	if found {
+		v.E += wait
+	}
+	return v
+}
+
 // Choose builds a configuration with the building block b (a passive
 // heuristic, or Random with rng) from snapshot s, as if no task were
 // allocated. ok is false when the UP processors cannot hold m tasks. The
 // returned Config may be shared with the evaluator: do not modify it.
 func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
-	if b == Random {
-		return e.chooseRandom(s, rng)
-	}
-	if b < Prob || b > ApparentYield {
+	if b < Random || b > ApparentYield {
 		return Config{}, false
 	}
+	return e.choose(b, e.inc[b], s, rng)
+}
+
+// choose is Choose with the construction in kept by the caller (a
+// simulation keeps its own, so that several simulations may interleave
+// their calls without spoiling each other's incremental greedy).
+func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
+	if b == Random {
+		return e.chooseRandom(s, rng, false)
+	}
 	e.Calls++
-	key := e.stateKey(s, b == Yield)
-	if c, hit := e.choice[b][string(key)]; hit {
-		e.Hits++
-		return c, c.X != nil
-	}
-	c, ok = e.greedy(b, s)
-	if len(e.choice[b]) >= maxCache {
-		clear(e.choice[b])
-	}
-	e.choice[b][string(key)] = c
-	return c, ok
+	return e.greedy(in, b, s)
 }
 
-// stateKey encodes what a building block depends on: the UP set, the
-// holdings of the UP processors and, for the yield, the elapsed time.
-func (e *Evaluator) stateKey(s *Snapshot, elapsed bool) []byte {
-	b := e.keyBuf[:0]
-	for q := range s.Up {
-		if !s.Up[q] {
-			b = append(b, 0)
-			continue
-		}
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(s.Prog[q]))
-		b = binary.AppendUvarint(b, uint64(s.Data[q]))
-	}
-	if elapsed {
-		b = binary.AppendUvarint(b, uint64(s.Elapsed))
-	}
-	e.keyBuf = b
-	return b
-}
-
-// forget drops the last constructions and the choice cache (benchmarks and
-// tests: build from scratch).
+// forget drops the last constructions (benchmarks and tests: build from
+// scratch).
 func (e *Evaluator) forget() {
-	for b, in := range e.inc {
+	for _, in := range e.inc {
 		if in != nil {
 			in.valid = false
-			clear(e.choice[b])
 		}
 	}
 }
@@ -545,17 +594,22 @@ type gstep struct {
 
 // candEcomm is E_comm of the allocation so far (e.x, e.inS, e.nq, g) with
 // one more task on q: the only way a candidate's value depends on the
-// holdings of the processors already chosen.
+// holdings of the processors already chosen. A processor not chosen yet
+// needs e.n1[q] slots (E^{(P_q)} = e.e1[q]) for one task.
 func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
-	nq := e.commSlots(q, e.x[q]+1, s)
-	eq := e.es[q][nq]
-	others, n2, sz := g.max1, g.N+nq, g.size+1
+	others, n2, sz := g.max1, g.N, g.size+1
+	var eq float64
 	if e.inS[q] {
+		nq := e.commSlots(q, e.x[q]+1, s)
+		eq = e.es[q][nq]
 		if g.arg1 == q {
 			others = g.max2
 		}
-		n2 -= e.nq[q]
+		n2 += nq - e.nq[q]
 		sz = g.size
+	} else {
+		eq = e.e1[q]
+		n2 += e.n1[q]
 	}
 	ecomm := max(others, eq)
 	if ncom := e.plat.NCom; sz > ncom {
@@ -567,33 +621,62 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 // candValue is the value, for criterion b, of the allocation so far (e.x,
 // e.order, g) with one more task on q, whose E_comm is ecomm. Given the
 // processors chosen so far (in order), it depends only on q and ecomm. Only
-// what the criterion needs is computed (IE: no P; IP: no E).
-func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) Value {
+// what the criterion needs is computed (IE: no P; IP: no E), and P, when
+// the criterion needs it, only as l = ln P: v.P is NaN until candScore
+// needs it.
+func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) (v Value, l float64) {
 	e.Evals++
 	w := max(g.W, (e.x[q]+1)*e.plat.W[q])
 	mask := g.mask | 1<<uint(q)
 	se := e.setFastInfo(mask)
 	if w <= 1 || se.pplus == 0 {
 		pcomm := math.Exp(e.logPCommWith(q, e.order, ecomm))
-		return e.compValue(e.setStats(mask), w, pcomm, ecomm)
+		return e.compValue(e.setStats(mask), w, pcomm, ecomm), 0
 	}
 	// P = exp(ln P_comm + (W−1) ln P+)
 	a := float64(w-1) * se.lnP
-	var v Value
-	if b != Time {
-		v.P = math.Exp(e.logPCommWith(q, e.order, ecomm) + a)
-	}
 	if b != Prob {
 		if e.form == analytic.Conditional {
 			v.E = ecomm + 1 + float64(w-1)*se.ec/se.pplus
 		} else {
-			if se.wE != w {
-				se.wE, se.fE = w, (1+float64(w-1)*se.ec)*math.Exp(-a)
-			}
-			v.E = ecomm + se.fE
+			v.E = ecomm + e.pubFactor(mask, se, w, a)
 		}
 	}
-	return v
+	if b != Time {
+		v.P = math.NaN()
+		l = e.logPCommWith(q, e.order, ecomm) + a
+	}
+	return v, l
+}
+
+// candScore is the score of a candidate's value v (ln P = l when v.P is
+// NaN, not computed yet) for criterion b. ok is false, and P is left
+// uncomputed, when the score is certainly below best (a score already
+// reached at this step, > 0): ln P is then more than 10⁻⁶ below the
+// logarithm of the power of two under best·D (D the score's denominator:
+// 1, E + elapsed or E), so the computed score, exp(ln P)/D with a relative
+// error of a few ulps, is below best, and the candidate can neither win
+// nor tie. The bound is only used where the numbers are normal.
+func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, best float64) (sc float64, ok bool) {
+	if b != Time && math.IsNaN(v.P) {
+		if e.prune && best > 0 {
+			d := 1.0
+			switch b {
+			case Yield:
+				d = v.E + float64(elapsed)
+			case ApparentYield:
+				d = v.E
+			}
+			if bd := best * d; d > 0 && bd > 0 && bd <= math.MaxFloat64 {
+				if _, ex := math.Frexp(bd); ex > -1000 && l < float64(ex-1)*math.Ln2-1e-6 {
+					e.Pruned++
+					return 0, false
+				}
+			}
+		}
+		v.P = math.Exp(l)
+	}
+	return Score(b, *v, elapsed), true
 }
 
 // greedy assigns the m tasks one by one, each to the UP processor that
@@ -613,8 +696,7 @@ func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) Value
 // candidate is evaluated. When no UP processor changed at all, the kept
 // choice is returned (except for the yield, whose scores change with the
 // elapsed time and are rescanned).
-func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
-	in := e.inc[b]
+func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool) {
 	p := len(s.Up)
 	same := in.valid // the steps so far chose as the kept construction did
 	d := e.dirty[:0]
@@ -633,10 +715,23 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 			return in.cfg, in.ok
 		}
 	}
+	if !in.valid {
+		for k := range in.has {
+			clear(in.has[k])
+		}
+	}
 	copy(in.up, s.Up)
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
 	in.valid = true
+	e.ups = e.ups[:0]
+	for q, up := range s.Up {
+		if up {
+			e.ups = append(e.ups, q)
+			e.n1[q] = e.commSlots(q, 1, s)
+			e.e1[q] = e.es[q][e.n1[q]]
+		}
+	}
 	samePath := in.ok
 	x := e.x
 	clear(x)
@@ -645,7 +740,7 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
 		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
-		vals, has, ecs := in.vals[k], in.has[k], in.ecomm[k]
+		vals, lnp, has, ecs := in.vals[k], in.lnp[k], in.has[k], in.ecomm[k]
 		same = same && k <= in.n // step k was reached last time
 		best, bq := math.Inf(-1), -1
 		sum := stepSum{g.max1, g.max2, g.arg1, g.N}
@@ -662,23 +757,28 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 				}
 				ec := e.candEcomm(q, s, &g)
 				if !has[q] || ec != ecs[q] {
-					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
+					ecs[q], has[q] = ec, true
 				}
-				if sc := Score(b, vals[q], s.Elapsed); sc > best || (sc == best && q < bq) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (sc > best || (sc == best && q < bq)) {
 					best, bq = sc, q
 				}
 			}
 		} else {
-			for q, up := range s.Up {
-				if !up || x[q] >= e.plat.mu(q) {
+			if !same {
+				clear(has) // values of candidates of another path
+			}
+			for _, q := range e.ups {
+				if x[q] >= e.plat.mu(q) {
 					has[q] = false
 					continue
 				}
 				ec := e.candEcomm(q, s, &g)
-				if !same || !has[q] || ec != ecs[q] {
-					vals[q], ecs[q], has[q] = e.candValue(b, q, ec, &g), ec, true
+				if !has[q] || ec != ecs[q] {
+					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
+					ecs[q], has[q] = ec, true
 				}
-				if sc := Score(b, vals[q], s.Elapsed); bq < 0 || sc > best {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (bq < 0 || sc > best) {
 					best, bq = sc, q
 				}
 			}
@@ -722,14 +822,26 @@ func (e *Evaluator) greedy(b Criterion, s *Snapshot) (Config, bool) {
 }
 
 // chooseRandom gives each task to a processor drawn uniformly among the UP
-// ones that can take one more task.
-func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand) (Config, bool) {
+// ones that can take one more task; with distinct, among those that have
+// no task yet while there are some (m different processors when m are UP).
+func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Config, bool) {
 	x := make([]int, len(s.Up))
 	var order []int
 	for k := 0; k < e.m; k++ {
+		free := distinct && len(order) < len(s.Up)
+		if free {
+			free = false
+			for q, up := range s.Up {
+				if up && x[q] == 0 && e.plat.mu(q) > 0 {
+					free = true
+					break
+				}
+			}
+		}
+		ok := func(q int) bool { return s.Up[q] && x[q] < e.plat.mu(q) && (!free || x[q] == 0) }
 		n := 0
-		for q, up := range s.Up {
-			if up && x[q] < e.plat.mu(q) {
+		for q := range s.Up {
+			if ok(q) {
 				n++
 			}
 		}
@@ -737,8 +849,8 @@ func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand) (Config, bool) {
 			return Config{}, false
 		}
 		pick := rng.IntN(n)
-		for q, up := range s.Up {
-			if up && x[q] < e.plat.mu(q) {
+		for q := range s.Up {
+			if ok(q) {
 				if pick == 0 {
 					if x[q] == 0 {
 						order = append(order, q)

@@ -143,7 +143,7 @@ func fmtPtr(x *float64, prec int) string {
 func (r Report) WriteText(w io.Writer) error {
 	c := r.Params
 	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s%s; campaign seed %d\n",
-		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, rebuildNote(c.Rebuild), r.Seed)
+		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, readingNote(c), r.Seed)
 	if r.Partial != nil {
 		fmt.Fprintf(w, "PARTIAL: %d of the campaign's %d units (an unfinished campaign; the missing scenarios are not a random sample)\n", len(r.Partial.Present), r.Partial.Units)
 	}
@@ -242,10 +242,20 @@ func fmtCSV(x *float64) string {
 	return strconv.FormatFloat(*x, 'g', 10, 64)
 }
 
-// rebuildNote names a non-default reading of the proactive rebuild.
-func rebuildNote(r string) string {
-	if r == "" || r == RebuildHoldings {
-		return ""
+// readingNote names the campaign's non-default readings.
+func readingNote(c CampaignParams) string {
+	s := ""
+	if c.Rebuild != "" && c.Rebuild != RebuildHoldings {
+		s += ", proactive rebuild " + c.Rebuild
 	}
-	return ", proactive rebuild " + r
+	if c.Reclaimed != "" && c.Reclaimed != "asup" {
+		s += ", running configuration with a RECLAIMED member valued " + c.Reclaimed
+	}
+	if c.Mu > 0 {
+		s += fmt.Sprintf(", μ = %d", c.Mu)
+	}
+	if c.Random != "" && c.Random != RandomTasks {
+		s += ", RANDOM " + c.Random
+	}
+	return s
 }

@@ -122,6 +122,9 @@ type Slot struct {
 	Act    []Action // what each processor does
 	// Completed is true when an iteration completes at the end of the slot.
 	Completed bool
+	// Launch is true when the configuration X was launched in this slot
+	// (at an iteration start, after a DOWN, or by a proactive switch).
+	Launch bool
 }
 
 // Options of a simulation.
@@ -135,9 +138,56 @@ type Options struct {
 	// members kept from the running configuration keep their data as
 	// usual. Default: built and measured with everything held.
 	FreshRebuild bool
+	// ResendData (with FreshRebuild: the "scratch" reading) makes a
+	// proactive switch start the new configuration's communications from
+	// scratch: members kept from the running configuration lose their task
+	// data too (the program is kept).
+	ResendData bool
+	// Reclaimed is how a proactive heuristic values the running
+	// configuration when a member is RECLAIMED.
+	Reclaimed ReclaimedValue
+	// RandomDistinct makes RANDOM give its tasks to different UP
+	// processors while some UP processor has none (default: each task to
+	// any UP processor, so a processor may get several).
+	RandomDistinct bool
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
+}
+
+// ReclaimedValue is how a proactive heuristic values a running
+// configuration with a RECLAIMED member. §V's estimates assume every member
+// UP; the paper does not say what the simulator does otherwise.
+type ReclaimedValue int
+
+const (
+	// AsUp (the default) uses §V's estimates as they are, as if every
+	// member were UP.
+	AsUp ReclaimedValue = iota
+	// Wait multiplies P by each RECLAIMED member's probability of returning
+	// UP before going DOWN, P_ru/(P_ru+P_rd), and adds to E the largest
+	// expected time of that return, 1/(1−P_rr).
+	Wait
+	// Replace gives the configuration no estimate (P = 0, E = +∞): any
+	// configuration the building block can build replaces it.
+	Replace
+)
+
+var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace"}
+
+func (r ReclaimedValue) String() string { return reclaimedNames[r] }
+
+// ParseReclaimed parses a ReclaimedValue name ("" is AsUp).
+func ParseReclaimed(s string) (ReclaimedValue, error) {
+	if s == "" {
+		return AsUp, nil
+	}
+	for i, n := range reclaimedNames {
+		if s == n {
+			return ReclaimedValue(i), nil
+		}
+	}
+	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait or replace", s)
 }
 
 // Result of one simulation.
@@ -161,7 +211,19 @@ type Result struct {
 // Simulate runs the application with heuristic h on the platform whose
 // estimates are e's, availability av, and RANDOM's draws from rng (unused by
 // the other heuristics; may be nil for them). ctx is checked every 4096
-// slots.
+// slots. It is SimulateAll with one heuristic.
+func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, av Availability, rng *rand.Rand, opt Options) (Result, error) {
+	rs, err := SimulateAll(ctx, e, app, []Heuristic{h}, av, []*rand.Rand{rng}, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	return rs[0], nil
+}
+
+// SimulateAll runs the application with each heuristic of hs on the same
+// availability av (common random numbers); heuristic i draws from rngs[i]
+// (only RANDOM draws; nil is allowed for the others). The result of
+// heuristic i is what Simulate gives for it alone.
 //
 // Slot t: (1) the states of slot t are observed; processors DOWN lose the
 // program and their data; a configuration with a DOWN member is abandoned
@@ -174,186 +236,492 @@ type Result struct {
 // phase); otherwise, if every member is UP, all compute one slot. (4) When
 // the computation reaches max_q x_q·w_q slots the iteration completes and
 // the next one begins at slot t+1.
-func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, av Availability, rng *rand.Rand, opt Options) (Result, error) {
+//
+// The heuristics are simulated slot by slot together. Heuristics with the
+// same building block whose simulations are in the same state (the passive
+// H and the proactive C-H until one of them switches; P-H and Y-H, which
+// mostly take the same decisions) share one simulation: the configuration
+// is built and valued once per slot, and each heuristic decides by its own
+// criterion; when their decisions differ the simulation forks, and two
+// simulations of the same building block that reach the same state merge
+// again. The state of a simulation (holdings, configuration, progress,
+// iteration and its start) determines its future, so sharing changes no
+// result (TestSimulateAllMatchesSimulate).
+func SimulateAll(ctx context.Context, e *Evaluator, app Application, hs []Heuristic, av Availability, rngs []*rand.Rand, opt Options) ([]Result, error) {
+	sim, err := newSimulation(e, app, hs, rngs, opt)
+	if err != nil {
+		return nil, err
+	}
+	return sim.run(ctx, av)
+}
+
+// newSimulation validates SimulateAll's arguments and prepares its state:
+// one run per building block (RANDOM and scripted heuristics alone).
+func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.Rand, opt Options) (*simulation, error) {
 	if err := app.Validate(); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if app.M != e.m {
-		return Result{}, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.M, e.m)
+		return nil, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.M, e.m)
 	}
-	if h.Build == Random && rng == nil {
-		return Result{}, fmt.Errorf("simulate: heuristic %s needs a random stream", h.Name)
+	if len(rngs) != len(hs) {
+		return nil, fmt.Errorf("simulate: %d heuristics but %d random streams, want equal", len(hs), len(rngs))
+	}
+	for i, h := range hs {
+		if h.Build == Random && h.fixed == nil && rngs[i] == nil {
+			return nil, fmt.Errorf("simulate: heuristic %s needs a random stream", h.Name)
+		}
 	}
 	if opt.Cap <= 0 {
 		opt.Cap = 1_000_000
 	}
-	plat := e.plat
-	p := plat.P()
-	states := make([]availability.State, p)
-	snap := &Snapshot{Up: make([]bool, p), Prog: make([]int, p), Data: make([]int, p)}
-	fresh := &Snapshot{Data: make([]int, p)} // no task data (FreshRebuild)
-	var cur Config                           // X == nil: no configuration
-	W, done, iterStart := 0, 0, 0
-	var res Result
-
-	launch := func(c Config) {
-		for q := range p {
-			if c.X[q] == 0 {
-				snap.Data[q] = 0
-				if snap.Prog[q] < plat.TProg {
-					snap.Prog[q] = 0 // interrupted communications restart from scratch
-				}
-			} else if lim := c.X[q] * plat.TData; snap.Data[q] > lim {
-				snap.Data[q] = lim
+	sim := &simulation{e: e, app: app, hs: hs, opt: opt, res: make([]Result, len(hs))}
+	p := e.plat.P()
+	sim.states = make([]availability.State, p)
+	sim.up = make([]bool, p)
+	// one simulation per building block (RANDOM and scripted heuristics
+	// alone)
+	byBuild := map[Criterion]*run{}
+	for i, h := range hs {
+		if h.Build != Random && h.fixed == nil {
+			if r := byBuild[h.Build]; r != nil {
+				r.members = append(r.members, i)
+				r.proactive = r.proactive || h.Proactive()
+				continue
 			}
 		}
-		cur = c
-		W = 0
-		for q, x := range c.X {
-			W = max(W, x*plat.W[q])
+		r := sim.newRun()
+		r.members = append(r.members, i)
+		r.h, r.rng, r.proactive = h, rngs[i], h.Proactive()
+		if h.Build != Random && h.fixed == nil {
+			byBuild[h.Build] = r
+			r.merge = true
+			r.inc = e.newIncState()
 		}
-		done = 0
-		res.Configs++
+		sim.runs = append(sim.runs, r)
 	}
+	return sim, nil
+}
 
-	for t := 0; ; t++ {
+// run simulates until every heuristic has completed the application or
+// reached the cap.
+func (sim *simulation) run(ctx context.Context, av Availability) ([]Result, error) {
+	opt, hs := sim.opt, sim.hs
+	for t := 0; len(sim.runs) > 0; t++ {
 		if t >= opt.Cap {
-			res.Makespan, res.Failed = opt.Cap, true
-			return res, nil
+			for _, r := range sim.runs {
+				for _, i := range r.members {
+					sim.res[i].Makespan, sim.res[i].Failed = opt.Cap, true
+					sim.res[i].Iterations = r.iters
+					sim.res[i].Trace = r.trace
+				}
+			}
+			break
 		}
 		if t&4095 == 0 {
 			if err := ctx.Err(); err != nil {
-				return res, fmt.Errorf("simulate %s: slot %d: %w", h.Name, t, err)
+				return nil, fmt.Errorf("simulate %s: slot %d: %w", hs[sim.runs[0].members[0]].Name, t, err)
 			}
 		}
-		av.States(t, states)
-		broken := false
-		for q, s := range states {
-			snap.Up[q] = s == availability.Up
-			if s == availability.Down {
-				snap.Prog[q], snap.Data[q] = 0, 0
-				if cur.X != nil && cur.X[q] > 0 {
-					broken = true
-				}
-			}
+		sim.slot(t, av)
+	}
+	return sim.res, nil
+}
+
+// simulation is SimulateAll's state: the runs in progress and the results.
+type simulation struct {
+	e      *Evaluator
+	app    Application
+	hs     []Heuristic
+	opt    Options
+	res    []Result
+	runs   []*run
+	free   []*run
+	states []availability.State
+	up     []bool // UP processors of the slot (shared by the runs' snapshots)
+	down   []int  // processors DOWN in the slot
+	ups    []int  // processors UP in the slot
+	t      int    // the slot
+	launch []int  // scratch: members that switch
+	stay   []int
+	// forks and merges count the runs split and joined, reused the choices
+	// taken from another run (tests)
+	forks, merges, reused int
+}
+
+// run is one simulation state and the heuristics that are in it.
+type run struct {
+	members   []int // indices into hs; all share the building block
+	h         Heuristic
+	rng       *rand.Rand
+	proactive bool // some member is proactive
+	merge     bool // may merge with another run of the same building block
+	inc       *incState
+	snap      *Snapshot
+	fresh     *Snapshot // no task data (FreshRebuild)
+	cur       Config    // X == nil: no configuration
+	W, done   int
+	iterStart int
+	iters     int
+	trace     []Slot
+	memo      choice // the run's last choice
+	launched  bool   // a configuration was launched in this slot (trace)
+}
+
+func (sim *simulation) newRun() *run {
+	if n := len(sim.free); n > 0 {
+		r := sim.free[n-1]
+		sim.free = sim.free[:n-1]
+		return r
+	}
+	p := sim.e.plat.P()
+	return &run{
+		snap:  &Snapshot{Up: sim.up, Prog: make([]int, p), Data: make([]int, p)},
+		fresh: &Snapshot{Up: sim.up, Data: make([]int, p)},
+		memo:  choice{t: -1},
+	}
+}
+
+// fork returns a copy of r's state with no members.
+func (sim *simulation) fork(r *run) *run {
+	n := sim.newRun()
+	n.members = n.members[:0]
+	n.h, n.rng, n.merge = r.h, r.rng, r.merge
+	if r.inc != nil {
+		if n.inc == nil {
+			n.inc = sim.e.newIncState()
 		}
-		if broken {
-			for q := range p { // survivors keep their data for possible reuse
-				if cur.X[q] == 0 {
-					snap.Data[q] = 0
-				}
+		n.inc.copyFrom(r.inc)
+	}
+	copy(n.snap.Prog, r.snap.Prog)
+	copy(n.snap.Data, r.snap.Data)
+	n.snap.Elapsed = r.snap.Elapsed
+	n.cur, n.W, n.done, n.iterStart, n.iters = r.cur, r.W, r.done, r.iterStart, r.iters
+	if r.trace != nil {
+		n.trace = slices.Clone(r.trace)
+	} else {
+		n.trace = nil
+	}
+	return n
+}
+
+// sameState reports whether runs a and b are in the same state (then they
+// evolve identically).
+func sameState(a, b *run) bool {
+	return a.iters == b.iters && a.iterStart == b.iterStart && a.done == b.done && a.W == b.W &&
+		slices.Equal(a.snap.Prog, b.snap.Prog) && slices.Equal(a.snap.Data, b.snap.Data) &&
+		slices.Equal(a.cur.X, b.cur.X) && slices.Equal(a.cur.Order, b.cur.Order) &&
+		(a.cur.X == nil) == (b.cur.X == nil)
+}
+
+// launch makes c the configuration of r.
+func (sim *simulation) launchRun(r *run, c Config) {
+	plat := &sim.e.plat
+	snap := r.snap
+	for q := range snap.Prog {
+		if c.X[q] == 0 {
+			snap.Data[q] = 0
+			if snap.Prog[q] < plat.TProg {
+				snap.Prog[q] = 0 // interrupted communications restart from scratch
 			}
-			cur, done = Config{}, 0
+		} else if lim := c.X[q] * plat.TData; snap.Data[q] > lim {
+			snap.Data[q] = lim
 		}
-		snap.Elapsed = t - iterStart
-		if cur.X == nil {
-			if c, ok := h.choose(e, snap, rng); ok {
-				launch(c)
-			} else { // nobody enrolled: interrupted communications are lost
-				clear(snap.Data)
-				for q := range p {
-					if snap.Prog[q] < plat.TProg {
-						snap.Prog[q] = 0
-					}
-				}
-			}
-		} else if h.Proactive() {
-			from := snap
-			if opt.FreshRebuild {
-				fresh.Up, fresh.Prog, fresh.Elapsed = snap.Up, snap.Prog, snap.Elapsed
-				from = fresh
-			}
-			// With done = 0 a rebuild of the running allocation from the
-			// same holdings has exactly its value (same computation), so it
-			// cannot be strictly better.
-			if c, ok := h.choose(e, from, rng); ok && (done > 0 || opt.FreshRebuild || !slices.Equal(c.X, cur.X)) {
-				now := Score(h.Switch, e.Value(cur, snap, done), snap.Elapsed)
-				if Score(h.Switch, e.Value(c, from, 0), snap.Elapsed) > now {
-					launch(c)
-					res.Proactive++
-				}
-			}
+	}
+	r.cur = c
+	r.W = 0
+	for q, x := range c.X {
+		r.W = max(r.W, x*plat.W[q])
+	}
+	r.done = 0
+	r.launched = true
+	for _, i := range r.members {
+		sim.res[i].Configs++
+	}
+}
+
+// choose builds a configuration for run r from snapshot s. A building
+// block's choice depends only on the UP processors, their holdings and
+// (for the yield) the elapsed time: when another run of the same building
+// block chose from the same in this slot, its choice is reused.
+func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
+	if r.h.fixed != nil {
+		return r.h.fixed(s)
+	}
+	b := r.h.Build
+	if b == Random {
+		return sim.e.chooseRandom(s, r.rng, sim.opt.RandomDistinct)
+	}
+	for _, o := range sim.runs {
+		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == Yield) {
+			sim.reused++
+			return o.memo.c, o.memo.ok
 		}
-		var rec *Slot
-		if opt.Trace {
-			res.Trace = append(res.Trace, Slot{States: append([]availability.State(nil), states...), Act: make([]Action, p)})
-			rec = &res.Trace[len(res.Trace)-1]
-			for q := range rec.Act {
-				rec.Act[q] = NotEnrolled
-			}
-			if cur.X != nil {
-				rec.X = append([]int(nil), cur.X...)
-				for _, q := range cur.Order {
-					rec.Act[q] = Idle
-				}
-			}
+	}
+	c, ok := sim.e.choose(b, r.inc, s, r.rng)
+	r.memo.set(sim.t, s, sim.ups, c, ok)
+	return c, ok
+}
+
+// choice is the last choice of a run: the slot, what it depended on (the
+// holdings of the UP processors, the elapsed time) and the configuration.
+type choice struct {
+	t          int
+	prog, data []int
+	elapsed    int
+	c          Config
+	ok         bool
+}
+
+func (ch *choice) set(t int, s *Snapshot, ups []int, c Config, ok bool) {
+	if ch.prog == nil {
+		ch.prog, ch.data = make([]int, len(s.Prog)), make([]int, len(s.Prog))
+	}
+	for _, q := range ups {
+		ch.prog[q], ch.data[q] = s.Prog[q], s.Data[q]
+	}
+	ch.t, ch.elapsed, ch.c, ch.ok = t, s.Elapsed, c, ok
+}
+
+// same reports whether snapshot s (whose UP processors are ups, the same
+// as the choice's: same slot) gives the same choice.
+func (ch *choice) same(s *Snapshot, ups []int, elapsed bool) bool {
+	if elapsed && s.Elapsed != ch.elapsed {
+		return false
+	}
+	for _, q := range ups {
+		if s.Prog[q] != ch.prog[q] || s.Data[q] != ch.data[q] {
+			return false
 		}
-		if cur.X == nil {
+	}
+	return true
+}
+
+// slot simulates slot t for every run.
+func (sim *simulation) slot(t int, av Availability) {
+	av.States(t, sim.states)
+	sim.t = t
+	sim.down, sim.ups = sim.down[:0], sim.ups[:0]
+	for q, s := range sim.states {
+		sim.up[q] = s == availability.Up
+		switch s {
+		case availability.Up:
+			sim.ups = append(sim.ups, q)
+		case availability.Down:
+			sim.down = append(sim.down, q)
+		}
+	}
+	n := len(sim.runs)
+	for i := 0; i < len(sim.runs); i++ {
+		r := sim.runs[i]
+		if i < n { // runs forked in this slot have decided already
+			sim.decide(r, t)
+		}
+		sim.act(r, t)
+	}
+	// drop the finished runs, merge runs in the same state
+	k := 0
+	for _, r := range sim.runs {
+		if r.iters == sim.app.Iterations {
+			sim.free = append(sim.free, r)
 			continue
 		}
-		// communication phase?
-		comm := false
-		for _, q := range cur.Order {
-			if snap.Prog[q] < plat.TProg || snap.Data[q] < cur.X[q]*plat.TData {
-				comm = true
-				break
-			}
-		}
-		if comm {
-			ch := plat.NCom
-			for _, q := range cur.Order {
-				if ch == 0 {
+		merged := false
+		if r.merge && !sim.opt.Trace {
+			for _, o := range sim.runs[:k] {
+				if o.merge && o.h.Build == r.h.Build && sameState(o, r) {
+					o.members = append(o.members, r.members...)
+					o.proactive = o.proactive || r.proactive
+					merged = true
+					sim.merges++
 					break
 				}
-				if !snap.Up[q] {
-					continue
-				}
-				switch {
-				case snap.Prog[q] < plat.TProg:
-					snap.Prog[q]++
-					if rec != nil {
-						rec.Act[q] = RecvProg
-					}
-				case snap.Data[q] < cur.X[q]*plat.TData:
-					snap.Data[q]++
-					if rec != nil {
-						rec.Act[q] = RecvData
-					}
-				default:
-					continue
-				}
-				ch--
 			}
+		}
+		if merged {
+			sim.free = append(sim.free, r)
 			continue
 		}
-		all := true
-		for _, q := range cur.Order {
-			if !snap.Up[q] {
-				all = false
+		sim.runs[k] = r
+		k++
+	}
+	clear(sim.runs[k:])
+	sim.runs = sim.runs[:k]
+}
+
+// decide observes slot t's states in run r and takes the heuristics'
+// decisions; members that decide differently are forked into a new run
+// (appended to sim.runs).
+func (sim *simulation) decide(r *run, t int) {
+	plat := &sim.e.plat
+	snap := r.snap
+	broken := false
+	for _, q := range sim.down {
+		snap.Prog[q], snap.Data[q] = 0, 0
+		if r.cur.X != nil && r.cur.X[q] > 0 {
+			broken = true
+		}
+	}
+	if broken {
+		for q, x := range r.cur.X { // survivors keep their data for possible reuse
+			if x == 0 {
+				snap.Data[q] = 0
+			}
+		}
+		r.cur, r.done = Config{}, 0
+	}
+	snap.Elapsed = t - r.iterStart
+	if r.cur.X == nil {
+		if c, ok := sim.choose(r, snap); ok {
+			sim.launchRun(r, c)
+		} else { // nobody enrolled: interrupted communications are lost
+			clear(snap.Data)
+			for q := range snap.Prog {
+				if snap.Prog[q] < plat.TProg {
+					snap.Prog[q] = 0
+				}
+			}
+		}
+		return
+	}
+	if !r.proactive {
+		return
+	}
+	from := snap
+	if sim.opt.FreshRebuild {
+		r.fresh.Prog, r.fresh.Elapsed = snap.Prog, snap.Elapsed
+		from = r.fresh
+	}
+	// With done = 0 a rebuild of the running allocation from the same
+	// holdings has exactly its value (same computation), so it cannot be
+	// strictly better.
+	c, ok := sim.choose(r, from)
+	if !ok || (r.done == 0 && !sim.opt.FreshRebuild && slices.Equal(c.X, r.cur.X)) {
+		return
+	}
+	vNow := sim.e.Value(r.cur, snap, r.done)
+	if sim.opt.Reclaimed != AsUp {
+		vNow = sim.e.reclaimedValue(vNow, r.cur, snap, sim.opt.Reclaimed)
+	}
+	vNew := sim.e.Value(c, from, 0)
+	sim.launch, sim.stay = sim.launch[:0], sim.stay[:0]
+	for _, i := range r.members {
+		sw := sim.hs[i].Switch
+		if sw != None && Score(sw, vNew, snap.Elapsed) > Score(sw, vNow, snap.Elapsed) {
+			sim.launch = append(sim.launch, i)
+		} else {
+			sim.stay = append(sim.stay, i)
+		}
+	}
+	if len(sim.launch) == 0 {
+		return
+	}
+	target := r
+	if len(sim.stay) > 0 {
+		target = sim.fork(r)
+		target.members = append(target.members, sim.launch...)
+		target.proactive = true
+		r.members = append(r.members[:0], sim.stay...)
+		r.proactive = false
+		for _, i := range r.members {
+			r.proactive = r.proactive || sim.hs[i].Proactive()
+		}
+		sim.runs = append(sim.runs, target)
+		sim.forks++
+	}
+	if sim.opt.ResendData {
+		clear(target.snap.Data)
+	}
+	sim.launchRun(target, c)
+	for _, i := range target.members {
+		sim.res[i].Proactive++
+	}
+}
+
+// act performs slot t's communications or computation in run r.
+func (sim *simulation) act(r *run, t int) {
+	plat := &sim.e.plat
+	snap := r.snap
+	var rec *Slot
+	if sim.opt.Trace {
+		r.trace = append(r.trace, Slot{States: append([]availability.State(nil), sim.states...), Act: make([]Action, len(sim.states))})
+		rec = &r.trace[len(r.trace)-1]
+		rec.Launch = r.launched
+		for q := range rec.Act {
+			rec.Act[q] = NotEnrolled
+		}
+		if r.cur.X != nil {
+			rec.X = append([]int(nil), r.cur.X...)
+			for _, q := range r.cur.Order {
+				rec.Act[q] = Idle
+			}
+		}
+	}
+	r.launched = false
+	if r.cur.X == nil {
+		return
+	}
+	// communication phase?
+	comm := false
+	for _, q := range r.cur.Order {
+		if snap.Prog[q] < plat.TProg || snap.Data[q] < r.cur.X[q]*plat.TData {
+			comm = true
+			break
+		}
+	}
+	if comm {
+		ch := plat.NCom
+		for _, q := range r.cur.Order {
+			if ch == 0 {
 				break
 			}
-		}
-		if !all {
-			continue
-		}
-		done++
-		if rec != nil {
-			for _, q := range cur.Order {
-				rec.Act[q] = Compute
+			if !snap.Up[q] {
+				continue
 			}
+			switch {
+			case snap.Prog[q] < plat.TProg:
+				snap.Prog[q]++
+				if rec != nil {
+					rec.Act[q] = RecvProg
+				}
+			case snap.Data[q] < r.cur.X[q]*plat.TData:
+				snap.Data[q]++
+				if rec != nil {
+					rec.Act[q] = RecvData
+				}
+			default:
+				continue
+			}
+			ch--
 		}
-		if done < W {
-			continue
-		}
-		res.Iterations++
-		if rec != nil {
-			rec.Completed = true
-		}
-		if res.Iterations == app.Iterations {
-			res.Makespan = t + 1
-			return res, nil
-		}
-		clear(snap.Data) // every iteration needs new data
-		cur, done, iterStart = Config{}, 0, t+1
+		return
 	}
+	for _, q := range r.cur.Order {
+		if !snap.Up[q] {
+			return
+		}
+	}
+	r.done++
+	if rec != nil {
+		for _, q := range r.cur.Order {
+			rec.Act[q] = Compute
+		}
+	}
+	if r.done < r.W {
+		return
+	}
+	r.iters++
+	if rec != nil {
+		rec.Completed = true
+	}
+	if r.iters == sim.app.Iterations {
+		for _, i := range r.members {
+			sim.res[i].Makespan = t + 1
+			sim.res[i].Iterations = r.iters
+			sim.res[i].Trace = r.trace
+		}
+		return
+	}
+	clear(snap.Data) // every iteration needs new data
+	r.cur, r.done, r.iterStart = Config{}, 0, t+1
 }

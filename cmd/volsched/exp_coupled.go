@@ -61,6 +61,12 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 			if c.Rebuild == coupled.RebuildHoldings {
 				c.Rebuild = "" // the default: the same manifest as without the flag
 			}
+			if c.Reclaimed == "asup" {
+				c.Reclaimed = ""
+			}
+			if c.Random == coupled.RandomTasks {
+				c.Random = ""
+			}
 			params := c
 			seed := f.Seed
 			return runCampaign(cmd.Context(), f, campaign[coupled.UnitResult]{
@@ -84,7 +90,10 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 	fl.IntVar(&c.Iterations, "iterations", c.Iterations, "iterations to complete")
 	fl.IntVar(&c.Cap, "cap", c.Cap, "makespan limit in slots; reaching it is a failure")
 	fl.StringVar(&c.Form, "form", c.Form, "E(S)(W): published (Theorem 5.1) or conditional")
-	fl.StringVar(&c.Rebuild, "rebuild", "", "how a proactive heuristic builds and measures a new configuration: holdings (default: with the data held) or fresh (as at the iteration start, no task data; docs/model-002.md)")
+	fl.StringVar(&c.Rebuild, "rebuild", "", "how a proactive heuristic builds and measures a new configuration: holdings (default: with the data held), fresh (as at the iteration start, no task data) or scratch (fresh, and a switch re-sends every member's task data); docs/model-002.md")
+	fl.IntVar(&c.Mu, "mu", 0, "bound μ on the tasks of every processor (0: unbounded, the default; §III.C)")
+	fl.StringVar(&c.Reclaimed, "reclaimed", "", "how a proactive heuristic values a running configuration with a RECLAIMED member: asup (default: §V's all-UP estimates), wait (chance and time of the member's return), replace (no estimate: replaced); docs/model-002.md")
+	fl.StringVar(&c.Random, "random", "", "RANDOM's draw: tasks (default: each task to a uniformly drawn UP processor) or distinct (to different processors while possible)")
 	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(coupledKind, summarizeCoupled)
@@ -184,7 +193,8 @@ func summarizeCoupledPartial(dirs []string, w, stderr io.Writer) error {
 			c, seed = ci, m.Seed
 		} else {
 			if m.Seed != seed || ci.P != c.P || ci.Scenarios != c.Scenarios || ci.Trials != c.Trials ||
-				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form || ci.Rebuild != c.Rebuild {
+				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form || ci.Rebuild != c.Rebuild ||
+				ci.Mu != c.Mu || ci.Reclaimed != c.Reclaimed || ci.Random != c.Random {
 				return fmt.Errorf("%s: seed %d, params %+v differ from %s's (seed %d, %+v) beyond the m/ncom/wmin lists", dir, m.Seed, ci, dirs[0], seed, c)
 			}
 			c.M, c.NCom, c.WMin = union(c.M, ci.M), union(c.NCom, ci.NCom), union(c.WMin, ci.WMin)
