@@ -2,8 +2,7 @@
 # ranks, fails, Kendall tau-b between the two columns and each against the paper's Table I/II.
 import json,sys
 from itertools import combinations
-PAPER1={'E-IE':53.93,'Y-IE':-11.82,'P-IE':-10.50,'E-IAY':-10.40,'Y-IAY':99.75,'P-IAY':125.27,'E-IY':-3.40,'Y-IY':113.01,'P-IY':145.78,'IE':0.0,'E-IP':19.35,'Y-IP':145.05,'P-IP':176.92,'IAY':13.59,'IY':24.22,'IP':52.03,'RANDOM':2124.42}
-PAPER2={'Y-IE':-10.33,'P-IE':-8.62,'E-IAY':-6.10,'E-IY':8.04,'E-IP':29.68,'IAY':136.65,'IY':147.77}
+from paper002 import PAPER1, PAPER2, taub
 def load(p,m):
     s=json.load(open(p))
     hs=s['heuristics']
@@ -11,16 +10,6 @@ def load(p,m):
         for b in s['by_m']:
             if b.get('m')==m: hs=b['heuristics']
     return {h['name']:h for h in hs}
-def taub(x,y):
-    n=c=d=tx=ty=0
-    for i,j in combinations(range(len(x)),2):
-        a=(x[i]>x[j])-(x[i]<x[j]); b=(y[i]>y[j])-(y[i]<y[j])
-        if a==0 and b==0: continue
-        if a==0: tx+=1; continue
-        if b==0: ty+=1; continue
-        if a==b: c+=1
-        else: d+=1
-    return (c-d)/(((c+d+tx)*(c+d+ty))**0.5)
 a,b,la,lb=sys.argv[1:5]; m=int(sys.argv[5]) if len(sys.argv)>5 else None
 A,B=load(a,m),load(b,m)
 paper=PAPER1 if m!=10 else PAPER2

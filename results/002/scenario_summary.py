@@ -2,8 +2,8 @@
 import json,sys,math
 from itertools import combinations
 # scenario_summary.py results.jsonl... [--m M] [--cap C]: §VII.A metrics per heuristic, tau-b vs paper, worst per-scenario rd
-PAPER1={'E-IE':53.93,'Y-IE':-11.82,'P-IE':-10.50,'E-IAY':-10.40,'Y-IAY':99.75,'P-IAY':125.27,'E-IY':-3.40,'Y-IY':113.01,'P-IY':145.78,'IE':0.0,'E-IP':19.35,'Y-IP':145.05,'P-IP':176.92,'IAY':13.59,'IY':24.22,'IP':52.03,'RANDOM':2124.42}
-PAPER2={'Y-IE':-10.33,'P-IE':-8.62,'E-IAY':-6.10,'E-IY':8.04,'E-IP':29.68,'IAY':136.65,'IY':147.77,'IE':0.0}
+from paper002 import PAPER1, PAPER2, taub
+PAPER2={**PAPER2,'IE':0.0}
 args=sys.argv[1:]; M=None; CAP=1000000
 if '--m' in args: i=args.index('--m'); M=int(args[i+1]); del args[i:i+2]
 if '--cap' in args: i=args.index('--cap'); CAP=int(args[i+1]); del args[i:i+2]
@@ -13,16 +13,6 @@ for f in args:
         r=json.loads(l)['result']
         if M is None or r['m']==M: rows.append(r)
 H=rows[0]['heuristics']; ie=H.index('IE')
-def taub(x,y):
-    c=d=tx=ty=0
-    for i,j in combinations(range(len(x)),2):
-        a=(x[i]>x[j])-(x[i]<x[j]); b=(y[i]>y[j])-(y[i]<y[j])
-        if a==0 and b==0: continue
-        if a==0: tx+=1; continue
-        if b==0: ty+=1; continue
-        if a==b: c+=1
-        else: d+=1
-    return (c-d)/math.sqrt((c+d+tx)*(c+d+ty))
 res={}
 for hi,h in enumerate(H):
     rds=[];fails=wins=w30=inst=0
