@@ -99,6 +99,9 @@ func NewDP(sfmax, samples int, horizon float64) (*DP, error) {
 func (*DP) Name() string { return "dp" }
 
 func asDP(s Summary) DPSummary {
+	if v, ok := s.(*dpStarsSummary); ok {
+		return v.vals
+	}
 	v, _ := plainOf[DPSummary, DPCluster](s)
 	return v
 }
@@ -289,6 +292,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
+	if p.Distance == DistStars {
+		return p.aggregateStars(x, y)
+	}
 	if p.knn > 0 {
 		buf := fnsOf[DPSummary](nil, x, 3)
 		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
@@ -440,6 +446,11 @@ type dpWork struct{ items []dpItem }
 var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
+	sx, okx := x.(*dpStarsSummary)
+	sy, oky := y.(*dpStarsSummary)
+	if okx || oky {
+		return okx && oky && sx.equal(sy)
+	}
 	return equalSummaries[DPSummary, DPCluster](x, y, func(a, b *DPCluster) bool {
 		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.equal(&b.L)
 	})

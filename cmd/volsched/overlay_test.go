@@ -43,10 +43,30 @@ func TestOverlayAccuracyBadInput(t *testing.T) {
 		{[]string{"--nodes", "0"}, "nodes 0"},
 		{[]string{"--sfmax", "0"}, "--sfmax 0"},
 		{[]string{"--nodes", "abc"}, "nodes"},
+		{[]string{"--distance", "l2"}, "--distance"},
+		{[]string{"--policy", "ibp", "--distance", "stars"}, "policy dp only"},
+		{[]string{"--policy", "mmp", "--distance", "stars"}, "policy dp only"},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+func TestOverlayAccuracyStars(t *testing.T) {
+	out, _, code := runCLI(t, "", "overlay", "accuracy", "--policy", "dp", "--nodes", "256", "--sfmax", "8", "--distance", "stars")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		Distance string             `json:"distance"`
+		Accuracy map[string]float64 `json:"accuracy"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v: %q", err, out)
+	}
+	if r.Distance != "stars" || len(r.Accuracy) != 3 {
+		t.Fatalf("got %+v", r)
 	}
 }
