@@ -31,18 +31,22 @@ import (
 // cell of c being floor(n·∫(l_c − min_u l_u)²/R). Integrals are exact for
 // the piecewise-linear functions.
 //
-// Not reproduced: their summary-level minimum and maximum of l are
-// truncated at the horizon of the first function of each join (ours are
-// exact over the clusters), and their sum's minimum continues with the
-// smaller slope after H (ours is exact).
+// min_u l_u and max_u l_u are the summary's minimum and maximum functions
+// as the authors kept them: folded over the joins of the tree (left
+// first), each join's result exact up to the left function's last sample
+// (the right one's when the left is a free node's ramp) and continued
+// after it with the smaller (minimum) or larger (maximum) final slope.
+// Not reproduced: their sum's minimum also continues with the smaller
+// slope after H (ours is exact there; it is outside every integral).
 const DistStars Distance = DistLoss + 1
 
 // dpStarsSummary is a DP summary clustered with DistStars: the plain
 // functions (what forwarding reads) and, per function, what the
 // distance needs.
 type dpStarsSummary struct {
-	vals DPSummary
-	ext  []dpStarsExt
+	vals   DPSummary
+	ext    []dpStarsExt
+	lo, hi LFunc // the nodes' minimum and maximum l, as the authors' (see DistStars)
 }
 
 // dpStarsExt is what DistStars keeps per function beyond its value.
@@ -167,11 +171,65 @@ func (m *dpStarsMetric) sum(x, y *dpStarsItem) dpStarsItem {
 	return h
 }
 
+// starsRange returns the authors' minimum and maximum l of the nodes of x
+// (false for the empty summary).
+func starsRange(x Summary) (lo, hi LFunc, ok bool) {
+	if v, ok := x.(*dpStarsSummary); ok {
+		return v.lo, v.hi, true
+	}
+	vals := asDP(x)
+	for i := range vals {
+		if i == 0 {
+			lo, hi = vals[i].L, vals[i].L
+		} else {
+			lo, hi = truncEnvelope(&lo, &vals[i].L, false), truncEnvelope(&hi, &vals[i].L, true)
+		}
+	}
+	return lo, hi, len(vals) > 0
+}
+
+// truncEnvelope is the authors' minimum (upper: maximum) of f and g kept
+// for a summary: exact up to f's last sample (g's when f is a free node's
+// ramp, a single sample), then linear with the smaller (larger) slope.
+func truncEnvelope(f, g *LFunc, upper bool) LFunc {
+	var e LFunc
+	if upper {
+		e = maxLFunc(f, g)
+	} else {
+		e = MinLFunc(f, g)
+	}
+	h := f
+	if len(f.P) <= 1 {
+		h = g
+	}
+	if len(h.P) <= 1 || len(e.P) == 0 {
+		return e // two ramps: their envelope is a ramp
+	}
+	t := h.P[len(h.P)-1].T
+	v := e.At(t)
+	k := 0
+	for k < len(e.P) && e.P[k].T < t {
+		k++
+	}
+	out := LFunc{P: append(slices.Clone(e.P[:k]), LPoint{t, v}), Slope: min(f.Slope, g.Slope)}
+	if upper {
+		out.Slope = max(f.Slope, g.Slope)
+	}
+	out.compact()
+	return out
+}
+
 // aggregateStars is Aggregate with DistStars.
 func (p *DP) aggregateStars(x, y Summary) Summary {
 	z := starsItems(starsItems(make([]dpStarsItem, 0, lenOf(x)+lenOf(y)), x), y)
+	lo, hi, okx := starsRange(x)
+	if ly, hy, oky := starsRange(y); !okx {
+		lo, hi = ly, hy
+	} else if oky {
+		lo, hi = truncEnvelope(&lo, &ly, false), truncEnvelope(&hi, &hy, true)
+	}
 	if len(z) > p.SFMax {
-		m := p.prepareStars(z)
+		m := p.prepareStars(z, lo, hi)
 		switch {
 		case p.knn > 0:
 			z = agglomerateKNN(z, p.SFMax, p.knn, m, func(c *dpStarsItem) float64 { return float64(c.c.V) }, m.plain)
@@ -184,21 +242,20 @@ func (p *DP) aggregateStars(x, y Summary) Summary {
 	if len(z) == 0 {
 		return nil
 	}
-	s := &dpStarsSummary{vals: make(DPSummary, len(z)), ext: make([]dpStarsExt, len(z))}
+	s := &dpStarsSummary{vals: make(DPSummary, len(z)), ext: make([]dpStarsExt, len(z)), lo: lo, hi: hi}
 	for i := range z {
 		s.vals[i], s.ext[i] = z[i].c, z[i].e
 	}
 	return s
 }
 
-// prepareStars fixes the window, the ranges and the grid of z and sets
-// the items' cells.
-func (p *DP) prepareStars(z []dpStarsItem) *dpStarsMetric {
+// prepareStars fixes the window, the ranges and the grid of z (lo and hi:
+// the nodes' minimum and maximum l) and sets the items' cells.
+func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc) *dpStarsMetric {
 	inf := math.Inf(1)
 	lm, hm, ld, hd, t0, h := inf, -inf, inf, -inf, inf, -inf
 	nodes := 0
-	m := &dpStarsMetric{}
-	hi := LFunc{}
+	m := &dpStarsMetric{lo: lo}
 	for i := range z {
 		c := &z[i].c
 		nodes += int(c.V)
@@ -209,11 +266,6 @@ func (p *DP) prepareStars(z []dpStarsItem) *dpStarsMetric {
 				t0 = min(t0, f.P[0].T)
 				h = max(h, f.P[n-1].T)
 			}
-		}
-		if i == 0 {
-			m.lo, hi = c.L, z[i].e.max
-		} else {
-			m.lo, hi = MinLFunc(&m.lo, &c.L), maxLFunc(&hi, &z[i].e.max)
 		}
 	}
 	if math.IsInf(t0, 1) {

@@ -56,8 +56,10 @@ func TestStarsDistanceByHand(t *testing.T) {
 	// above over the window [0, 4]: R = ∫(max − min)² = ∫(a − b)² = 32/3,
 	// A/R = (76/3)/(32/3) = 19/8; distance (1 + 0 + 19/8)/2 = 27/16.
 	p := &DP{SFMax: 1, Distance: DistStars}
-	z := starsItems(nil, DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}})
-	m := p.prepareStars(z)
+	x := DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
+	z := starsItems(nil, x)
+	lo, hi, _ := starsRange(x)
+	m := p.prepareStars(z, lo, hi)
 	if m.t0 != 0 || m.h != 4 {
 		t.Fatalf("window [%v, %v], want [0, 4]", m.t0, m.h)
 	}
@@ -76,7 +78,7 @@ func TestStarsDistanceByHand(t *testing.T) {
 	// With SF_max 8 (2 intervals per axis): a is a free node's ramp and b
 	// not, and their l cells differ (∫(a − b)²·2/R = 2 → the last cell; b: 0).
 	p.SFMax = 8
-	m = p.prepareStars(z)
+	m = p.prepareStars(z, lo, hi)
 	if z[0].cell == z[1].cell || z[0].cell>>16&0xff != 1 || z[1].cell>>16&0xff != 0 || z[0].cell>>24 != 1 || z[1].cell>>24 != 0 {
 		t.Errorf("cells %x %x", z[0].cell, z[1].cell)
 	}
@@ -141,5 +143,23 @@ func TestStarsSummary(t *testing.T) {
 	}
 	if s := asDP(x); len(s) != 1 || s[0].V != 2 || s.Admits(App{Length: 1, Deadline: 2}) != 2*2 {
 		t.Errorf("asDP %+v", s)
+	}
+}
+
+// TestTruncEnvelope: the authors' summary minimum and maximum stop being
+// exact after the first function's last sample.
+func TestTruncEnvelope(t *testing.T) {
+	d := LFunc{P: []LPoint{{0, 0}, {6, 0}}, Slope: 2} // busy until 6, then power 2
+	lo, hi := truncEnvelope(&starsB, &d, false), truncEnvelope(&starsB, &d, true)
+	// exact up to 4 (b's last sample): min 0, max b; after 4 from (4, 0)
+	// with slope 1, and from (4, 2) with slope 2.
+	for _, c := range []struct{ x, lo, hi float64 }{{1, 0, 0}, {3, 0, 1}, {4, 0, 2}, {6, 2, 6}, {10, 6, 14}} {
+		if !near(lo.At(c.x), c.lo) || !near(hi.At(c.x), c.hi) {
+			t.Errorf("at %v: min %v max %v, want %v %v", c.x, lo.At(c.x), hi.At(c.x), c.lo, c.hi)
+		}
+	}
+	// a free node's ramp first: cut at the other's last sample (6)
+	if e := truncEnvelope(&starsA, &d, false); !near(e.At(6), 0) || !near(e.At(8), 2*1) {
+		t.Errorf("min(a, d) at 6, 8: %v %v, want 0 2", e.At(6), e.At(8))
 	}
 }
