@@ -276,45 +276,11 @@ func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc) *dpStarsMetric {
 	im, id := inv(span(lm, hm)), inv(span(ld, hd))
 	m.wm2, m.wd2 = im*im, id*id
 	m.ra = inv(sqdiffLFunc(&hi, &m.lo, m.t0, m.h, &m.ts))
-	if !p.NoGrid {
-		m.g = newGrid(gridBase(p.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, m.ra})
-		if m.g.base >= 2 {
-			m.g.pen = msePenalty
-		}
-	}
+	m.g = p.mseGrid(nodes, lm, ld, im, id, m.ra)
 	for i := range z {
 		z[i].cell = m.computeCell(&z[i])
 	}
 	return m
-}
-
-// lwalk evaluates an LFunc at nondecreasing times in one pass (At's
-// values).
-type lwalk struct {
-	f *LFunc
-	i int // samples with T <= the last t
-}
-
-func (w *lwalk) at(t float64) float64 {
-	p := w.f.P
-	for w.i < len(p) && p[w.i].T <= t {
-		w.i++
-	}
-	var v float64
-	switch {
-	case w.i == 0:
-		return 0
-	case w.i == len(p):
-		v = p[w.i-1].L + w.f.Slope*(t-p[w.i-1].T)
-	default:
-		a, b := p[w.i-1], p[w.i]
-		if b.T > a.T {
-			v = a.L + (b.L-a.L)*(t-a.T)/(b.T-a.T)
-		} else {
-			v = a.L
-		}
-	}
-	return max(v, 0)
 }
 
 // breaks returns in *buf the sorted distinct sample times of fs strictly
@@ -405,20 +371,8 @@ func maxLFunc(f, g *LFunc) LFunc {
 	if t := max(f.P[len(f.P)-1].T, g.P[len(g.P)-1].T); t > ts[len(ts)-1] {
 		ts = append(ts, t)
 	}
-	wf, wg := lwalk{f: f}, lwalk{f: g}
-	out := make([]LPoint, 0, 2*len(ts)+1)
-	prevT := ts[0]
-	pf, pg := wf.at(prevT), wg.at(prevT)
-	out = append(out, LPoint{prevT, max(pf, pg)})
-	for _, t := range ts[1:] {
-		cf, cg := wf.at(t), wg.at(t)
-		if (pf-pg)*(cf-cg) < 0 {
-			x := (pf - pg) / ((pf - pg) - (cf - cg))
-			out = append(out, LPoint{prevT + x*(t-prevT), max(pf+x*(cf-pf), pg+x*(cg-pg))})
-		}
-		out = append(out, LPoint{t, max(cf, cg)})
-		prevT, pf, pg = t, cf, cg
-	}
+	out, pf, pg := envelopePoints(f, g, ts, true)
+	prevT := ts[len(ts)-1]
 	sf, sg := f.Slope, g.Slope
 	slope := max(sf, sg)
 	if pf > pg && sf < sg || pg > pf && sg < sf {

@@ -6,20 +6,29 @@ import (
 	"testing"
 )
 
-func TestOverlayAccuracyJSON(t *testing.T) {
-	out, _, code := runCLI(t, "", "overlay", "accuracy", "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
+// accuracyJSON runs overlay accuracy with args and decodes its output.
+func accuracyJSON(t *testing.T, args ...string) (out string, r accuracyOut) {
+	t.Helper()
+	out, _, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, args...)...)
 	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	var r struct {
-		Policy   string             `json:"policy"`
-		Nodes    int                `json:"nodes"`
-		SFMax    int                `json:"sfmax"`
-		Accuracy map[string]float64 `json:"accuracy"`
+		t.Fatalf("%v: exit %d", args, code)
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v: %q", err, out)
 	}
+	return out, r
+}
+
+type accuracyOut struct {
+	Policy   string             `json:"policy"`
+	Nodes    int                `json:"nodes"`
+	SFMax    int                `json:"sfmax"`
+	Distance string             `json:"distance"`
+	Accuracy map[string]float64 `json:"accuracy"`
+}
+
+func TestOverlayAccuracyJSON(t *testing.T) {
+	out, r := accuracyJSON(t, "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
 	if r.Policy != "mmp" || r.Nodes != 256 || r.SFMax != 16 || len(r.Accuracy) != 4 {
 		t.Fatalf("got %+v", r)
 	}
@@ -55,17 +64,7 @@ func TestOverlayAccuracyBadInput(t *testing.T) {
 }
 
 func TestOverlayAccuracyStars(t *testing.T) {
-	out, _, code := runCLI(t, "", "overlay", "accuracy", "--policy", "dp", "--nodes", "256", "--sfmax", "8", "--distance", "stars")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	var r struct {
-		Distance string             `json:"distance"`
-		Accuracy map[string]float64 `json:"accuracy"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("not JSON: %v: %q", err, out)
-	}
+	_, r := accuracyJSON(t, "--policy", "dp", "--nodes", "256", "--sfmax", "8", "--distance", "stars")
 	if r.Distance != "stars" || len(r.Accuracy) != 3 {
 		t.Fatalf("got %+v", r)
 	}
