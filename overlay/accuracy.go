@@ -109,6 +109,9 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	if err != nil {
 		return AccuracyResult{}, err
 	}
+	if err := CheckDistance(cfg.Policy, cfg.Distance); err != nil {
+		return AccuracyResult{}, err
+	}
 	knn := 0
 	switch cfg.Clustering {
 	case "", "exact":
@@ -173,7 +176,9 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			s := uniformInt(r, accPowLo, accPowHi)
 			ls[i] = randomDPNode(r, s).Function(0)
 			f := LFunc{P: slices.Clone(ls[i].P), Slope: ls[i].Slope}
-			f.reduce(dp.Samples, dp.Horizon)
+			if dp.Distance != DistStars { // the authors did not reduce l
+				f.reduce(dp.Samples, dp.Horizon)
+			}
 			leaves[i] = DPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}}
 		}
 	}

@@ -10,9 +10,18 @@ import (
 // fullSummaries returns two summaries of sfmax sampled functions each, as
 // aggregated from random nodes (what a router at a high level aggregates).
 func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summary) {
+	return fullSummariesDist(b, pol, sfmax, DistMSE)
+}
+
+// fullSummariesDist is fullSummaries with distance dist (DistStars: DP
+// leaves keep their whole l, as the authors' did).
+func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Policy, Summary, Summary) {
 	p, err := NewPolicy(pol, sfmax)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if dp, ok := p.(*DP); ok {
+		dp.Distance = dist
 	}
 	r := stream.New(7, 0xbe7c)
 	var s [2]Summary
@@ -27,7 +36,9 @@ func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summar
 				leaf = MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(uniformInt(r, 1, 3000)), Q: uniformInt(r, 0, 2000), V: 1}}
 			case "dp":
 				f := randomDPNode(r, uniformInt(r, accPowLo, accPowHi)).Function(0)
-				f.reduce(10, 100000)
+				if dist != DistStars {
+					f.reduce(10, 100000)
+				}
 				leaf = DPSummary{{Mem: float32(m), Disk: float32(d), V: 1, L: f}}
 			}
 			s[h] = p.Aggregate(s[h], leaf)
@@ -37,14 +48,20 @@ func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summar
 }
 
 // BenchmarkAggregateFull: one aggregation of two full summaries (2·SF_max
-// sampled functions clustered down to SF_max), the worst case of Fig. 3.
+// sampled functions clustered down to SF_max), the worst case of Fig. 3;
+// dp-stars is DP with DistStars.
 func BenchmarkAggregateFull(b *testing.B) {
 	for _, c := range []struct {
 		pol string
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216},
+		{"dp-stars", 8}, {"dp-stars", 64}, {"dp-stars", 216}} {
 		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
-			p, x, y := fullSummaries(b, c.pol, c.k)
+			pol, dist := c.pol, DistMSE
+			if pol == "dp-stars" {
+				pol, dist = "dp", DistStars
+			}
+			p, x, y := fullSummariesDist(b, pol, c.k, dist)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

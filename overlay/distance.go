@@ -36,19 +36,33 @@ func (d Distance) String() string {
 		return "mse"
 	case DistLoss:
 		return "loss"
+	case DistStars:
+		return "stars"
 	}
 	return fmt.Sprintf("Distance(%d)", uint8(d))
 }
 
-// ParseDistance parses "mse" or "loss".
+// ParseDistance parses "mse", "loss" or "stars" (DistStars, DP only).
 func ParseDistance(s string) (Distance, error) {
 	switch s {
 	case "mse":
 		return DistMSE, nil
 	case "loss":
 		return DistLoss, nil
+	case "stars":
+		return DistStars, nil
 	}
-	return 0, fmt.Errorf("distance %q: want mse or loss", s)
+	return 0, fmt.Errorf("distance %q: want mse, loss or stars", s)
+}
+
+// CheckDistance says whether policy pol (ibp, mmp, dp) has distance d:
+// DistStars is the authors' DP l clustering; for IBP and MMP the authors'
+// distance is DistMSE.
+func CheckDistance(pol string, d Distance) error {
+	if d == DistStars && pol != "dp" {
+		return fmt.Errorf("distance stars is the authors' DP l clustering, for policy dp only (for %s the authors' distance is mse)", pol)
+	}
+	return nil
 }
 
 // Spread summarizes how the nodes a sampled function covers deviate from

@@ -99,6 +99,9 @@ func NewDP(sfmax, samples int, horizon float64) (*DP, error) {
 func (*DP) Name() string { return "dp" }
 
 func asDP(s Summary) DPSummary {
+	if v, ok := s.(*dpStarsSummary); ok {
+		return v.vals
+	}
 	v, _ := plainOf[DPSummary, DPCluster](s)
 	return v
 }
@@ -289,6 +292,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
+	if p.Distance == DistStars {
+		return p.aggregateStars(x, y)
+	}
 	if p.knn > 0 {
 		buf := fnsOf[DPSummary](nil, x, 3)
 		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
@@ -407,16 +413,26 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 		r += d * d
 	}
 	m.rl = inv(r / dpRefs)
-	if !p.NoGrid {
-		m.g = newGrid(gridBase(p.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, m.rl})
-		if m.g.base >= 2 {
-			m.g.pen = msePenalty
-		}
-	}
+	m.g = p.mseGrid(nodes, lm, ld, im, id, m.rl)
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
 	}
 	return m, items
+}
+
+// mseGrid is the grid of DistMSE and DistStars (none with NoGrid):
+// floor(SF_max^(1/3)) intervals per axis over memory and disk from their
+// minima lm, ld (scales im, id = 1/Δ) and over an l measure from 0 (scale
+// rl), with the penalty msePenalty.
+func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64) grid {
+	if p.NoGrid {
+		return grid{}
+	}
+	g := newGrid(gridBase(p.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, rl})
+	if g.base >= 2 {
+		g.pen = msePenalty
+	}
+	return g
 }
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and
@@ -440,6 +456,11 @@ type dpWork struct{ items []dpItem }
 var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
+	sx, okx := x.(*dpStarsSummary)
+	sy, oky := y.(*dpStarsSummary)
+	if okx || oky {
+		return okx && oky && sx.equal(sy)
+	}
 	return equalSummaries[DPSummary, DPCluster](x, y, func(a, b *DPCluster) bool {
 		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.equal(&b.L)
 	})

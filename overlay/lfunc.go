@@ -88,22 +88,8 @@ func MinLFunc(f, g *LFunc) LFunc {
 			ts = append(ts, t)
 		}
 	}
-	out := make([]LPoint, 0, 2*len(ts)+1)
-	prevT := ts[0]
-	pf, pg := f.At(prevT), g.At(prevT)
-	out = append(out, LPoint{prevT, min(pf, pg)})
-	for _, t := range ts[1:] {
-		cf, cg := f.At(t), g.At(t)
-		if (pf-pg)*(cf-cg) < 0 { // crossing strictly inside
-			x := (pf - pg) / ((pf - pg) - (cf - cg))
-			tc := prevT + x*(t-prevT)
-			// both lines meet there; the smaller of the two rounded values
-			// keeps the result symmetric in f and g and never above either
-			out = append(out, LPoint{tc, min(pf+x*(cf-pf), pg+x*(cg-pg))})
-		}
-		out = append(out, LPoint{t, min(cf, cg)})
-		prevT, pf, pg = t, cf, cg
-	}
+	out, pf, pg := envelopePoints(f, g, ts, false)
+	prevT := ts[len(ts)-1]
 	// Tails: both linear after the last breakpoint.
 	sf, sg := f.Slope, g.Slope
 	slope := min(sf, sg)
@@ -118,6 +104,65 @@ func MinLFunc(f, g *LFunc) LFunc {
 	h := LFunc{P: out, Slope: slope}
 	h.compact()
 	return h
+}
+
+// envelopePoints returns the samples of the pointwise minimum (upper:
+// maximum) of f and g at the ascending times ts and where the two cross
+// between them, and f and g at the last time.
+func envelopePoints(f, g *LFunc, ts []float64, upper bool) (out []LPoint, pf, pg float64) {
+	pick := func(a, b float64) float64 {
+		if upper {
+			return max(a, b)
+		}
+		return min(a, b)
+	}
+	wf, wg := lwalk{f: f}, lwalk{f: g}
+	out = make([]LPoint, 0, 2*len(ts)+1)
+	prevT := ts[0]
+	pf, pg = wf.at(prevT), wg.at(prevT)
+	out = append(out, LPoint{prevT, pick(pf, pg)})
+	for _, t := range ts[1:] {
+		cf, cg := wf.at(t), wg.at(t)
+		if (pf-pg)*(cf-cg) < 0 { // crossing strictly inside
+			x := (pf - pg) / ((pf - pg) - (cf - cg))
+			// both lines meet there; picking between the two rounded values
+			// keeps the result symmetric in f and g (for the minimum, never
+			// above either)
+			out = append(out, LPoint{prevT + x*(t-prevT), pick(pf+x*(cf-pf), pg+x*(cg-pg))})
+		}
+		out = append(out, LPoint{t, pick(cf, cg)})
+		prevT, pf, pg = t, cf, cg
+	}
+	return out, pf, pg
+}
+
+// lwalk evaluates an LFunc at nondecreasing times in one pass (At's
+// values).
+type lwalk struct {
+	f *LFunc
+	i int // samples with T <= the last t
+}
+
+func (w *lwalk) at(t float64) float64 {
+	p := w.f.P
+	for w.i < len(p) && p[w.i].T <= t {
+		w.i++
+	}
+	var v float64
+	switch {
+	case w.i == 0:
+		return 0
+	case w.i == len(p):
+		v = p[w.i-1].L + w.f.Slope*(t-p[w.i-1].T)
+	default:
+		a, b := p[w.i-1], p[w.i]
+		if b.T > a.T {
+			v = a.L + (b.L-a.L)*(t-a.T)/(b.T-a.T)
+		} else {
+			v = a.L
+		}
+	}
+	return max(v, 0)
 }
 
 // compact removes samples that are collinear with their neighbours (they

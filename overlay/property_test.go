@@ -106,6 +106,9 @@ func TestSummaryConservative(t *testing.T) {
 				}
 				if dp, ok := p.(*DP); ok {
 					dp.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
+					if rapid.Bool().Draw(t, "stars") {
+						dp.Distance = DistStars // the authors' l clustering, no reduction
+					}
 				}
 				ns, leaves := drawNodes(t, pol)
 				if dp, ok := p.(*DP); ok {
@@ -152,6 +155,15 @@ func TestSummaryConservative(t *testing.T) {
 								if got := ss.Admits(a, q, 0); got > want {
 									t.Fatalf("MMP summary admits %d tasks by %g, nodes take %d", got, q, want)
 								}
+							}
+						case *dpStarsSummary:
+							want := 0
+							for _, u := range ns[lo:hi] {
+								c := DPCluster{Mem: float32(u.mem), Disk: float32(u.disk), V: 1, L: u.l}
+								want += c.AF(a)
+							}
+							if got := ss.vals.Admits(a); got > want {
+								t.Fatalf("DP (stars) summary admits %d tasks of %+v, nodes take %d", got, a, want)
 							}
 						case DPSummary:
 							want := 0

@@ -55,6 +55,9 @@ of the nodes' availability the root summary still represents:
 			if err != nil {
 				return usagef("--distance: %v", err)
 			}
+			if err := overlay.CheckDistance(pol, dist); err != nil {
+				return usagef("--distance: %v", err)
+			}
 			if clustering != "exact" && clustering != "stars" {
 				return usagef("--clustering %q: want exact or stars", clustering)
 			}
@@ -76,7 +79,7 @@ of the nodes' availability the root summary still represents:
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	acc.Flags().BoolVar(&grid, "grid", true, "merge within the cells of the SF_max^(1/d) grid first (the authors' choice); --grid=false for the plain distance")
 	acc.Flags().StringVar(&clustering, "clustering", "exact", "exact (Fig. 3, what the overlay runs) or stars (the authors' approximate K-nearest clustering, to measure its effect)")
-	acc.Flags().StringVar(&distance, "distance", "mse", "distance of the clustering: mse (the authors': mean squared deviation of the nodes from the sum) or loss (availability lost, this project's first reading)")
+	acc.Flags().StringVar(&distance, "distance", "mse", "distance of the clustering: mse (the authors': mean squared deviation of the nodes from the sum) loss (availability lost, this project's first reading) or stars (dp only: the authors' l distance and l cells, no sample reduction; docs/reproduction-004.md)")
 	overlayCmd.AddCommand(acc)
 
 	registerReproduction(reproduction{

@@ -115,6 +115,9 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if err != nil {
 		return nil, usagef("--distance: %v", err)
 	}
+	if dist == overlay.DistStars {
+		return nil, usagef("--distance stars: the authors' DP l clustering is an option of `overlay accuracy --policy dp` only")
+	}
 	params, err := readWorkloadParams(f.params)
 	if err != nil {
 		return nil, err

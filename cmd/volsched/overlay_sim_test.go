@@ -39,6 +39,7 @@ func TestOverlaySimUsageErrors(t *testing.T) {
 		{[]string{"--fail", "20%@2h", "--hours", "1", "--out", out}, "--fail"},
 		{[]string{"--scheduler", "fifo", "--out", out}, "--scheduler"},
 		{[]string{"--distance", "l2", "--out", out}, "--distance"},
+		{[]string{"--policy", "dp", "--distance", "stars", "--out", out}, "--distance stars"},
 		{[]string{"--workload", "a.csv", "--swf", "b.swf", "--out", out}, "--workload and --swf"},
 	}
 	for _, c := range cases {

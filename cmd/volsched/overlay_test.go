@@ -6,20 +6,29 @@ import (
 	"testing"
 )
 
-func TestOverlayAccuracyJSON(t *testing.T) {
-	out, _, code := runCLI(t, "", "overlay", "accuracy", "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
+// accuracyJSON runs overlay accuracy with args and decodes its output.
+func accuracyJSON(t *testing.T, args ...string) (out string, r accuracyOut) {
+	t.Helper()
+	out, _, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, args...)...)
 	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	var r struct {
-		Policy   string             `json:"policy"`
-		Nodes    int                `json:"nodes"`
-		SFMax    int                `json:"sfmax"`
-		Accuracy map[string]float64 `json:"accuracy"`
+		t.Fatalf("%v: exit %d", args, code)
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v: %q", err, out)
 	}
+	return out, r
+}
+
+type accuracyOut struct {
+	Policy   string             `json:"policy"`
+	Nodes    int                `json:"nodes"`
+	SFMax    int                `json:"sfmax"`
+	Distance string             `json:"distance"`
+	Accuracy map[string]float64 `json:"accuracy"`
+}
+
+func TestOverlayAccuracyJSON(t *testing.T) {
+	out, r := accuracyJSON(t, "--policy", "mmp", "--nodes", "256", "--sfmax", "16", "--seed", "3")
 	if r.Policy != "mmp" || r.Nodes != 256 || r.SFMax != 16 || len(r.Accuracy) != 4 {
 		t.Fatalf("got %+v", r)
 	}
@@ -43,10 +52,20 @@ func TestOverlayAccuracyBadInput(t *testing.T) {
 		{[]string{"--nodes", "0"}, "nodes 0"},
 		{[]string{"--sfmax", "0"}, "--sfmax 0"},
 		{[]string{"--nodes", "abc"}, "nodes"},
+		{[]string{"--distance", "l2"}, "--distance"},
+		{[]string{"--policy", "ibp", "--distance", "stars"}, "policy dp only"},
+		{[]string{"--policy", "mmp", "--distance", "stars"}, "policy dp only"},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+func TestOverlayAccuracyStars(t *testing.T) {
+	_, r := accuracyJSON(t, "--policy", "dp", "--nodes", "256", "--sfmax", "8", "--distance", "stars")
+	if r.Distance != "stars" || len(r.Accuracy) != 3 {
+		t.Fatalf("got %+v", r)
 	}
 }

@@ -1,0 +1,389 @@
+package overlay
+
+import (
+	"math"
+	"slices"
+)
+
+// DistStars (DP only) is a documented reading of the authors' DP
+// clustering (STaRS DPAvailabilityInformation and LDeltaFunction, read in
+// the versions named in docs/reproduction-004.md), for the §7.1
+// experiment: it departs from the paper's text, which it is used to
+// explain, so it is an option and not the default. Per cluster c it keeps
+// the pointwise maximum M_c of its nodes' l and an accumulated l loss A_c.
+// The sum of a and b has the exact minimum h = min(l_a, l_b) (not reduced
+// to a number of samples: the authors' reduction was commented out) and
+//
+//	A = A_a + A_b + Σ over [t0, H], where I is the higher of a and b:
+//	    v_I ∫(l_I − h)² + ∫(l_I − h)·M_I
+//
+// (each piece clamped at 0), the authors' approximation of the nodes'
+// squared deviation Σ_u ∫(l_u − h)² (the exact cross term would be
+// 2∫(l_I − h)·Σ_{u∈I}(l_u − l_I)). [t0, H] runs from the summary's
+// earliest sample to its latest breakpoint (at least t0 + 1 s). The
+// distance is, with the nodes' ranges of memory and disk as for DistMSE,
+//
+//	Sq_M/(v·Δm²) + Sq_D/(v·Δd²) + A/(v·R),   R = ∫(max_u l_u − min_u l_u)²
+//
+// and two functions are "far" (in different grid cells, floor(SF_max^(1/3))
+// intervals per axis) when their memory or disk cells differ, when one is a
+// free node's ramp and the other not, or when their l cells differ, the l
+// cell of c being floor(n·∫(l_c − min_u l_u)²/R). Integrals are exact for
+// the piecewise-linear functions.
+//
+// min_u l_u and max_u l_u are the summary's minimum and maximum functions
+// as the authors kept them: folded over the joins of the tree (left
+// first), each join's result exact up to the left function's last sample
+// (the right one's when the left is a free node's ramp) and continued
+// after it with the smaller (minimum) or larger (maximum) final slope.
+// Not reproduced: their sum's minimum also continues with the smaller
+// slope after H (ours is exact there; it is outside every integral).
+const DistStars Distance = DistLoss + 1
+
+// dpStarsSummary is a DP summary clustered with DistStars: the plain
+// functions (what forwarding reads) and, per function, what the
+// distance needs.
+type dpStarsSummary struct {
+	vals   DPSummary
+	ext    []dpStarsExt
+	lo, hi LFunc // the nodes' minimum and maximum l, as the authors' (see DistStars)
+}
+
+// dpStarsExt is what DistStars keeps per function beyond its value.
+type dpStarsExt struct {
+	sm, sd Spread  // memory and disk spreads (as DistMSE)
+	max    LFunc   // pointwise maximum of the nodes' l
+	asq    float64 // the authors' accumulated l loss
+}
+
+func (s *dpStarsSummary) equal(t *dpStarsSummary) bool {
+	if len(s.vals) != len(t.vals) {
+		return false
+	}
+	for i := range s.vals {
+		a, b, e, f := &s.vals[i], &t.vals[i], &s.ext[i], &t.ext[i]
+		if a.Mem != b.Mem || a.Disk != b.Disk || a.V != b.V || !a.L.equal(&b.L) ||
+			e.sm != f.sm || e.sd != f.sd || e.asq != f.asq || !e.max.equal(&f.max) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *dpStarsSummary) Nodes() int { return s.vals.Nodes() }
+func (s *dpStarsSummary) Len() int   { return len(s.vals) }
+
+// Bytes adds the spreads, the maximum function and the loss.
+func (s *dpStarsSummary) Bytes() int {
+	b := s.vals.Bytes()
+	for i := range s.ext {
+		b += 24 + 8 + 8 + 12*len(s.ext[i].max.P)
+	}
+	return b
+}
+
+// dpStarsItem is a function during DistStars clustering.
+type dpStarsItem struct {
+	c    DPCluster
+	e    dpStarsExt
+	cell uint32
+}
+
+// starsItems appends the functions of x to dst (a plain DPSummary's
+// functions are sets of identical nodes: max = l, no loss).
+func starsItems(dst []dpStarsItem, x Summary) []dpStarsItem {
+	switch v := x.(type) {
+	case nil:
+	case *dpStarsSummary:
+		for i := range v.vals {
+			dst = append(dst, dpStarsItem{c: v.vals[i], e: v.ext[i]})
+		}
+	default:
+		vals, sp := plainOf[DPSummary, DPCluster](x)
+		for i := range vals {
+			it := dpStarsItem{c: vals[i], e: dpStarsExt{max: vals[i].L}}
+			if sp != nil {
+				it.e.sm, it.e.sd = sp[3*i], sp[3*i+1]
+			}
+			dst = append(dst, it)
+		}
+	}
+	return dst
+}
+
+// dpStarsMetric is DistStars with the summary's window, ranges and grid
+// fixed.
+type dpStarsMetric struct {
+	t0, h    float64
+	wm2, wd2 float64 // 1/Δ² of memory and disk (0 for a zero range)
+	ra       float64 // 1/R (0 when R = 0)
+	lo       LFunc   // the nodes' minimum l
+	g        grid
+	ts       []float64 // scratch breakpoints
+}
+
+func (m *dpStarsMetric) cellOf(c *dpStarsItem) uint32 { return c.cell }
+
+func (m *dpStarsMetric) computeCell(c *dpStarsItem) uint32 {
+	if m.g.base < 2 {
+		return 0
+	}
+	var free uint32
+	if len(c.c.L.P) <= 1 {
+		free = 1
+	}
+	lc := m.g.cell(2, sqdiffLFunc(&c.c.L, &m.lo, m.t0, m.h, &m.ts))
+	return uint32(m.g.cell(0, float64(c.c.Mem))) | uint32(m.g.cell(1, float64(c.c.Disk)))<<8 |
+		uint32(lc)<<16 | free<<24
+}
+
+// loss is A of the sum of x and y.
+func (m *dpStarsMetric) loss(x, y *dpStarsItem) float64 {
+	return x.e.asq + y.e.asq + starsLoss(&x.c.L, &y.c.L, float64(x.c.V), float64(y.c.V), &x.e.max, &y.e.max, m.t0, m.h, &m.ts)
+}
+
+func (m *dpStarsMetric) plain(x, y *dpStarsItem) float64 {
+	a, b := &x.c, &y.c
+	va, vb := float64(a.V), float64(b.V)
+	hm, hd := min(a.Mem, b.Mem), min(a.Disk, b.Disk)
+	_, sm := spreadLinSq(x.e.sm, va, float64(a.Mem)-float64(hm), y.e.sm, vb, float64(b.Mem)-float64(hm))
+	_, sd := spreadLinSq(x.e.sd, va, float64(a.Disk)-float64(hd), y.e.sd, vb, float64(b.Disk)-float64(hd))
+	return (sm*m.wm2 + sd*m.wd2 + m.loss(x, y)*m.ra) / (va + vb)
+}
+
+func (m *dpStarsMetric) dist(x, y *dpStarsItem) float64 {
+	d := m.plain(x, y)
+	if x.cell != y.cell {
+		d += m.g.pen
+	}
+	return d
+}
+
+func (m *dpStarsMetric) sum(x, y *dpStarsItem) dpStarsItem {
+	a, b := &x.c, &y.c
+	va, vb := float64(a.V), float64(b.V)
+	h := dpStarsItem{c: DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: MinLFunc(&a.L, &b.L)}}
+	h.e.sm = spreadSum(x.e.sm, va, float64(a.Mem)-float64(h.c.Mem), y.e.sm, vb, float64(b.Mem)-float64(h.c.Mem))
+	h.e.sd = spreadSum(x.e.sd, va, float64(a.Disk)-float64(h.c.Disk), y.e.sd, vb, float64(b.Disk)-float64(h.c.Disk))
+	h.e.max = maxLFunc(&x.e.max, &y.e.max)
+	h.e.asq = m.loss(x, y)
+	h.cell = m.computeCell(&h)
+	return h
+}
+
+// starsRange returns the authors' minimum and maximum l of the nodes of x
+// (false for the empty summary).
+func starsRange(x Summary) (lo, hi LFunc, ok bool) {
+	if v, ok := x.(*dpStarsSummary); ok {
+		return v.lo, v.hi, true
+	}
+	vals := asDP(x)
+	for i := range vals {
+		if i == 0 {
+			lo, hi = vals[i].L, vals[i].L
+		} else {
+			lo, hi = truncEnvelope(&lo, &vals[i].L, false), truncEnvelope(&hi, &vals[i].L, true)
+		}
+	}
+	return lo, hi, len(vals) > 0
+}
+
+// truncEnvelope is the authors' minimum (upper: maximum) of f and g kept
+// for a summary: exact up to f's last sample (g's when f is a free node's
+// ramp, a single sample), then linear with the smaller (larger) slope.
+func truncEnvelope(f, g *LFunc, upper bool) LFunc {
+	var e LFunc
+	if upper {
+		e = maxLFunc(f, g)
+	} else {
+		e = MinLFunc(f, g)
+	}
+	h := f
+	if len(f.P) <= 1 {
+		h = g
+	}
+	if len(h.P) <= 1 || len(e.P) == 0 {
+		return e // two ramps: their envelope is a ramp
+	}
+	t := h.P[len(h.P)-1].T
+	v := e.At(t)
+	k := 0
+	for k < len(e.P) && e.P[k].T < t {
+		k++
+	}
+	out := LFunc{P: append(slices.Clone(e.P[:k]), LPoint{t, v}), Slope: min(f.Slope, g.Slope)}
+	if upper {
+		out.Slope = max(f.Slope, g.Slope)
+	}
+	out.compact()
+	return out
+}
+
+// aggregateStars is Aggregate with DistStars.
+func (p *DP) aggregateStars(x, y Summary) Summary {
+	z := starsItems(starsItems(make([]dpStarsItem, 0, lenOf(x)+lenOf(y)), x), y)
+	lo, hi, okx := starsRange(x)
+	if ly, hy, oky := starsRange(y); !okx {
+		lo, hi = ly, hy
+	} else if oky {
+		lo, hi = truncEnvelope(&lo, &ly, false), truncEnvelope(&hi, &hy, true)
+	}
+	if len(z) > p.SFMax {
+		m := p.prepareStars(z, lo, hi)
+		switch {
+		case p.knn > 0:
+			z = agglomerateKNN(z, p.SFMax, p.knn, m, func(c *dpStarsItem) float64 { return float64(c.c.V) }, m.plain)
+		case m.g.base >= 2:
+			z = agglomerateGrid(z, p.SFMax, m)
+		default:
+			z = agglomerate(z, p.SFMax, m)
+		}
+	}
+	if len(z) == 0 {
+		return nil
+	}
+	s := &dpStarsSummary{vals: make(DPSummary, len(z)), ext: make([]dpStarsExt, len(z)), lo: lo, hi: hi}
+	for i := range z {
+		s.vals[i], s.ext[i] = z[i].c, z[i].e
+	}
+	return s
+}
+
+// prepareStars fixes the window, the ranges and the grid of z (lo and hi:
+// the nodes' minimum and maximum l) and sets the items' cells.
+func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc) *dpStarsMetric {
+	inf := math.Inf(1)
+	lm, hm, ld, hd, t0, h := inf, -inf, inf, -inf, inf, -inf
+	nodes := 0
+	m := &dpStarsMetric{lo: lo}
+	for i := range z {
+		c := &z[i].c
+		nodes += int(c.V)
+		lm, hm = min(lm, float64(c.Mem)), max(hm, float64(c.Mem)+float64(z[i].e.sm.Far))
+		ld, hd = min(ld, float64(c.Disk)), max(hd, float64(c.Disk)+float64(z[i].e.sd.Far))
+		for _, f := range []*LFunc{&c.L, &z[i].e.max} {
+			if n := len(f.P); n > 0 {
+				t0 = min(t0, f.P[0].T)
+				h = max(h, f.P[n-1].T)
+			}
+		}
+	}
+	if math.IsInf(t0, 1) {
+		t0 = 0
+	}
+	// a window of at least a second (the authors' horizon of a free node)
+	m.t0, m.h = t0, max(h, t0+1)
+	im, id := inv(span(lm, hm)), inv(span(ld, hd))
+	m.wm2, m.wd2 = im*im, id*id
+	m.ra = inv(sqdiffLFunc(&hi, &m.lo, m.t0, m.h, &m.ts))
+	m.g = p.mseGrid(nodes, lm, ld, im, id, m.ra)
+	for i := range z {
+		z[i].cell = m.computeCell(&z[i])
+	}
+	return m
+}
+
+// breaks returns in *buf the sorted distinct sample times of fs strictly
+// inside (t0, h), with t0 and h at the ends.
+func breaks(buf *[]float64, t0, h float64, fs ...*LFunc) []float64 {
+	ts := append((*buf)[:0], t0, h)
+	for _, f := range fs {
+		for _, q := range f.P {
+			if q.T > t0 && q.T < h {
+				ts = append(ts, q.T)
+			}
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	*buf = ts
+	return ts
+}
+
+// sqdiffLFunc is ∫(f − g)² over [t0, h] (exact: f − g is linear between
+// breakpoints).
+func sqdiffLFunc(f, g *LFunc, t0, h float64, buf *[]float64) float64 {
+	if !(h > t0) {
+		return 0
+	}
+	ts := breaks(buf, t0, h, f, g)
+	wf, wg := lwalk{f: f}, lwalk{f: g}
+	d0 := wf.at(ts[0]) - wg.at(ts[0])
+	s := 0.0
+	for _, t := range ts[1:] {
+		d1 := wf.at(t) - wg.at(t)
+		s += (t - ts[0]) * (d0*d0 + d0*d1 + d1*d1) / 3
+		ts[0], d0 = t, d1
+	}
+	return s
+}
+
+// starsLoss is the authors' l loss of summing a (va nodes, maximum ma)
+// and b (vb, mb) over [t0, h]: on each piece where I is the higher of the
+// two and D = l_I − min(a, b) and M_I are linear, v_I∫D² + ∫D·M_I, each
+// clamped at 0 (see DistStars).
+func starsLoss(a, b *LFunc, va, vb float64, ma, mb *LFunc, t0, h float64, buf *[]float64) float64 {
+	if !(h > t0) {
+		return 0
+	}
+	ts := breaks(buf, t0, h, a, b, ma, mb)
+	wa, wb, wma, wmb := lwalk{f: a}, lwalk{f: b}, lwalk{f: ma}, lwalk{f: mb}
+	u := ts[0]
+	fa, fb, ca, cb := wa.at(u), wb.at(u), wma.at(u), wmb.at(u)
+	s := 0.0
+	piece := func(dt, fa0, fb0, ca0, cb0, fa1, fb1, ca1, cb1 float64) {
+		// I: the higher over the piece (they do not cross inside)
+		d0, d1, c0, c1, v := fa0-fb0, fa1-fb1, ca0, ca1, va
+		if fa0 < fb0 || (fa0 == fb0 && fa1 < fb1) {
+			d0, d1, c0, c1, v = -d0, -d1, cb0, cb1, vb
+		}
+		s += max(0, v*dt*(d0*d0+d0*d1+d1*d1)/3)
+		s += max(0, dt*(2*d0*c0+d0*c1+d1*c0+2*d1*c1)/6)
+	}
+	for _, w := range ts[1:] {
+		ga, gb, da, db := wa.at(w), wb.at(w), wma.at(w), wmb.at(w)
+		if e0, e1 := fa-fb, ga-gb; e0*e1 < 0 {
+			x := e0 / (e0 - e1) // crossing at u + x·(w − u)
+			lerp := func(p, q float64) float64 { return p + x*(q-p) }
+			xa, xb, xma, xmb := lerp(fa, ga), lerp(fb, gb), lerp(ca, da), lerp(cb, db)
+			piece(x*(w-u), fa, fb, ca, cb, xa, xb, xma, xmb)
+			piece((1-x)*(w-u), xa, xb, xma, xmb, ga, gb, da, db)
+		} else {
+			piece(w-u, fa, fb, ca, cb, ga, gb, da, db)
+		}
+		u, fa, fb, ca, cb = w, ga, gb, da, db
+	}
+	return s
+}
+
+// maxLFunc is the pointwise maximum of f and g, exact (samples at both
+// functions' breakpoints and where they cross); it only steers DistStars.
+func maxLFunc(f, g *LFunc) LFunc {
+	if len(f.P) == 0 {
+		return LFunc{P: slices.Clone(g.P), Slope: g.Slope}
+	}
+	if len(g.P) == 0 {
+		return LFunc{P: slices.Clone(f.P), Slope: f.Slope}
+	}
+	var buf []float64
+	ts := breaks(&buf, min(f.P[0].T, g.P[0].T), math.Inf(1), f, g)
+	ts = ts[:len(ts)-1] // drop +Inf
+	if t := max(f.P[len(f.P)-1].T, g.P[len(g.P)-1].T); t > ts[len(ts)-1] {
+		ts = append(ts, t)
+	}
+	out, pf, pg := envelopePoints(f, g, ts, true)
+	prevT := ts[len(ts)-1]
+	sf, sg := f.Slope, g.Slope
+	slope := max(sf, sg)
+	if pf > pg && sf < sg || pg > pf && sg < sf {
+		dt := (pf - pg) / (sg - sf)
+		out = append(out, LPoint{prevT + dt, max(pf+sf*dt, pg+sg*dt)})
+	} else if pf > pg {
+		slope = sf
+	} else if pg > pf {
+		slope = sg
+	}
+	h := LFunc{P: out, Slope: slope}
+	h.compact()
+	return h
+}

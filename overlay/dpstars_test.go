@@ -1,0 +1,165 @@
+package overlay
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Hand-built l functions for DistStars (integrals computed by hand in the
+// comments).
+var (
+	// a(t) = t: a free node of power 1 from 0
+	starsA = LFunc{P: []LPoint{{0, 0}}, Slope: 1}
+	// b(t) = 0 on [0, 2], t − 2 after (a sample at 4 sets the window)
+	starsB = LFunc{P: []LPoint{{0, 0}, {2, 0}, {4, 2}}, Slope: 1}
+	// c(t) = 2t on [0, 1], 2 on [1, 3], t − 1 after: crosses a at t = 2
+	starsC = LFunc{P: []LPoint{{0, 0}, {1, 2}, {3, 2}}, Slope: 1}
+)
+
+func near(x, want float64) bool { return math.Abs(x-want) <= 1e-12*math.Max(1, math.Abs(want)) }
+
+func TestStarsLossByHand(t *testing.T) {
+	var buf []float64
+	// a over b on [0, 4]: D = a − b = t on [0, 2], 2 on [2, 4]; M_a = a.
+	// ∫D² = 8/3 + 8 = 32/3; ∫D·M_a = ∫t² (0..2) + ∫2t (2..4) = 8/3 + 12 = 44/3.
+	if got := sqdiffLFunc(&starsA, &starsB, 0, 4, &buf); !near(got, 32.0/3) {
+		t.Errorf("∫(a − b)² = %v, want 32/3", got)
+	}
+	if got := starsLoss(&starsA, &starsB, 1, 1, &starsA, &starsB, 0, 4, &buf); !near(got, 76.0/3) {
+		t.Errorf("loss(a, b) = %v, want 32/3 + 44/3", got)
+	}
+	// v_I multiplies the squared term only: 3·32/3 + 44/3
+	if got := starsLoss(&starsA, &starsB, 3, 5, &starsA, &starsB, 0, 4, &buf); !near(got, 32+44.0/3) {
+		t.Errorf("loss(a ×3, b ×5) = %v, want 32 + 44/3", got)
+	}
+	// symmetric in the order of the arguments
+	if got := starsLoss(&starsB, &starsA, 5, 3, &starsB, &starsA, 0, 4, &buf); !near(got, 32+44.0/3) {
+		t.Errorf("loss(b ×5, a ×3) = %v, want 32 + 44/3", got)
+	}
+	// a and c cross at 2 (inside the piece [1, 3]): higher c on [0, 2],
+	// D = t then 2 − t, M_c = c; higher a on [2, 4], D = t − 2 then 1, M_a = t.
+	// ∫D² = 1/3 + 1/3 + 1/3 + 1 = 2; ∫D·M = 2/3 + 1 + 4/3 + 7/2 = 13/2.
+	if got := starsLoss(&starsA, &starsC, 1, 1, &starsA, &starsC, 0, 4, &buf); !near(got, 2+6.5) {
+		t.Errorf("loss(a, c) = %v, want 2 + 13/2", got)
+	}
+	// ∫(a − c)² alone: 2
+	if got := sqdiffLFunc(&starsA, &starsC, 0, 4, &buf); !near(got, 2) {
+		t.Errorf("∫(a − c)² = %v, want 2", got)
+	}
+}
+
+func TestStarsDistanceByHand(t *testing.T) {
+	// memory 10 and 20 (range 10, Sq 10² → 1), equal disk (no range), l as
+	// above over the window [0, 4]: R = ∫(max − min)² = ∫(a − b)² = 32/3,
+	// A/R = (76/3)/(32/3) = 19/8; distance (1 + 0 + 19/8)/2 = 27/16.
+	p := &DP{SFMax: 1, Distance: DistStars}
+	x := DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
+	z := starsItems(nil, x)
+	lo, hi, _ := starsRange(x)
+	m := p.prepareStars(z, lo, hi)
+	if m.t0 != 0 || m.h != 4 {
+		t.Fatalf("window [%v, %v], want [0, 4]", m.t0, m.h)
+	}
+	if got := m.dist(&z[0], &z[1]); !near(got, 27.0/16) {
+		t.Errorf("distance %v, want 27/16", got)
+	}
+	s := m.sum(&z[0], &z[1])
+	if s.c.Mem != 10 || s.c.Disk != 5 || s.c.V != 2 || !near(s.e.asq, 76.0/3) || !near(float64(s.e.sm.Sq), 100) {
+		t.Errorf("sum %+v", s)
+	}
+	for _, x := range []float64{0, 1, 2.5, 4, 9} {
+		if s.c.L.At(x) != starsB.At(x) || s.e.max.At(x) != starsA.At(x) {
+			t.Errorf("sum at %v: l %v max %v, want b %v, a %v", x, s.c.L.At(x), s.e.max.At(x), starsB.At(x), starsA.At(x))
+		}
+	}
+	// With SF_max 8 (2 intervals per axis): a is a free node's ramp and b
+	// not, and their l cells differ (∫(a − b)²·2/R = 2 → the last cell; b: 0).
+	p.SFMax = 8
+	m = p.prepareStars(z, lo, hi)
+	if z[0].cell == z[1].cell || z[0].cell>>16&0xff != 1 || z[1].cell>>16&0xff != 0 || z[0].cell>>24 != 1 || z[1].cell>>24 != 0 {
+		t.Errorf("cells %x %x", z[0].cell, z[1].cell)
+	}
+	if d := m.dist(&z[0], &z[1]); !near(d, 27.0/16+msePenalty) {
+		t.Errorf("far pair: distance %v, want 27/16 + penalty", d)
+	}
+}
+
+func TestMaxLFunc(t *testing.T) {
+	h := maxLFunc(&starsA, &starsC)
+	for _, x := range []float64{-1, 0, 0.5, 1, 2, 2.5, 3, 4, 10} {
+		if want := max(starsA.At(x), starsC.At(x)); !near(h.At(x), want) {
+			t.Errorf("max(a, c)(%v) = %v, want %v", x, h.At(x), want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		f := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sf"))
+		g := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sg"))
+		h := maxLFunc(&f, &g)
+		ts := []float64{0, 1000}
+		for _, p := range slices.Concat(f.P, g.P, h.P) {
+			ts = append(ts, p.T, p.T+0.5)
+		}
+		for _, x := range ts {
+			want := max(f.At(x), g.At(x))
+			if math.Abs(h.At(x)-want) > 1e-9*math.Max(1, want) {
+				t.Fatalf("max(f, g)(%v) = %v, want %v (f %v, g %v, h %v)", x, h.At(x), want, f, g, h)
+			}
+		}
+	})
+}
+
+// TestStarsSummary: DistStars summaries stay conservative with exact
+// minima (TestSummaryConservative draws them too), keep l unreduced and
+// are accepted by Forward, Equal and the accuracy test only for DP.
+func TestStarsSummary(t *testing.T) {
+	for _, pol := range []string{"ibp", "mmp"} {
+		if _, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 16, SFMax: 4, Seed: 1, Distance: DistStars}); err == nil {
+			t.Errorf("%s with distance stars: no error", pol)
+		}
+	}
+	r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 8, Seed: 1, Distance: DistStars})
+	if err != nil || r.Distance != "stars" || r.Clusters > 8 {
+		t.Fatalf("dp stars: %+v, %v", r, err)
+	}
+	for _, cl := range []string{"exact", "stars"} {
+		r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 64, Seed: 2, Distance: DistStars, Clustering: cl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range r.Accuracy {
+			if !(v >= 0 && v <= 1) {
+				t.Errorf("%s %s = %v", cl, k, v)
+			}
+		}
+	}
+	p := &DP{SFMax: 1, Distance: DistStars}
+	x := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
+	y := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
+	if !p.Equal(x, y) || p.Equal(x, DPSummary{{Mem: 10, Disk: 5, V: 2, L: starsA}}) {
+		t.Errorf("Equal")
+	}
+	if s := asDP(x); len(s) != 1 || s[0].V != 2 || s.Admits(App{Length: 1, Deadline: 2}) != 2*2 {
+		t.Errorf("asDP %+v", s)
+	}
+}
+
+// TestTruncEnvelope: the authors' summary minimum and maximum stop being
+// exact after the first function's last sample.
+func TestTruncEnvelope(t *testing.T) {
+	d := LFunc{P: []LPoint{{0, 0}, {6, 0}}, Slope: 2} // busy until 6, then power 2
+	lo, hi := truncEnvelope(&starsB, &d, false), truncEnvelope(&starsB, &d, true)
+	// exact up to 4 (b's last sample): min 0, max b; after 4 from (4, 0)
+	// with slope 1, and from (4, 2) with slope 2.
+	for _, c := range []struct{ x, lo, hi float64 }{{1, 0, 0}, {3, 0, 1}, {4, 0, 2}, {6, 2, 6}, {10, 6, 14}} {
+		if !near(lo.At(c.x), c.lo) || !near(hi.At(c.x), c.hi) {
+			t.Errorf("at %v: min %v max %v, want %v %v", c.x, lo.At(c.x), hi.At(c.x), c.lo, c.hi)
+		}
+	}
+	// a free node's ramp first: cut at the other's last sample (6)
+	if e := truncEnvelope(&starsA, &d, false); !near(e.At(6), 0) || !near(e.At(8), 2*1) {
+		t.Errorf("min(a, d) at 6, 8: %v %v, want 0 2", e.At(6), e.At(8))
+	}
+}
