@@ -26,7 +26,7 @@ import (
 func init() {
 	var f campaignFlags
 	var units, sleepMS int
-	var ignoreCancel bool
+	var ignoreCancel, announce bool
 	cmd := &cobra.Command{
 		Use:    "exptest",
 		Hidden: true,
@@ -37,6 +37,9 @@ func init() {
 				Units:  units,
 				Params: map[string]int{"units": units},
 				Work: func(ctx context.Context, u int) (float64, error) {
+					if announce {
+						fmt.Fprintf(cmd.ErrOrStderr(), "exptest: unit %d started\n", u)
+					}
 					if ignoreCancel {
 						time.Sleep(time.Duration(sleepMS) * time.Millisecond)
 					} else {
@@ -55,6 +58,7 @@ func init() {
 	cmd.Flags().IntVar(&units, "units", 10, "units")
 	cmd.Flags().IntVar(&sleepMS, "sleep-ms", 0, "time each unit takes")
 	cmd.Flags().BoolVar(&ignoreCancel, "ignore-cancel", false, "units do not watch their context")
+	cmd.Flags().BoolVar(&announce, "announce", false, "say on stderr when a unit starts")
 	expCmd.AddCommand(cmd)
 	registerSummarizer("exptest", func(ctx context.Context, dir string, w io.Writer) error {
 		_, rs, err := experiment.LoadComplete[float64](dir)
@@ -200,7 +204,7 @@ func TestExpSecondInterruptStopsAtOnce(t *testing.T) {
 		t.Skip("sends signals to a subprocess")
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	args := "exp exptest --units 4 --workers 2 --sleep-ms 60000 --ignore-cancel --out " + dir
+	args := "exp exptest --units 4 --workers 2 --sleep-ms 60000 --ignore-cancel --announce --out " + dir
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
 	var errb syncBuffer
@@ -209,11 +213,10 @@ func TestExpSecondInterruptStopsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	// Wait for the run to start (its manifest is written before any unit).
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, experiment.ManifestFile)); err == nil {
-			break
-		}
+	// Wait until a unit is in flight: interrupted before any unit has
+	// started, the run has nothing to finish and rightly ends at once with
+	// status 1 (on a loaded machine the manifest alone was not enough).
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(errb.String(), "started"); time.Sleep(20 * time.Millisecond) {
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(errb.String(), "in flight"); time.Sleep(20 * time.Millisecond) {
