@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -33,8 +34,15 @@ func TestDebugDP(t *testing.T) {
 		scheds = []string{v}
 	}
 	for _, sch := range scheds {
-		c := testConfig(t, "dp", nodes, des.Time(hours*float64(des.Hour)))
-		c.SFMax = 216
+		pol := "dp"
+		if v := os.Getenv("DPPOLICY"); v != "" {
+			pol = v
+		}
+		c := testConfig(t, pol, nodes, des.Time(hours*float64(des.Hour)))
+		c.SFMax = DefaultSFMax(pol)
+		if v, err := strconv.ParseFloat(os.Getenv("DPCHURN"), 64); err == nil && v > 0 {
+			c.Churn = failure.Churn{Median: des.Time(v * float64(des.Minute))}
+		}
 		c.Scheduler = sch
 		c.Sample = des.Minute
 		if sf, err := strconv.Atoi(os.Getenv("DPSF")); err == nil {
@@ -122,7 +130,10 @@ func TestDebugDP(t *testing.T) {
 		partial := map[int]float64{}
 		partialN := map[int]int{}
 		for li := range s.leaves {
-			ex := s.leaves[li].Exec.(*overlay.DPExec)
+			ex, isDP := s.leaves[li].Exec.(*overlay.DPExec)
+			if !isDP {
+				break
+			}
 			app, start, _, ok := ex.Running()
 			if !ok {
 				continue
