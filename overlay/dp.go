@@ -75,7 +75,15 @@ type DP struct {
 	NoGrid bool
 	// Distance of the clustering (default DistMSE, the authors').
 	Distance Distance
-	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
+	// MaxPerNode, when > 0, caps the tasks of one request that forwarding
+	// (and the centralized reference) sends to each node at MaxPerNode
+	// (a sampled function of v nodes takes at most v·MaxPerNode). 0, the
+	// paper's rule, gives each node every task it can finish by the
+	// deadline, floor(l(δ)/a): a request with a lax deadline is packed onto
+	// few nodes. A diagnostic variant (docs/reproduction-004.md, DP), not
+	// the paper's policy.
+	MaxPerNode int
+	knn        int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
 }
 
 // NewDP validates the parameters; samples <= 0 and horizon <= 0 take the
@@ -490,6 +498,14 @@ func (s DPSummary) Admits(app App) int {
 	return n
 }
 
+// capped is k tasks for a function of v nodes under MaxPerNode.
+func (p *DP) capped(k int, v int32) int {
+	if p.MaxPerNode > 0 {
+		return min(k, int(v)*p.MaxPerNode)
+	}
+	return k
+}
+
 // Forward is Fig. 5 with the DP order: candidates that can finish at least
 // one task by the deadline, least computation available before the
 // deadline first (the smallest clearance after the task), then closest in
@@ -499,7 +515,7 @@ func (p *DP) Forward(f *Fork, req Request, _ float64) Split {
 	ls, rs := asDP(f.LeftInfo), asDP(f.RightInfo)
 	add := func(s DPSummary, left bool) {
 		for i := range s {
-			if k := s[i].AF(req.App); k > 0 {
+			if k := p.capped(s[i].AF(req.App), s[i].V); k > 0 {
 				l := s[i].L.At(req.App.Deadline)
 				// l in units of tasks; memory/disk closeness breaks ties
 				key := l/req.App.Length + 1e-9*((float64(s[i].Mem)-req.App.Mem)+(float64(s[i].Disk)-req.App.Disk))
@@ -663,4 +679,10 @@ func (e *DPExec) Wake() float64 {
 		return e.end
 	}
 	return math.Inf(1)
+}
+
+// Running returns the application of the task the node is running, with
+// the time it started and the time it will end (ok false when idle).
+func (e *DPExec) Running() (app uint64, start, end float64, ok bool) {
+	return e.cur.app, e.end - e.cur.dur, e.end, e.running
 }

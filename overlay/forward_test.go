@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -210,4 +211,36 @@ func TestIBPFindsAllWithFullSummaries(t *testing.T) {
 			t.Fatalf("placed %d, want min(%d, %d)", placed, want, fit)
 		}
 	})
+}
+
+// TestDPMaxPerNode: the paper's rule packs a request onto the node with
+// the least computation before the deadline, as many tasks as it can
+// finish (the slowest idle node first); MaxPerNode 1 spreads it, one task
+// per node, a function of v nodes taking v.
+func TestDPMaxPerNode(t *testing.T) {
+	lf := func(s float64) LFunc { return LFunc{P: []LPoint{{0, 0}}, Slope: s} }
+	f := &Fork{Self: 10, Father: 5, Left: 11, Right: 12,
+		LeftInfo:  DPSummary{{Mem: 10, Disk: 10, V: 1, L: lf(1)}},
+		RightInfo: DPSummary{{Mem: 10, Disk: 10, V: 3, L: lf(3)}}}
+	nodes := []Summary{DPSummary{{Mem: 10, Disk: 10, V: 1, L: lf(3)}}, DPSummary{{Mem: 10, Disk: 10, V: 1, L: lf(1)}},
+		DPSummary{{Mem: 10, Disk: 10, V: 1, L: lf(2)}}}
+	app := App{Length: 10, Deadline: 100} // l(100)/10 = 10, 30 tasks per node
+	for _, c := range []struct {
+		max   int
+		fwd   Split
+		place []Placement
+	}{
+		{0, Split{Left: 5}, []Placement{{1, 5}}},
+		{1, Split{Left: 1, Right: 3, Father: 1}, []Placement{{1, 1}, {2, 1}, {0, 1}}},
+		{2, Split{Left: 2, Right: 3}, []Placement{{1, 2}, {2, 2}, {0, 1}}},
+	} {
+		p, _ := NewDP(8, 10, 1000)
+		p.MaxPerNode = c.max
+		if got := p.Forward(f, Request{App: app, Src: 5, N: 5}, 0); got != c.fwd {
+			t.Errorf("MaxPerNode %d: forward %+v, want %+v", c.max, got, c.fwd)
+		}
+		if got := (Centralized{p}).Place(0, Request{App: app, N: 5}, nodes, nil); !slices.Equal(got, c.place) {
+			t.Errorf("MaxPerNode %d: centralized %+v, want %+v", c.max, got, c.place)
+		}
+	}
 }

@@ -30,7 +30,7 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 	if req.N <= 0 {
 		return out
 	}
-	switch c.Policy.(type) {
+	switch p := c.Policy.(type) {
 	case *MMP:
 		ss := make([]MMPSummary, 0, len(nodes))
 		for _, s := range nodes {
@@ -74,7 +74,7 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 		for i, s := range nodes {
 			ds := asDP(s)
 			for x := range ds {
-				if k := ds[x].AF(req.App); k > 0 {
+				if k := p.capped(ds[x].AF(req.App), ds[x].V); k > 0 {
 					l := ds[x].L.At(req.App.Deadline)
 					cand = append(cand, candidate{index: i, n: k,
 						key: l/req.App.Length + 1e-9*((float64(ds[x].Mem)-req.App.Mem)+(float64(ds[x].Disk)-req.App.Disk))})

@@ -71,6 +71,9 @@ type Config struct {
 	// an SWF job): its submission time plus this (ours: 7 days). IBP and
 	// MMP ignore deadlines.
 	NoDeadlineSlack des.Time
+	// DPMaxPerNode is overlay.DP.MaxPerNode (0: the paper's rule; > 0 a
+	// diagnostic variant that caps the tasks of one request per node).
+	DPMaxPerNode int
 	// Sample is the interval of the timeline (results written as the run
 	// goes). 0 disables it.
 	Sample des.Time
@@ -193,6 +196,7 @@ func (c *Config) policy() (overlay.Policy, error) {
 		p, err := overlay.NewDP(c.SFMax, 0, 0)
 		if p != nil {
 			p.Distance = c.Distance
+			p.MaxPerNode = c.DPMaxPerNode
 		}
 		return p, err
 	}

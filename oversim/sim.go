@@ -125,6 +125,11 @@ type Sim struct {
 	victims  []int32
 	onSample func(Sample)
 	progress func(now des.Time, events uint64)
+	// test hooks (nil outside tests): n tasks of job j placed on leaf li,
+	// finished, or reported unallocated
+	onPlaced  func(t des.Time, j *jobState, li, n int32)
+	onFinish  func(now float64, j *jobState, li, n int32)
+	onUnalloc func(t des.Time, j *jobState, n int32)
 
 	st Result
 	// allocation time accumulators
@@ -392,6 +397,9 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 			if acc := int32(m.Req.N) - returned; acc > 0 {
 				job := int32(m.Req.App.ID)
 				s.runs[li] = append(s.runs[li], taskRun{job: job, n: acc})
+				if s.onPlaced != nil {
+					s.onPlaced(t, &s.jobs[job], li, acc)
+				}
 				s.placed(t, job, acc)
 			}
 		}
@@ -421,6 +429,9 @@ func (s *Sim) placed(t des.Time, job, n int32) {
 
 func (s *Sim) unallocated(t des.Time, job, n int32) {
 	j := &s.jobs[job]
+	if s.onUnalloc != nil {
+		s.onUnalloc(t, j, n)
+	}
 	j.unplaced -= n
 	j.open -= n
 	s.st.TasksUnallocated += uint64(n)
@@ -465,6 +476,9 @@ func (s *Sim) finished(li, job, n int32, now float64) {
 	}
 	s.runs[li] = runs[:k]
 	j := &s.jobs[job]
+	if s.onFinish != nil {
+		s.onFinish(now, j, li, n)
+	}
 	j.open -= n
 	s.st.TasksFinished += uint64(n)
 	s.st.ComputationFinishedMI += float64(n) * j.length
