@@ -125,3 +125,53 @@ func TestF32Down(t *testing.T) {
 		t.Fatalf("integers not exact")
 	}
 }
+
+// plainUnion (Aggregate's fast path) returns what the general path,
+// unionOf then summaryOf, returns: random plain summaries with repeated
+// values, sorted or not, some nil.
+func TestPlainUnionMatchesUnionOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 9))
+	random := func() Summary {
+		n := rng.IntN(6)
+		if n == 0 && rng.IntN(2) == 0 {
+			return nil
+		}
+		s := make(IBPSummary, n)
+		for i := range s {
+			s[i] = IBPCluster{Mem: float32(rng.IntN(3)), Disk: float32(rng.IntN(3)), V: int32(1 + rng.IntN(3))}
+		}
+		if rng.IntN(4) != 0 {
+			s = asIBP(summaryOf[IBPSummary](fnsOf[IBPSummary](nil, s, 2), 2))
+			if s == nil {
+				return nil
+			}
+			s = sortDedup(s, cmpIBP, func(a, b *IBPCluster) bool {
+				if cmpIBP(*a, *b) != 0 {
+					return false
+				}
+				addIBP(a, b)
+				return true
+			})
+		}
+		return s
+	}
+	applied := 0
+	for range 2000 {
+		x, y := random(), random()
+		k := 1 + rng.IntN(10)
+		got, ok := plainUnion[IBPSummary](x, y, k, cmpIBP, addIBP)
+		if !ok {
+			continue
+		}
+		applied++
+		z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, DistMSE)
+		want := summaryOf[IBPSummary](z, 2)
+		scratch.done()
+		if (got == nil) != (want == nil) || (got != nil && !(&IBP{}).Equal(got, want)) {
+			t.Fatalf("plainUnion(%v, %v) = %v, want %v", x, y, got, want)
+		}
+	}
+	if applied < 500 {
+		t.Fatalf("fast path applied %d times, want many", applied)
+	}
+}

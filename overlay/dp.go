@@ -299,6 +299,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[DPSummary](nil, x, 3)
 		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
 	}
+	if s, ok := plainUnion[DPSummary](x, y, p.SFMax, cmpDP, addDP); ok {
+		return s
+	}
 	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.Distance)
 	defer scratch.done()
 	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.Distance)

@@ -92,6 +92,9 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[IBPSummary](nil, x, 2)
 		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
 	}
+	if s, ok := plainUnion[IBPSummary](x, y, p.SFMax, cmpIBP, addIBP); ok {
+		return s
+	}
 	z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, p.Distance)
 	defer scratch.done()
 	cmp, merge := ibpOps.cmp, ibpOps.mergeFor(p.Distance)

@@ -206,3 +206,55 @@ func unionOf[S plainSummary[C], C any](pool *sync.Pool, x, y Summary, d int, ops
 	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.mergeFor(dist))
 	return z, unionScratch[C]{pool: pool, w: w, buf: buf, z: z}
 }
+
+// plainUnion is Aggregate's fast path for the many aggregations below the
+// level where clustering starts: when x and y are plain summaries (no
+// spreads, or nil), sorted by cmpVals, and hold at most k functions
+// together, their union fits without clustering and is what unionOf and
+// summaryOf would return (identical adjacent functions merged by adding
+// their v: zero spreads are mergeable under every distance), built
+// directly in the result. ok is false when the fast path does not apply.
+func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b C) int, addV func(a, b *C)) (s Summary, ok bool) {
+	var a, b S
+	if x != nil {
+		if a, ok = x.(S); !ok {
+			return nil, false
+		}
+	}
+	if y != nil {
+		if b, ok = y.(S); !ok {
+			return nil, false
+		}
+	}
+	if len(a)+len(b) > k || !sortedBy(a, cmpVals) || !sortedBy(b, cmpVals) {
+		return nil, false
+	}
+	if len(a)+len(b) == 0 {
+		return nil, true
+	}
+	out := make(S, 0, len(a)+len(b))
+	push := func(c *C) {
+		if n := len(out); n > 0 && cmpVals(out[n-1], *c) == 0 {
+			addV(&out[n-1], c)
+			return
+		}
+		out = append(out, *c)
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if cmpVals(a[i], b[j]) <= 0 {
+			push(&a[i])
+			i++
+		} else {
+			push(&b[j])
+			j++
+		}
+	}
+	for ; i < len(a); i++ {
+		push(&a[i])
+	}
+	for ; j < len(b); j++ {
+		push(&b[j])
+	}
+	return out, true
+}
