@@ -180,10 +180,12 @@ func lenOf(x Summary) int {
 // summaries and their union (copied out by summaryOf), pooled per policy.
 type fnWork[C any] struct{ buf, z []fn[C] }
 
-// release clears the scratch (it may point at l samples) for the pool.
+// release clears the scratch (it may point at l samples) for the pool:
+// only what this aggregation used, the rest being zero already (a union
+// only writes below its length, and compactDedup zeroes what it drops).
 func (w *fnWork[C]) release(buf, z []fn[C]) {
-	clear(buf[:cap(buf)])
-	clear(z[:cap(z)])
+	clear(buf)
+	clear(z)
 	w.buf, w.z = buf[:0], z[:0]
 }
 
