@@ -72,14 +72,14 @@ func (*IBP) Sum(a, b *IBPCluster) IBPCluster {
 // ibpVec and vecIBP convert between a function and the clustering's vec.
 func ibpVec(f *ibpFn) vec {
 	v := vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk)}, v: float64(f.c.V)}
-	v.setSpreads(f.s[:])
+	v.setSpreads(f.s[:2])
 	return v
 }
 
 func vecIBP(v *vec, spread bool) ibpFn {
 	f := ibpFn{c: IBPCluster{Mem: float32(v.o[0]), Disk: float32(v.o[1]), V: int32(v.v)}}
 	if spread {
-		v.getSpreads(f.s[:])
+		v.getSpreads(f.s[:2])
 	}
 	return f
 }
