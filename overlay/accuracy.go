@@ -322,7 +322,8 @@ func lAccuracy(ls []LFunc, root DPSummary) float64 {
 // to back, and an application's deadline is the later of the previous
 // deadline and its own completion, plus U{600000..14400000}/n/s seconds.
 func randomDPNode(r *rand.Rand, s float64) *DPExec {
-	e := &DPExec{Power: s}
+	// room for the queue's 7 applications on average
+	e := &DPExec{Power: s, runs: make([]dpRun, 0, accAppStop)}
 	done, last := 0.0, 0.0 // completion of the work so far; previous deadline
 	for r.IntN(accAppStop) != 0 {
 		n := 1 + r.IntN(accAppTasks)
