@@ -24,11 +24,12 @@ import (
 // unionDedup appends to dst the union of x and y with mergeable identical
 // functions merged (merge folds b into a and reports whether it could). If
 // x and y are sorted by cmp the result is sorted; otherwise the union is
-// sorted first. cmp orders by the attributes, then the spreads.
-func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
+// sorted first. cmp orders by the attributes, then the spreads; sortCmp is
+// the same order on values (for the sort; the scans compare in place).
+func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, sortCmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(x, cmp) || !sortedBy(y, cmp) {
 		dst = append(append(dst, x...), y...)
-		slices.SortStableFunc(dst, cmp)
+		slices.SortStableFunc(dst, sortCmp)
 		return compactDedup(dst, merge)
 	}
 	push := func(c *C) {
@@ -39,7 +40,7 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, 
 	}
 	i, j := 0, 0
 	for i < len(x) && j < len(y) {
-		if cmp(x[i], y[j]) <= 0 {
+		if cmp(&x[i], &y[j]) <= 0 {
 			push(&x[i])
 			i++
 		} else {
@@ -56,11 +57,12 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, 
 	return dst
 }
 
-// sortDedup sorts z by cmp and merges mergeable identical functions (used
-// on a clustering's result, whose sums may coincide).
-func sortDedup[S ~[]C, C any](z S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
+// sortDedup sorts z by cmp (sortCmp on values) and merges mergeable
+// identical functions (used on a clustering's result, whose sums may
+// coincide).
+func sortDedup[S ~[]C, C any](z S, cmp func(a, b *C) int, sortCmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(z, cmp) {
-		slices.SortStableFunc(z, cmp)
+		slices.SortStableFunc(z, sortCmp)
 	}
 	return compactDedup(z, merge)
 }
@@ -80,9 +82,11 @@ func compactDedup[S ~[]C, C any](z S, merge func(a, b *C) bool) S {
 	return z[:k]
 }
 
-func sortedBy[S ~[]C, C any](z S, cmp func(a, b C) int) bool {
+// sortedBy says whether z is sorted by cmp (compared in place: a
+// function with its spreads is too large to pass by value cheaply).
+func sortedBy[S ~[]C, C any](z S, cmp func(a, b *C) int) bool {
 	for i := 1; i < len(z); i++ {
-		if cmp(z[i-1], z[i]) > 0 {
+		if cmp(&z[i-1], &z[i]) > 0 {
 			return false
 		}
 	}

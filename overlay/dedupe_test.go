@@ -89,7 +89,7 @@ func TestUnionDedup(t *testing.T) {
 	y := IBPSummary{{Mem: 1, Disk: 1, V: 5}, {Mem: 2, Disk: 9, V: 1}}
 	union := func(x, y IBPSummary) IBPSummary {
 		fx, fy := fnsOf[IBPSummary](nil, x, 2), fnsOf[IBPSummary](nil, y, 2)
-		z := unionDedup([]ibpFn(nil), fx, fy, cmpFn(cmpIBP), mergeFn(DistMSE, cmpIBP, addIBP))
+		z := unionDedup([]ibpFn(nil), fx, fy, cmpFnPtr(cmpIBP), cmpFn(cmpIBP), mergeFn(DistMSE, cmpIBP, addIBP))
 		return asIBP(summaryOf[IBPSummary](z, 2))
 	}
 	got := union(x, y)
@@ -145,7 +145,7 @@ func TestPlainUnionMatchesUnionOf(t *testing.T) {
 			if s == nil {
 				return nil
 			}
-			s = sortDedup(s, cmpIBP, func(a, b *IBPCluster) bool {
+			s = sortDedup(s, func(a, b *IBPCluster) int { return cmpIBP(*a, *b) }, cmpIBP, func(a, b *IBPCluster) bool {
 				if cmpIBP(*a, *b) != 0 {
 					return false
 				}

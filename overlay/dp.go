@@ -322,7 +322,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		copy(out[i].s[:3], items[i].s[:])
 	}
 	clear(w.items[:cap(w.items)])
-	return summaryOf[DPSummary](sortDedup(out, cmp, merge), 3)
+	return summaryOf[DPSummary](sortDedup(out, cmp, dpOps.sortBy, merge), 3)
 }
 
 // prepare computes the clustering metric of z (ranges, reference

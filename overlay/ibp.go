@@ -112,7 +112,7 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	for i := range vs {
 		out[i] = vecIBP(&vs[i], p.Distance == DistMSE)
 	}
-	return summaryOf[IBPSummary](sortDedup(out, cmp, merge), 2)
+	return summaryOf[IBPSummary](sortDedup(out, cmp, ibpOps.sortBy, merge), 2)
 }
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and

@@ -121,7 +121,7 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	for i := range vs {
 		out[i] = vecMMP(&vs[i], p.Distance == DistMSE)
 	}
-	return summaryOf[MMPSummary](sortDedup(out, cmp, merge), 4)
+	return summaryOf[MMPSummary](sortDedup(out, cmp, mmpOps.sortBy, merge), 4)
 }
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and

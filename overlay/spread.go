@@ -100,14 +100,21 @@ func summaryOf[S plainSummary[C], C any](z []fn[C], d int) Summary {
 	return &spreadSummary[S, C]{vals: vals, d: d, sp: sp}
 }
 
-// cmpFn orders functions by their values (cmpVals), then their spreads.
+// cmpFn orders functions by their values (cmpVals), then their spreads;
+// cmpFnPtr is the same order on pointers.
 func cmpFn[C any](cmpVals func(a, b C) int) func(a, b fn[C]) int {
-	return func(a, b fn[C]) int {
-		if c := cmpVals(a.c, b.c); c != 0 {
-			return c
-		}
-		return cmpSpreads(a.s[:], b.s[:])
+	return func(a, b fn[C]) int { return cmpFnAt(cmpVals, &a, &b) }
+}
+
+func cmpFnPtr[C any](cmpVals func(a, b C) int) func(a, b *fn[C]) int {
+	return func(a, b *fn[C]) int { return cmpFnAt(cmpVals, a, b) }
+}
+
+func cmpFnAt[C any](cmpVals func(a, b C) int, a, b *fn[C]) int {
+	if c := cmpVals(a.c, b.c); c != 0 {
+		return c
 	}
+	return cmpSpreads(a.s[:], b.s[:])
 }
 
 // mergeFn returns the merge of identical functions (see dedupe.go): equal
@@ -126,12 +133,13 @@ func mergeFn[C any](d Distance, cmpVals func(a, b C) int, addV func(a, b *C)) fu
 // fnOps holds a policy's cmpFn and its mergeFn for each distance, built
 // once (package variables) so that an aggregation allocates no closures.
 type fnOps[C any] struct {
-	cmp   func(a, b fn[C]) int
-	merge [DistLoss + 1]func(a, b *fn[C]) bool
+	cmp    func(a, b *fn[C]) int
+	sortBy func(a, b fn[C]) int // cmp on values, for slices.SortStableFunc
+	merge  [DistLoss + 1]func(a, b *fn[C]) bool
 }
 
 func newFnOps[C any](cmpVals func(a, b C) int, addV func(a, b *C)) fnOps[C] {
-	o := fnOps[C]{cmp: cmpFn(cmpVals)}
+	o := fnOps[C]{cmp: cmpFnPtr(cmpVals), sortBy: cmpFn(cmpVals)}
 	for d := range o.merge {
 		o.merge[d] = mergeFn(Distance(d), cmpVals, addV)
 	}
@@ -205,7 +213,7 @@ func unionOf[S plainSummary[C], C any](pool *sync.Pool, x, y Summary, d int, ops
 	buf := fnsOf[S](w.buf[:0], x, d)
 	mid := len(buf)
 	buf = fnsOf[S](buf, y, d)
-	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.mergeFor(dist))
+	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.sortBy, ops.mergeFor(dist))
 	return z, unionScratch[C]{pool: pool, w: w, buf: buf, z: z}
 }
 
@@ -228,7 +236,8 @@ func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b
 			return nil, false
 		}
 	}
-	if len(a)+len(b) > k || !sortedBy(a, cmpVals) || !sortedBy(b, cmpVals) {
+	inOrder := func(p, q *C) int { return cmpVals(*p, *q) }
+	if len(a)+len(b) > k || !sortedBy(a, inOrder) || !sortedBy(b, inOrder) {
 		return nil, false
 	}
 	if len(a)+len(b) == 0 {
