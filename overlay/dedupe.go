@@ -96,13 +96,13 @@ func sortedBy[S ~[]C, C any](z S, cmp func(a, b *C) int) bool {
 // cmpSpreads orders spreads (zero spreads first).
 func cmpSpreads(a, b []Spread) int {
 	for i := range a {
-		if c := cmp.Compare(a[i].Sq, b[i].Sq); c != 0 {
+		if c := cmpFloat(a[i].Sq, b[i].Sq); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a[i].Lin, b[i].Lin); c != 0 {
+		if c := cmpFloat(a[i].Lin, b[i].Lin); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a[i].Far, b[i].Far); c != 0 {
+		if c := cmpFloat(a[i].Far, b[i].Far); c != 0 {
 			return c
 		}
 	}
@@ -130,48 +130,62 @@ func addSpreads(a, b []Spread) {
 	}
 }
 
+// cmpFloat is cmp.Compare for floats, with the comparisons that decide
+// ordinary values first (cmp.Compare tests for NaN before comparing).
+func cmpFloat[T ~float32 | ~float64](x, y T) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	return cmp.Compare(x, y) // a NaN
+}
+
 func cmpIBP(a, b IBPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Disk, b.Disk)
+	return cmpFloat(a.Disk, b.Disk)
 }
 
 func addIBP(a, b *IBPCluster) { a.V += b.V }
 
 func cmpMMP(a, b MMPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Disk, b.Disk); c != 0 {
+	if c := cmpFloat(a.Disk, b.Disk); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Power, b.Power); c != 0 {
+	if c := cmpFloat(a.Power, b.Power); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Q, b.Q)
+	return cmpFloat(a.Q, b.Q)
 }
 
 func addMMP(a, b *MMPCluster) { a.V += b.V }
 
 func cmpDP(a, b DPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Disk, b.Disk); c != 0 {
+	if c := cmpFloat(a.Disk, b.Disk); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.L.Slope, b.L.Slope); c != 0 {
+	if c := cmpFloat(a.L.Slope, b.L.Slope); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(len(a.L.P), len(b.L.P)); c != 0 {
 		return c
 	}
 	for i := range a.L.P {
-		if c := cmp.Compare(a.L.P[i].T, b.L.P[i].T); c != 0 {
+		if c := cmpFloat(a.L.P[i].T, b.L.P[i].T); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.L.P[i].L, b.L.P[i].L); c != 0 {
+		if c := cmpFloat(a.L.P[i].L, b.L.P[i].L); c != 0 {
 			return c
 		}
 	}

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -173,5 +174,20 @@ func TestPlainUnionMatchesUnionOf(t *testing.T) {
 	}
 	if applied < 500 {
 		t.Fatalf("fast path applied %d times, want many", applied)
+	}
+}
+
+// cmpFloat orders as cmp.Compare, NaNs and signed zeros included.
+func TestCmpFloatIsCmpCompare(t *testing.T) {
+	vals := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1e-300, 2, math.Inf(1)}
+	for _, x := range vals {
+		for _, y := range vals {
+			if got, want := cmpFloat(x, y), cmp.Compare(x, y); got != want {
+				t.Errorf("cmpFloat(%v, %v) = %d, want %d", x, y, got, want)
+			}
+			if got, want := cmpFloat(float32(x), float32(y)), cmp.Compare(float32(x), float32(y)); got != want {
+				t.Errorf("cmpFloat(float32(%v), float32(%v)) = %d, want %d", x, y, got, want)
+			}
+		}
 	}
 }
