@@ -32,6 +32,12 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, sortCmp func(
 		slices.SortStableFunc(dst, sortCmp)
 		return compactDedup(dst, merge)
 	}
+	return mergeSorted(dst, x, y, cmp, merge)
+}
+
+// mergeSorted appends to dst the linear merge of x and y (sorted by cmp),
+// folding each function into the previous one when merge can.
+func mergeSorted[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, merge func(a, b *C) bool) S {
 	push := func(c *C) {
 		if n := len(dst); n > 0 && merge(&dst[n-1], c) {
 			return

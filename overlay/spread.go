@@ -243,29 +243,12 @@ func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b
 	if len(a)+len(b) == 0 {
 		return nil, true
 	}
-	out := make(S, 0, len(a)+len(b))
-	push := func(c *C) {
-		if n := len(out); n > 0 && cmpVals(out[n-1], *c) == 0 {
-			addV(&out[n-1], c)
-			return
+	merge := func(p, q *C) bool {
+		if cmpVals(*p, *q) != 0 {
+			return false
 		}
-		out = append(out, *c)
+		addV(p, q)
+		return true
 	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if cmpVals(a[i], b[j]) <= 0 {
-			push(&a[i])
-			i++
-		} else {
-			push(&b[j])
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		push(&a[i])
-	}
-	for ; j < len(b); j++ {
-		push(&b[j])
-	}
-	return out, true
+	return mergeSorted(make(S, 0, len(a)+len(b)), a, b, inOrder, merge), true
 }
