@@ -157,6 +157,19 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		ls = make([]LFunc, n)
 	}
 	dp, _ := p.(*DP)
+	// the leaves' functions, one allocation per policy (leaf i is
+	// element i as a one-function summary)
+	var ibpLeaves IBPSummary
+	var mmpLeaves MMPSummary
+	var dpLeaves DPSummary
+	switch cfg.Policy {
+	case "ibp":
+		ibpLeaves = make(IBPSummary, n)
+	case "mmp":
+		mmpLeaves = make(MMPSummary, n)
+	case "dp":
+		dpLeaves = make(DPSummary, n)
+	}
 	for i := range n {
 		m := uniformInt(r, accMemLo, accMemHi)
 		d := uniformInt(r, accDiskLo, accDiskHi)
@@ -164,14 +177,16 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		disk.add(d)
 		switch cfg.Policy {
 		case "ibp":
-			leaves[i] = IBPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1}}
+			ibpLeaves[i] = IBPCluster{Mem: f32down(m), Disk: f32down(d), V: 1}
+			leaves[i] = ibpLeaves[i : i+1 : i+1]
 		case "mmp":
 			s := uniformInt(r, accPowLo, accPowHi)
 			q := uniformInt(r, 0, accQueueHi)
 			pow.add(s)
 			qs[i] = q
 			maxQ = max(maxQ, q)
-			leaves[i] = MMPSummary{{Mem: f32down(m), Disk: f32down(d), Power: f32down(s), Q: q, V: 1}}
+			mmpLeaves[i] = MMPCluster{Mem: f32down(m), Disk: f32down(d), Power: f32down(s), Q: q, V: 1}
+			leaves[i] = mmpLeaves[i : i+1 : i+1]
 		case "dp":
 			s := uniformInt(r, accPowLo, accPowHi)
 			ls[i] = randomDPNode(r, s).Function(0)
@@ -179,7 +194,8 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			if dp.Distance != DistStars { // the authors did not reduce l
 				f.reduce(dp.Samples, dp.Horizon)
 			}
-			leaves[i] = DPSummary{{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}}
+			dpLeaves[i] = DPCluster{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}
+			leaves[i] = dpLeaves[i : i+1 : i+1]
 		}
 	}
 	aggs := 0
@@ -306,7 +322,8 @@ func lAccuracy(ls []LFunc, root DPSummary) float64 {
 // to back, and an application's deadline is the later of the previous
 // deadline and its own completion, plus U{600000..14400000}/n/s seconds.
 func randomDPNode(r *rand.Rand, s float64) *DPExec {
-	e := &DPExec{Power: s}
+	// room for the queue's 7 applications on average
+	e := &DPExec{Power: s, runs: make([]dpRun, 0, accAppStop)}
 	done, last := 0.0, 0.0 // completion of the work so far; previous deadline
 	for r.IntN(accAppStop) != 0 {
 		n := 1 + r.IntN(accAppTasks)

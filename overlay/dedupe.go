@@ -24,13 +24,20 @@ import (
 // unionDedup appends to dst the union of x and y with mergeable identical
 // functions merged (merge folds b into a and reports whether it could). If
 // x and y are sorted by cmp the result is sorted; otherwise the union is
-// sorted first. cmp orders by the attributes, then the spreads.
-func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
+// sorted first. cmp orders by the attributes, then the spreads; sortCmp is
+// the same order on values (for the sort; the scans compare in place).
+func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, sortCmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(x, cmp) || !sortedBy(y, cmp) {
 		dst = append(append(dst, x...), y...)
-		slices.SortStableFunc(dst, cmp)
+		slices.SortStableFunc(dst, sortCmp)
 		return compactDedup(dst, merge)
 	}
+	return mergeSorted(dst, x, y, cmp, merge)
+}
+
+// mergeSorted appends to dst the linear merge of x and y (sorted by cmp),
+// folding each function into the previous one when merge can.
+func mergeSorted[S ~[]C, C any](dst, x, y S, cmp func(a, b *C) int, merge func(a, b *C) bool) S {
 	push := func(c *C) {
 		if n := len(dst); n > 0 && merge(&dst[n-1], c) {
 			return
@@ -39,7 +46,7 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, 
 	}
 	i, j := 0, 0
 	for i < len(x) && j < len(y) {
-		if cmp(x[i], y[j]) <= 0 {
+		if cmp(&x[i], &y[j]) <= 0 {
 			push(&x[i])
 			i++
 		} else {
@@ -56,11 +63,12 @@ func unionDedup[S ~[]C, C any](dst, x, y S, cmp func(a, b C) int, merge func(a, 
 	return dst
 }
 
-// sortDedup sorts z by cmp and merges mergeable identical functions (used
-// on a clustering's result, whose sums may coincide).
-func sortDedup[S ~[]C, C any](z S, cmp func(a, b C) int, merge func(a, b *C) bool) S {
+// sortDedup sorts z by cmp (sortCmp on values) and merges mergeable
+// identical functions (used on a clustering's result, whose sums may
+// coincide).
+func sortDedup[S ~[]C, C any](z S, cmp func(a, b *C) int, sortCmp func(a, b C) int, merge func(a, b *C) bool) S {
 	if !sortedBy(z, cmp) {
-		slices.SortStableFunc(z, cmp)
+		slices.SortStableFunc(z, sortCmp)
 	}
 	return compactDedup(z, merge)
 }
@@ -80,9 +88,11 @@ func compactDedup[S ~[]C, C any](z S, merge func(a, b *C) bool) S {
 	return z[:k]
 }
 
-func sortedBy[S ~[]C, C any](z S, cmp func(a, b C) int) bool {
+// sortedBy says whether z is sorted by cmp (compared in place: a
+// function with its spreads is too large to pass by value cheaply).
+func sortedBy[S ~[]C, C any](z S, cmp func(a, b *C) int) bool {
 	for i := 1; i < len(z); i++ {
-		if cmp(z[i-1], z[i]) > 0 {
+		if cmp(&z[i-1], &z[i]) > 0 {
 			return false
 		}
 	}
@@ -92,13 +102,13 @@ func sortedBy[S ~[]C, C any](z S, cmp func(a, b C) int) bool {
 // cmpSpreads orders spreads (zero spreads first).
 func cmpSpreads(a, b []Spread) int {
 	for i := range a {
-		if c := cmp.Compare(a[i].Sq, b[i].Sq); c != 0 {
+		if c := cmpFloat(a[i].Sq, b[i].Sq); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a[i].Lin, b[i].Lin); c != 0 {
+		if c := cmpFloat(a[i].Lin, b[i].Lin); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a[i].Far, b[i].Far); c != 0 {
+		if c := cmpFloat(a[i].Far, b[i].Far); c != 0 {
 			return c
 		}
 	}
@@ -126,48 +136,62 @@ func addSpreads(a, b []Spread) {
 	}
 }
 
+// cmpFloat is cmp.Compare for floats, with the comparisons that decide
+// ordinary values first (cmp.Compare tests for NaN before comparing).
+func cmpFloat[T ~float32 | ~float64](x, y T) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	return cmp.Compare(x, y) // a NaN
+}
+
 func cmpIBP(a, b IBPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Disk, b.Disk)
+	return cmpFloat(a.Disk, b.Disk)
 }
 
 func addIBP(a, b *IBPCluster) { a.V += b.V }
 
 func cmpMMP(a, b MMPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Disk, b.Disk); c != 0 {
+	if c := cmpFloat(a.Disk, b.Disk); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Power, b.Power); c != 0 {
+	if c := cmpFloat(a.Power, b.Power); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Q, b.Q)
+	return cmpFloat(a.Q, b.Q)
 }
 
 func addMMP(a, b *MMPCluster) { a.V += b.V }
 
 func cmpDP(a, b DPCluster) int {
-	if c := cmp.Compare(a.Mem, b.Mem); c != 0 {
+	if c := cmpFloat(a.Mem, b.Mem); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Disk, b.Disk); c != 0 {
+	if c := cmpFloat(a.Disk, b.Disk); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.L.Slope, b.L.Slope); c != 0 {
+	if c := cmpFloat(a.L.Slope, b.L.Slope); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(len(a.L.P), len(b.L.P)); c != 0 {
 		return c
 	}
 	for i := range a.L.P {
-		if c := cmp.Compare(a.L.P[i].T, b.L.P[i].T); c != 0 {
+		if c := cmpFloat(a.L.P[i].T, b.L.P[i].T); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.L.P[i].L, b.L.P[i].L); c != 0 {
+		if c := cmpFloat(a.L.P[i].L, b.L.P[i].L); c != 0 {
 			return c
 		}
 	}

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -89,7 +90,7 @@ func TestUnionDedup(t *testing.T) {
 	y := IBPSummary{{Mem: 1, Disk: 1, V: 5}, {Mem: 2, Disk: 9, V: 1}}
 	union := func(x, y IBPSummary) IBPSummary {
 		fx, fy := fnsOf[IBPSummary](nil, x, 2), fnsOf[IBPSummary](nil, y, 2)
-		z := unionDedup([]ibpFn(nil), fx, fy, cmpFn(cmpIBP), mergeFn(DistMSE, cmpIBP, addIBP))
+		z := unionDedup([]ibpFn(nil), fx, fy, cmpFnPtr(cmpIBP), cmpFn(cmpIBP), mergeFn(DistMSE, cmpIBP, addIBP))
 		return asIBP(summaryOf[IBPSummary](z, 2))
 	}
 	got := union(x, y)
@@ -123,5 +124,70 @@ func TestF32Down(t *testing.T) {
 	}
 	if f32down(4096) != 4096 || f32down(512000) != 512000 {
 		t.Fatalf("integers not exact")
+	}
+}
+
+// plainUnion (Aggregate's fast path) returns what the general path,
+// unionOf then summaryOf, returns: random plain summaries with repeated
+// values, sorted or not, some nil.
+func TestPlainUnionMatchesUnionOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 9))
+	random := func() Summary {
+		n := rng.IntN(6)
+		if n == 0 && rng.IntN(2) == 0 {
+			return nil
+		}
+		s := make(IBPSummary, n)
+		for i := range s {
+			s[i] = IBPCluster{Mem: float32(rng.IntN(3)), Disk: float32(rng.IntN(3)), V: int32(1 + rng.IntN(3))}
+		}
+		if rng.IntN(4) != 0 {
+			s = asIBP(summaryOf[IBPSummary](fnsOf[IBPSummary](nil, s, 2), 2))
+			if s == nil {
+				return nil
+			}
+			s = sortDedup(s, func(a, b *IBPCluster) int { return cmpIBP(*a, *b) }, cmpIBP, func(a, b *IBPCluster) bool {
+				if cmpIBP(*a, *b) != 0 {
+					return false
+				}
+				addIBP(a, b)
+				return true
+			})
+		}
+		return s
+	}
+	applied := 0
+	for range 2000 {
+		x, y := random(), random()
+		k := 1 + rng.IntN(10)
+		got, ok := plainUnion[IBPSummary](x, y, k, cmpIBP, addIBP)
+		if !ok {
+			continue
+		}
+		applied++
+		z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, DistMSE)
+		want := summaryOf[IBPSummary](z, 2)
+		scratch.done()
+		if (got == nil) != (want == nil) || (got != nil && !(&IBP{}).Equal(got, want)) {
+			t.Fatalf("plainUnion(%v, %v) = %v, want %v", x, y, got, want)
+		}
+	}
+	if applied < 500 {
+		t.Fatalf("fast path applied %d times, want many", applied)
+	}
+}
+
+// cmpFloat orders as cmp.Compare, NaNs and signed zeros included.
+func TestCmpFloatIsCmpCompare(t *testing.T) {
+	vals := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1e-300, 2, math.Inf(1)}
+	for _, x := range vals {
+		for _, y := range vals {
+			if got, want := cmpFloat(x, y), cmp.Compare(x, y); got != want {
+				t.Errorf("cmpFloat(%v, %v) = %d, want %d", x, y, got, want)
+			}
+			if got, want := cmpFloat(float32(x), float32(y)), cmp.Compare(float32(x), float32(y)); got != want {
+				t.Errorf("cmpFloat(float32(%v), float32(%v)) = %d, want %d", x, y, got, want)
+			}
+		}
 	}
 }

@@ -307,6 +307,9 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[DPSummary](nil, x, 3)
 		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
 	}
+	if s, ok := plainUnion[DPSummary](x, y, p.SFMax, cmpDP, addDP); ok {
+		return s
+	}
 	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.Distance)
 	defer scratch.done()
 	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.Distance)
@@ -327,7 +330,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 		copy(out[i].s[:3], items[i].s[:])
 	}
 	clear(w.items[:cap(w.items)])
-	return summaryOf[DPSummary](sortDedup(out, cmp, merge), 3)
+	return summaryOf[DPSummary](sortDedup(out, cmp, dpOps.sortBy, merge), 3)
 }
 
 // prepare computes the clustering metric of z (ranges, reference
@@ -591,25 +594,28 @@ func (e *DPExec) LAt(now, d float64) float64 {
 // Function returns l as an LFunc with samples at its breakpoints.
 func (e *DPExec) Function(now float64) LFunc {
 	b := e.base(now)
-	ts := []float64{b}
+	ts := make([]float64, 1, len(e.runs)+1)
+	ts[0] = b
 	for _, r := range e.runs {
 		if r.deadline > b {
 			ts = append(ts, r.deadline)
 		}
 	}
 	// Candidate breakpoints: deadlines and the points where the slope-s
-	// ramp reaches a cap; sample l densely at those and compact.
-	var pts []LPoint
-	add := func(t float64) { pts = append(pts, LPoint{t, e.LAt(now, t)}) }
+	// ramp reaches a cap; sample l densely at those and compact (l at each
+	// deadline evaluated once).
+	pts := make([]LPoint, 0, 2*len(ts))
 	slices.Sort(ts)
+	v0 := e.LAt(now, ts[0])
 	for k, t := range ts {
-		add(t)
+		pts = append(pts, LPoint{t, v0})
 		if k+1 < len(ts) {
 			// ramp from t with slope s until it meets the value at ts[k+1]
-			v0, v1 := e.LAt(now, t), e.LAt(now, ts[k+1])
+			v1 := e.LAt(now, ts[k+1])
 			if x := t + (v1-v0)/e.Power; x > t && x < ts[k+1] {
-				add(x)
+				pts = append(pts, LPoint{x, e.LAt(now, x)})
 			}
+			v0 = v1
 		}
 	}
 	f := LFunc{P: pts, Slope: e.Power}

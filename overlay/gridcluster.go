@@ -1,7 +1,7 @@
 package overlay
 
 import (
-	"container/heap"
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -48,30 +48,84 @@ func (h *groupHeap) Swap(a, b int) {
 	(*h.groups)[h.idx[a]].position = a
 	(*h.groups)[h.idx[b]].position = b
 }
-func (h *groupHeap) Push(x any) {
-	g := x.(int32)
+
+// init, push, remove, fix, up and down are those of container/heap, on
+// the concrete type (no interface calls).
+func (h *groupHeap) init() {
+	n := h.Len()
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *groupHeap) push(g int32) {
 	(*h.groups)[g].position = len(h.idx)
 	h.idx = append(h.idx, g)
+	h.up(h.Len() - 1)
 }
-func (h *groupHeap) Pop() any {
-	g := h.idx[len(h.idx)-1]
-	h.idx = h.idx[:len(h.idx)-1]
+
+func (h *groupHeap) remove(i int) {
+	n := h.Len() - 1
+	if n != i {
+		h.Swap(i, n)
+		if !h.down(i, n) {
+			h.up(i)
+		}
+	}
+	g := h.idx[n]
+	h.idx = h.idx[:n]
 	(*h.groups)[g].position = -1
-	return g
+}
+
+func (h *groupHeap) fix(i int) {
+	if !h.down(i, h.Len()) {
+		h.up(i)
+	}
+}
+
+func (h *groupHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+func (h *groupHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
+	return i > i0
 }
 
 type gridWork struct {
 	nn     []int32   // large cells: nearest neighbour in the cell (position in z)
 	nd     []float64 // and the distance to it
 	keys   []uint32
+	sk     []uint64 // key<<32 | position, to sort
 	idx    []int32
 	alive  []bool
 	groups []cellGroup
-	byKey  map[uint32]int32
 	heap   groupHeap
 }
 
-var gridPool = sync.Pool{New: func() any { return &gridWork{byKey: map[uint32]int32{}} }}
+var gridPool = sync.Pool{New: func() any { return new(gridWork) }}
 
 // agglomerateGrid gives the result of agglomerate (Fig. 3 with the grid
 // penalty) much faster: since any pair within a grid cell is closer than
@@ -97,42 +151,51 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 	defer gridPool.Put(w)
 	if cap(w.keys) < n {
 		w.keys, w.idx, w.alive = make([]uint32, n), make([]int32, n), make([]bool, n)
-		w.nn, w.nd = make([]int32, n), make([]float64, n)
+		w.nn, w.nd, w.sk = make([]int32, n), make([]float64, n), make([]uint64, n)
 	}
-	keys, idx, alive := w.keys[:n], w.idx[:n], w.alive[:n]
+	keys, idx, alive, sk := w.keys[:n], w.idx[:n], w.alive[:n], w.sk[:n]
 	nn, nd := w.nn[:n], w.nd[:n]
 	for i := range z {
-		keys[i], idx[i], alive[i] = m.cellOf(&z[i]), int32(i), true
+		keys[i], alive[i] = m.cellOf(&z[i]), true
+		sk[i] = uint64(keys[i])<<32 | uint64(i)
 	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		if keys[a] != keys[b] {
-			if keys[a] < keys[b] {
-				return -1
-			}
-			return 1
-		}
-		return int(a - b)
-	})
-	// groups, reusing the member slices of earlier calls
-	ng := 0
-	clear(w.byKey)
-	group := func(key uint32) int32 {
-		if gi, ok := w.byKey[key]; ok {
-			return gi
-		}
+	slices.Sort(sk) // by key, then position
+	for i, x := range sk {
+		idx[i] = int32(uint32(x))
+	}
+	// groups, reusing the member slices of earlier calls: the first ng0
+	// are the occupied cells in key order, those after them cells that
+	// sums fell in later.
+	ng, ng0 := 0, 0
+	newGroup := func(key uint32) int32 {
 		if ng == len(w.groups) {
 			w.groups = append(w.groups, cellGroup{})
 		}
 		g := &w.groups[ng]
 		g.key, g.members, g.position, g.nnValid = key, g.members[:0], -1, false
-		w.byKey[key] = int32(ng)
 		ng++
 		return int32(ng - 1)
 	}
-	for _, x := range idx {
-		gi := group(keys[x])
-		w.groups[gi].members = append(w.groups[gi].members, x)
+	group := func(key uint32) int32 {
+		if gi, ok := slices.BinarySearchFunc(w.groups[:ng0], key, func(g cellGroup, k uint32) int {
+			return cmp.Compare(g.key, k)
+		}); ok {
+			return int32(gi)
+		}
+		for gi := ng0; gi < ng; gi++ {
+			if w.groups[gi].key == key {
+				return int32(gi)
+			}
+		}
+		return newGroup(key)
 	}
+	for _, x := range idx {
+		if ng == 0 || w.groups[ng-1].key != keys[x] {
+			newGroup(keys[x])
+		}
+		w.groups[ng-1].members = append(w.groups[ng-1].members, x)
+	}
+	ng0 = ng
 	// rescan sets x's nearest neighbour among the members of g.
 	rescan := func(g *cellGroup, x int32) {
 		nn[x], nd[x] = -1, math.Inf(1)
@@ -193,7 +256,7 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 			w.heap.idx = append(w.heap.idx, int32(gi))
 		}
 	}
-	heap.Init(&w.heap)
+	w.heap.init()
 	// update puts group gi back in order after its members changed.
 	update := func(gi int32) {
 		g := &w.groups[gi]
@@ -201,12 +264,12 @@ func agglomerateGrid[C any, M gridMetric[C]](z []C, k int, m M) []C {
 		case len(g.members) >= 2:
 			bestPair(g)
 			if g.position >= 0 {
-				heap.Fix(&w.heap, g.position)
+				w.heap.fix(g.position)
 			} else {
-				heap.Push(&w.heap, gi)
+				w.heap.push(gi)
 			}
 		case g.position >= 0:
-			heap.Remove(&w.heap, g.position)
+			w.heap.remove(g.position)
 		}
 	}
 	count := n

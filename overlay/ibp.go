@@ -69,19 +69,18 @@ func (*IBP) Sum(a, b *IBPCluster) IBPCluster {
 	return IBPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V}
 }
 
-// ibpVec and vecIBP convert between a function and the clustering's vec.
-func ibpVec(f *ibpFn) vec {
-	v := vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk)}, v: float64(f.c.V)}
-	v.setSpreads(f.s[:])
-	return v
+// ibpVec and vecIBP convert between a function and the clustering's vec,
+// in place (v and f are overwritten whole).
+func ibpVec(v *vec, f *ibpFn) {
+	*v = vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk)}, v: float64(f.c.V)}
+	v.setSpreads(f.s[:2])
 }
 
-func vecIBP(v *vec, spread bool) ibpFn {
-	f := ibpFn{c: IBPCluster{Mem: float32(v.o[0]), Disk: float32(v.o[1]), V: int32(v.v)}}
+func vecIBP(f *ibpFn, v *vec, spread bool) {
+	*f = ibpFn{c: IBPCluster{Mem: float32(v.o[0]), Disk: float32(v.o[1]), V: int32(v.v)}}
 	if spread {
-		v.getSpreads(f.s[:])
+		v.getSpreads(f.s[:2])
 	}
-	return f
 }
 
 func (p *IBP) Aggregate(x, y Summary) Summary {
@@ -91,6 +90,9 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	if p.knn > 0 {
 		buf := fnsOf[IBPSummary](nil, x, 2)
 		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
+	}
+	if s, ok := plainUnion[IBPSummary](x, y, p.SFMax, cmpIBP, addIBP); ok {
+		return s
 	}
 	z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, p.Distance)
 	defer scratch.done()
@@ -102,14 +104,14 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	defer vecPool.Put(w)
 	vs := w.get(len(z))
 	for i := range z {
-		vs[i] = ibpVec(&z[i])
+		ibpVec(&vs[i], &z[i])
 	}
 	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
 	out := z[:len(vs)]
 	for i := range vs {
-		out[i] = vecIBP(&vs[i], p.Distance == DistMSE)
+		vecIBP(&out[i], &vs[i], p.Distance == DistMSE)
 	}
-	return summaryOf[IBPSummary](sortDedup(out, cmp, merge), 2)
+	return summaryOf[IBPSummary](sortDedup(out, cmp, ibpOps.sortBy, merge), 2)
 }
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and
@@ -120,13 +122,13 @@ func (p *IBP) aggregateKNN(z []ibpFn) Summary {
 	}
 	vs := make([]vec, len(z))
 	for i := range z {
-		vs[i] = ibpVec(&z[i])
+		ibpVec(&vs[i], &z[i])
 	}
 	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
 	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {
-		out[i] = vecIBP(&vs[i], true)
+		vecIBP(&out[i], &vs[i], true)
 	}
 	return summaryOf[IBPSummary](out, 2)
 }

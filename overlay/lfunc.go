@@ -39,27 +39,31 @@ func (f *LFunc) At(d float64) float64 {
 	return max(v, 0)
 }
 
-// atSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass.
+// atSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass:
+// zeros before the first sample, each segment's points with its
+// differences computed once, then the final slope.
 func (f *LFunc) atSorted(ts, out []float64) {
 	p := f.P
-	i := 0 // p[i-1].T <= t < p[i].T
-	for j, t := range ts {
-		if len(p) == 0 || t < p[0].T {
-			out[j] = 0
-			continue
+	j := 0
+	for ; j < len(ts) && (len(p) == 0 || ts[j] < p[0].T); j++ {
+		out[j] = 0
+	}
+	for i := 1; i < len(p) && j < len(ts); i++ {
+		// p[i-1].T <= t < p[i].T
+		a, b := p[i-1], p[i]
+		if b.T <= a.T {
+			continue // no t falls in an empty segment
 		}
-		for i < len(p) && p[i].T <= t {
-			i++
+		dl, dt := b.L-a.L, b.T-a.T
+		for ; j < len(ts) && ts[j] < b.T; j++ {
+			out[j] = max(a.L+dl*(ts[j]-a.T)/dt, 0)
 		}
-		var v float64
-		if i == len(p) {
-			v = p[i-1].L + f.Slope*(t-p[i-1].T)
-		} else if a, b := p[i-1], p[i]; b.T > a.T {
-			v = a.L + (b.L-a.L)*(t-a.T)/(b.T-a.T)
-		} else {
-			v = a.L
+	}
+	if len(p) > 0 {
+		last := p[len(p)-1]
+		for ; j < len(ts); j++ {
+			out[j] = max(last.L+f.Slope*(ts[j]-last.T), 0)
 		}
-		out[j] = max(v, 0)
 	}
 }
 

@@ -101,6 +101,9 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[MMPSummary](nil, x, 4)
 		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
 	}
+	if s, ok := plainUnion[MMPSummary](x, y, p.SFMax, cmpMMP, addMMP); ok {
+		return s
+	}
 	z, scratch := unionOf[MMPSummary](&mmpFnPool, x, y, 4, &mmpOps, p.Distance)
 	defer scratch.done()
 	cmp, merge := mmpOps.cmp, mmpOps.mergeFor(p.Distance)
@@ -118,7 +121,7 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	for i := range vs {
 		out[i] = vecMMP(&vs[i], p.Distance == DistMSE)
 	}
-	return summaryOf[MMPSummary](sortDedup(out, cmp, merge), 4)
+	return summaryOf[MMPSummary](sortDedup(out, cmp, mmpOps.sortBy, merge), 4)
 }
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and

@@ -100,14 +100,21 @@ func summaryOf[S plainSummary[C], C any](z []fn[C], d int) Summary {
 	return &spreadSummary[S, C]{vals: vals, d: d, sp: sp}
 }
 
-// cmpFn orders functions by their values (cmpVals), then their spreads.
+// cmpFn orders functions by their values (cmpVals), then their spreads;
+// cmpFnPtr is the same order on pointers.
 func cmpFn[C any](cmpVals func(a, b C) int) func(a, b fn[C]) int {
-	return func(a, b fn[C]) int {
-		if c := cmpVals(a.c, b.c); c != 0 {
-			return c
-		}
-		return cmpSpreads(a.s[:], b.s[:])
+	return func(a, b fn[C]) int { return cmpFnAt(cmpVals, &a, &b) }
+}
+
+func cmpFnPtr[C any](cmpVals func(a, b C) int) func(a, b *fn[C]) int {
+	return func(a, b *fn[C]) int { return cmpFnAt(cmpVals, a, b) }
+}
+
+func cmpFnAt[C any](cmpVals func(a, b C) int, a, b *fn[C]) int {
+	if c := cmpVals(a.c, b.c); c != 0 {
+		return c
 	}
+	return cmpSpreads(a.s[:], b.s[:])
 }
 
 // mergeFn returns the merge of identical functions (see dedupe.go): equal
@@ -126,12 +133,13 @@ func mergeFn[C any](d Distance, cmpVals func(a, b C) int, addV func(a, b *C)) fu
 // fnOps holds a policy's cmpFn and its mergeFn for each distance, built
 // once (package variables) so that an aggregation allocates no closures.
 type fnOps[C any] struct {
-	cmp   func(a, b fn[C]) int
-	merge [DistLoss + 1]func(a, b *fn[C]) bool
+	cmp    func(a, b *fn[C]) int
+	sortBy func(a, b fn[C]) int // cmp on values, for slices.SortStableFunc
+	merge  [DistLoss + 1]func(a, b *fn[C]) bool
 }
 
 func newFnOps[C any](cmpVals func(a, b C) int, addV func(a, b *C)) fnOps[C] {
-	o := fnOps[C]{cmp: cmpFn(cmpVals)}
+	o := fnOps[C]{cmp: cmpFnPtr(cmpVals), sortBy: cmpFn(cmpVals)}
 	for d := range o.merge {
 		o.merge[d] = mergeFn(Distance(d), cmpVals, addV)
 	}
@@ -180,10 +188,12 @@ func lenOf(x Summary) int {
 // summaries and their union (copied out by summaryOf), pooled per policy.
 type fnWork[C any] struct{ buf, z []fn[C] }
 
-// release clears the scratch (it may point at l samples) for the pool.
+// release clears the scratch (it may point at l samples) for the pool:
+// only what this aggregation used, the rest being zero already (a union
+// only writes below its length, and compactDedup zeroes what it drops).
 func (w *fnWork[C]) release(buf, z []fn[C]) {
-	clear(buf[:cap(buf)])
-	clear(z[:cap(z)])
+	clear(buf)
+	clear(z)
 	w.buf, w.z = buf[:0], z[:0]
 }
 
@@ -203,6 +213,42 @@ func unionOf[S plainSummary[C], C any](pool *sync.Pool, x, y Summary, d int, ops
 	buf := fnsOf[S](w.buf[:0], x, d)
 	mid := len(buf)
 	buf = fnsOf[S](buf, y, d)
-	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.mergeFor(dist))
+	z := unionDedup(w.z[:0], buf[:mid], buf[mid:], ops.cmp, ops.sortBy, ops.mergeFor(dist))
 	return z, unionScratch[C]{pool: pool, w: w, buf: buf, z: z}
+}
+
+// plainUnion is Aggregate's fast path for the many aggregations below the
+// level where clustering starts: when x and y are plain summaries (no
+// spreads, or nil), sorted by cmpVals, and hold at most k functions
+// together, their union fits without clustering and is what unionOf and
+// summaryOf would return (identical adjacent functions merged by adding
+// their v: zero spreads are mergeable under every distance), built
+// directly in the result. ok is false when the fast path does not apply.
+func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b C) int, addV func(a, b *C)) (s Summary, ok bool) {
+	var a, b S
+	if x != nil {
+		if a, ok = x.(S); !ok {
+			return nil, false
+		}
+	}
+	if y != nil {
+		if b, ok = y.(S); !ok {
+			return nil, false
+		}
+	}
+	inOrder := func(p, q *C) int { return cmpVals(*p, *q) }
+	if len(a)+len(b) > k || !sortedBy(a, inOrder) || !sortedBy(b, inOrder) {
+		return nil, false
+	}
+	if len(a)+len(b) == 0 {
+		return nil, true
+	}
+	merge := func(p, q *C) bool {
+		if cmpVals(*p, *q) != 0 {
+			return false
+		}
+		addV(p, q)
+		return true
+	}
+	return mergeSorted(make(S, 0, len(a)+len(b)), a, b, inOrder, merge), true
 }

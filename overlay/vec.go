@@ -164,14 +164,15 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance)
 			}
 		}
 	}
+	var ws [4]float64
 	for j := 0; j < d; j++ {
-		w := inv(span(lo[j], hi[j]))
-		m.w2[j] = w * w
+		ws[j] = inv(span(lo[j], hi[j]))
+		m.w2[j] = ws[j] * ws[j]
 	}
 	for i := range vs {
 		c := &vs[i]
 		for j := 0; j < d; j++ {
-			w := inv(span(lo[j], hi[j]))
+			w := ws[j]
 			if isMax[j] {
 				c.n[j] = (hi[j] - c.o[j]) * w
 			} else {
