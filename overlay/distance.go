@@ -30,27 +30,22 @@ const (
 	DistLoss
 )
 
+// distanceNames are the Distance values' names, in order.
+var distanceNames = [...]string{DistMSE: "mse", DistLoss: "loss", DistStars: "stars"}
+
 func (d Distance) String() string {
-	switch d {
-	case DistMSE:
-		return "mse"
-	case DistLoss:
-		return "loss"
-	case DistStars:
-		return "stars"
+	if int(d) < len(distanceNames) {
+		return distanceNames[d]
 	}
 	return fmt.Sprintf("Distance(%d)", uint8(d))
 }
 
 // ParseDistance parses "mse", "loss" or "stars" (DistStars, DP only).
 func ParseDistance(s string) (Distance, error) {
-	switch s {
-	case "mse":
-		return DistMSE, nil
-	case "loss":
-		return DistLoss, nil
-	case "stars":
-		return DistStars, nil
+	for d, name := range distanceNames {
+		if s == name {
+			return Distance(d), nil
+		}
 	}
 	return 0, fmt.Errorf("distance %q: want mse, loss or stars", s)
 }
