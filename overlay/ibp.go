@@ -91,28 +91,12 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[IBPSummary](nil, x, 2)
 		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
 	}
-	if s, ok := plainUnion[IBPSummary](x, y, p.SFMax, cmpIBP, addIBP); ok {
-		return s
-	}
-	z, scratch := unionOf[IBPSummary](&ibpFnPool, x, y, 2, &ibpOps, p.Distance)
-	defer scratch.done()
-	cmp, merge := ibpOps.cmp, ibpOps.mergeFor(p.Distance)
-	if len(z) <= p.SFMax {
-		return summaryOf[IBPSummary](z, 2)
-	}
-	w := vecPool.Get().(*vecWork)
-	defer vecPool.Put(w)
-	vs := w.get(len(z))
-	for i := range z {
-		ibpVec(&vs[i], &z[i])
-	}
-	vs = clusterVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
-	out := z[:len(vs)]
-	for i := range vs {
-		vecIBP(&out[i], &vs[i], p.Distance == DistMSE)
-	}
-	return summaryOf[IBPSummary](sortDedup(out, cmp, ibpOps.sortBy, merge), 2)
+	return aggregateVecs[IBPSummary](&ibpKind, x, y, p.SFMax, !p.NoGrid, p.Distance)
 }
+
+// ibpKind is what aggregateVecs needs of IBP.
+var ibpKind = vecKind[IBPCluster]{d: 2, pool: &ibpFnPool, ops: &ibpOps, cmpVals: cmpIBP, add: addIBP,
+	toVec: ibpVec, fromVec: vecIBP}
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and
 // their order of a union (x then y; see knn.go).

@@ -78,19 +78,19 @@ func (*MMP) Sum(a, b *MMPCluster) MMPCluster {
 // mmpIsMax marks the queue end, summed by a maximum.
 var mmpIsMax = [4]bool{3: true}
 
-func mmpVec(f *mmpFn) vec {
-	v := vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk), float64(f.c.Power), f.c.Q}, v: float64(f.c.V)}
+// mmpVec and vecMMP convert between a function and the clustering's vec,
+// in place (v and f are overwritten whole).
+func mmpVec(v *vec, f *mmpFn) {
+	*v = vec{o: [4]float64{float64(f.c.Mem), float64(f.c.Disk), float64(f.c.Power), f.c.Q}, v: float64(f.c.V)}
 	v.setSpreads(f.s[:])
-	return v
 }
 
-func vecMMP(v *vec, spread bool) mmpFn {
+func vecMMP(f *mmpFn, v *vec, spread bool) {
 	o := v.o
-	f := mmpFn{c: MMPCluster{Mem: float32(o[0]), Disk: float32(o[1]), Power: float32(o[2]), Q: o[3], V: int32(v.v)}}
+	*f = mmpFn{c: MMPCluster{Mem: float32(o[0]), Disk: float32(o[1]), Power: float32(o[2]), Q: o[3], V: int32(v.v)}}
 	if spread {
 		v.getSpreads(f.s[:])
 	}
-	return f
 }
 
 func (p *MMP) Aggregate(x, y Summary) Summary {
@@ -101,28 +101,12 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[MMPSummary](nil, x, 4)
 		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
 	}
-	if s, ok := plainUnion[MMPSummary](x, y, p.SFMax, cmpMMP, addMMP); ok {
-		return s
-	}
-	z, scratch := unionOf[MMPSummary](&mmpFnPool, x, y, 4, &mmpOps, p.Distance)
-	defer scratch.done()
-	cmp, merge := mmpOps.cmp, mmpOps.mergeFor(p.Distance)
-	if len(z) <= p.SFMax {
-		return summaryOf[MMPSummary](z, 4)
-	}
-	w := vecPool.Get().(*vecWork)
-	defer vecPool.Put(w)
-	vs := w.get(len(z))
-	for i := range z {
-		vs[i] = mmpVec(&z[i])
-	}
-	vs = clusterVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
-	out := z[:len(vs)]
-	for i := range vs {
-		out[i] = vecMMP(&vs[i], p.Distance == DistMSE)
-	}
-	return summaryOf[MMPSummary](sortDedup(out, cmp, mmpOps.sortBy, merge), 4)
+	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.SFMax, !p.NoGrid, p.Distance)
 }
+
+// mmpKind is what aggregateVecs needs of MMP.
+var mmpKind = vecKind[MMPCluster]{d: 4, isMax: mmpIsMax, pool: &mmpFnPool, ops: &mmpOps, cmpVals: cmpMMP,
+	add: addMMP, toVec: mmpVec, fromVec: vecMMP}
 
 // aggregateKNN is Aggregate with the authors' approximate clustering and
 // their order of a union (merged by queue end; see knn.go).
@@ -134,13 +118,13 @@ func (p *MMP) aggregateKNN(z []mmpFn) Summary {
 	}
 	vs := make([]vec, len(z))
 	for i := range z {
-		vs[i] = mmpVec(&z[i])
+		mmpVec(&vs[i], &z[i])
 	}
 	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
 	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {
-		out[i] = vecMMP(&vs[i], true)
+		vecMMP(&out[i], &vs[i], true)
 	}
 	slices.SortStableFunc(out, byQ)
 	return summaryOf[MMPSummary](out, 4)

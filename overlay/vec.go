@@ -207,3 +207,44 @@ func (w *vecWork) get(n int) []vec {
 	}
 	return w.vs[:n]
 }
+
+// vecKind is what aggregateVecs needs of a policy whose functions are
+// clustered as vecs (IBP, MMP): the number of attributes, those summed by
+// a maximum, the conversions (in place), the scratch pool and the
+// comparison and merges of identical functions.
+type vecKind[C any] struct {
+	d       int
+	isMax   [4]bool
+	pool    *sync.Pool
+	ops     *fnOps[C]
+	cmpVals func(a, b C) int
+	add     func(a, b *C)
+	toVec   func(v *vec, f *fn[C])
+	fromVec func(f *fn[C], v *vec, spread bool)
+}
+
+// aggregateVecs is Aggregate for a vecKind policy: the union of x and y
+// (merged directly when both are plain and fit k), clustered down to k
+// functions when it holds more.
+func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int, useGrid bool, dist Distance) Summary {
+	if s, ok := plainUnion[S](x, y, k, kd.cmpVals, kd.add); ok {
+		return s
+	}
+	z, scratch := unionOf[S](kd.pool, x, y, kd.d, kd.ops, dist)
+	defer scratch.done()
+	if len(z) <= k {
+		return summaryOf[S](z, kd.d)
+	}
+	w := vecPool.Get().(*vecWork)
+	defer vecPool.Put(w)
+	vs := w.get(len(z))
+	for i := range z {
+		kd.toVec(&vs[i], &z[i])
+	}
+	vs = clusterVecs(vs, kd.d, k, kd.isMax, useGrid, dist)
+	out := z[:len(vs)]
+	for i := range vs {
+		kd.fromVec(&out[i], &vs[i], dist == DistMSE)
+	}
+	return summaryOf[S](sortDedup(out, kd.ops.cmp, kd.ops.sortBy, kd.ops.mergeFor(dist)), kd.d)
+}
