@@ -197,8 +197,9 @@ func (s *Sim) Now() des.Time { return s.eng.Now() }
 // Events is the number of events handled so far (across resumes).
 func (s *Sim) Events() uint64 { return s.eng.Processed() }
 
-// spent is the CPU and wall time of the run so far, across resumes.
-func (s *Sim) spent() (cpu, wall float64) {
+// Spent is the CPU and wall seconds of the run so far, over all its
+// sittings.
+func (s *Sim) Spent() (cpu, wall float64) {
 	cpu, wall = s.prevCPU, s.prevWall
 	if !s.runStart.IsZero() {
 		cpu += (cpuTime() - s.cpuStart).Seconds()
@@ -256,7 +257,7 @@ func (s *Sim) WriteCheckpoint(out io.Writer) (int64, error) {
 		w.String(f.name)
 		w.String(f.value)
 	}
-	cpu, wall := s.spent()
+	cpu, wall := s.Spent()
 	w.F64(cpu)
 	w.F64(wall)
 	w.Int(s.resumes)
