@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -132,28 +128,14 @@ func TestOverlaySimCheckpointOnSignal(t *testing.T) {
 	}
 	dir := t.TempDir()
 	args := "overlay sim --policy ibp --nodes 3000 --hours 48 --sample 1h --out " + dir
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// The timeline exists once the simulation runs (the signal handler is
 	// installed before).
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "timeline.csv")); err == nil {
-			break
-		}
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
-	}
-	if !strings.Contains(errb.String(), "interrupted; checkpoint written") {
-		t.Fatalf("stderr %q does not report the checkpoint", errb.String())
+	stderr := interruptCLI(t, args, func() bool {
+		_, err := os.Stat(filepath.Join(dir, "timeline.csv"))
+		return err == nil
+	}, 30*time.Second)
+	if !strings.Contains(stderr, "interrupted; checkpoint written") {
+		t.Fatalf("stderr %q does not report the checkpoint", stderr)
 	}
 	if _, e, code := runCLI(t, "", append(strings.Fields(args), "--resume")...); code != 0 {
 		t.Fatalf("resumed run: exit %d, stderr %q", code, e)
