@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/volsched/volsched/des"
@@ -151,26 +152,36 @@ func (c *Config) workloadID() string {
 }
 
 // binaryVersion identifies the code that runs the simulation: the module
-// version and, when the binary was built from a VCS checkout, its revision
-// and whether the tree was modified.
-func binaryVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
+// version, the VCS revision when the binary was stamped with it, and a
+// SHA-256 of the executable file (builds here run with -buildvcs=false, so
+// the hash is what tells two builds apart; rebuilding the same code with
+// the same toolchain gives the same bytes).
+var binaryVersion = sync.OnceValue(func() string {
+	v := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v += " " + s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					v += " (modified)"
+				}
 			}
 		}
 	}
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err == nil {
+				v += fmt.Sprintf(", executable sha256 %x", h.Sum(nil)[:12])
+			}
+			f.Close()
+		}
+	}
 	return v
-}
+})
 
 // StopAt makes Run stop with ErrStopped right after handling event number
 // n (0: never). Tests use it to interrupt a run at an exact point.
@@ -438,7 +449,8 @@ func (s *Sim) ReadCheckpoint(in io.ReaderAt, size int64) error {
 		return err
 	}
 	if v, want := r.String(), binaryVersion(); r.Err() == nil && v != want {
-		return &MismatchError{Field: "the binary's version", Checkpoint: strconv.Quote(v), Run: strconv.Quote(want)}
+		return &MismatchError{Field: "the volsched build", Checkpoint: strconv.Quote(v), Run: strconv.Quote(want) +
+			" (resume with the binary that wrote the checkpoint: the simulation code may differ)"}
 	}
 	id := s.cfg.identity()
 	n := r.Len(2)

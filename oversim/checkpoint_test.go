@@ -213,8 +213,17 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 			t.Errorf("%s changed: error %v, want a mismatch naming %s", tc.field, err, tc.field)
 		}
 	}
-	// The same config is accepted.
+	// Another build of volsched is refused.
+	orig := binaryVersion
+	binaryVersion = func() string { return orig() + " rebuilt" }
 	s, _ := New(c)
+	err := s.ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+	binaryVersion = orig
+	if me := (*MismatchError)(nil); !errors.As(err, &me) || me.Field != "the volsched build" {
+		t.Errorf("other build: error %v, want a mismatch naming the build", err)
+	}
+	// The same config is accepted.
+	s, _ = New(c)
 	if err := s.ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
 		t.Fatal(err)
 	}
