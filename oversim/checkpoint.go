@@ -57,7 +57,30 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("the checkpoint was written by a different run: %s is %s in the checkpoint, %s in this run", e.Field, e.Checkpoint, e.Run)
+	a, b := excerpt(e.Checkpoint, e.Run), excerpt(e.Run, e.Checkpoint)
+	return fmt.Sprintf("the checkpoint was written by a different run: %s is %s in the checkpoint, %s in this run", e.Field, a, b)
+}
+
+// excerpt returns s, or for a long value (--params is a JSON object) the
+// part of s around its first difference from t.
+func excerpt(s, t string) string {
+	const width = 40
+	if len(s) <= 2*width {
+		return s
+	}
+	i := 0
+	for i < len(s) && i < len(t) && s[i] == t[i] {
+		i++
+	}
+	lo, hi := max(i-width, 0), min(i+width, len(s))
+	out := s[lo:hi]
+	if lo > 0 {
+		out = "…" + out
+	}
+	if hi < len(s) {
+		out += "…"
+	}
+	return out
 }
 
 type idField struct{ name, value string }
@@ -124,6 +147,9 @@ func (c *Config) workloadID() string {
 		return fmt.Sprintf("trace of %d jobs, sha256 %x", len(c.Jobs), h.Sum(nil)[:12])
 	}
 	if d := c.Dists; d != nil {
+		if v, ok := distsIDs.Load(d); ok {
+			return v.(string)
+		}
 		for _, x := range []*workload.CDF{d.ThinkTime, d.BreakTime, d.BatchWidth, d.InterBatch, d.JobRepeat,
 			d.JobSize, d.TaskLength, d.TaskMaxMem, d.TaskDeadline} {
 			if x == nil {
@@ -148,8 +174,16 @@ func (c *Config) workloadID() string {
 			}
 		}
 	}
-	return fmt.Sprintf("site-level model, distributions sha256 %x", h.Sum(nil)[:12])
+	id := fmt.Sprintf("site-level model, distributions sha256 %x", h.Sum(nil)[:12])
+	if c.Dists != nil {
+		distsIDs.Store(c.Dists, id)
+	}
+	return id
 }
+
+// distsIDs caches workloadID of loaded distributions (immutable once
+// loaded; the application histogram is megabytes), by pointer.
+var distsIDs sync.Map
 
 // binaryVersion identifies the code that runs the simulation: the module
 // version, the VCS revision when the binary was stamped with it, and a
