@@ -371,3 +371,52 @@ func TestCheckpointScale(t *testing.T) {
 		t.Fatalf("restored result differs:\n%+v\nwant\n%+v", a, b)
 	}
 }
+
+// TestCheckpointPeriodic: checkpoints written from inside Run
+// (OnCheckpoint, at every 4,096th event here) do not change the run, and
+// the last one resumes to the same result.
+func TestCheckpointPeriodic(t *testing.T) {
+	c := testConfig(t, "mmp", 200, 2*des.Hour)
+	c.Churn = failure.Churn{Median: 20 * des.Minute}
+	c.Sample = 10 * des.Minute
+	whole := runWhole(t, c)
+	path := filepath.Join(t.TempDir(), CheckpointFile)
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o runOut
+	s.OnSample(func(x Sample) { o.rows = append(o.rows, x) })
+	saves, lastRows := 0, uint64(0)
+	s.OnCheckpoint(func() bool { return true }, func() error {
+		saves++
+		lastRows = s.TimelineRows()
+		_, err := s.SaveCheckpoint(path)
+		return err
+	})
+	if o.res, err = s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if saves < 2 {
+		t.Fatalf("%d checkpoints written, want several", saves)
+	}
+	if !reflect.DeepEqual(deterministic(o.res), deterministic(whole.res)) || !reflect.DeepEqual(o.rows, whole.rows) {
+		t.Fatal("a run that wrote checkpoints differs from the plain run")
+	}
+	r, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	rows := append([]Sample(nil), whole.rows[:lastRows]...)
+	r.OnSample(func(x Sample) { rows = append(rows, x) })
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(deterministic(res), deterministic(whole.res)) || !reflect.DeepEqual(rows, whole.rows) {
+		t.Fatal("resumed from the last periodic checkpoint: result differs")
+	}
+}
