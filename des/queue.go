@@ -105,3 +105,43 @@ func (q *Queue[E]) Pop() (at Time, ev E, ok bool) {
 	}
 	return top.at, top.ev, true
 }
+
+// Each calls f with every pending event in the queue's storage order (for
+// a checkpoint; Restore rebuilds the same queue from that order) and
+// returns the next sequence number.
+func (q *Queue[E]) Each(f func(at Time, seq uint64, ev E)) uint64 {
+	for i := range q.items {
+		f(q.items[i].at, q.items[i].seq, q.items[i].ev)
+	}
+	return q.seq
+}
+
+// Restore empties the queue and sets its next sequence number; Append then
+// adds the events Each listed, in that order.
+func (q *Queue[E]) Restore(seq uint64, n int) {
+	clear(q.items)
+	q.items = q.items[:0]
+	q.Grow(n)
+	q.seq = seq
+}
+
+// Append adds an event in storage order (after Restore); check the result
+// with Valid.
+func (q *Queue[E]) Append(at Time, seq uint64, ev E) {
+	q.items = append(q.items, entry[E]{at: at, seq: seq, ev: ev})
+}
+
+// Valid reports whether the queue is a well-formed heap (every event after
+// its parent, sequence numbers below the next one): a restored queue is
+// checked with it.
+func (q *Queue[E]) Valid() bool {
+	for i := range q.items {
+		if q.items[i].seq >= q.seq {
+			return false
+		}
+		if i > 0 && q.items[i].before(&q.items[(i-1)>>2]) {
+			return false
+		}
+	}
+	return true
+}

@@ -67,3 +67,17 @@ func (s *Sim[E]) Run(until Time, handle func(t Time, ev E)) uint64 {
 	}
 	return s.processed - start
 }
+
+// Snapshot returns the clock, the number of events handled and the queue,
+// for a checkpoint (the queue is the Sim's own: list it with Each before
+// handling further events).
+func (s *Sim[E]) Snapshot() (now Time, processed uint64, q *Queue[E]) {
+	return s.now, s.processed, &s.q
+}
+
+// Restore sets the clock and the count of events handled, and returns the
+// queue to refill (Queue.Restore, Queue.Append) from a checkpoint.
+func (s *Sim[E]) Restore(now Time, processed uint64) *Queue[E] {
+	s.now, s.processed = now, processed
+	return &s.q
+}

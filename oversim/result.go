@@ -70,8 +70,12 @@ type Result struct {
 	// is events over it.
 	CPUSeconds         float64 `json:"cpu_seconds"`
 	EventsPerCPUSecond float64 `json:"events_per_cpu_second"`
-	HeapBytes          uint64  `json:"heap_bytes_at_end"`
-	BytesPerNode       float64 `json:"heap_bytes_per_node"`
+	// Resumes is the number of times the run was restored from a
+	// checkpoint; WallSeconds and CPUSeconds cover all its sittings (not
+	// the time between them).
+	Resumes      int     `json:"resumes,omitempty"`
+	HeapBytes    uint64  `json:"heap_bytes_at_end"`
+	BytesPerNode float64 `json:"heap_bytes_per_node"`
 }
 
 // Conserved reports whether every task is accounted for: each submitted
@@ -120,11 +124,12 @@ func (s *Sim) result(t des.Time, wall time.Duration) *Result {
 	r.Events = s.eng.Processed()
 	r.MessagesSent = s.net.Messages()
 	r.BytesSent = s.net.Bytes()
-	r.WallSeconds = wall.Seconds()
+	r.WallSeconds = s.prevWall + wall.Seconds()
+	r.Resumes = s.resumes
 	if r.WallSeconds > 0 {
 		r.EventsPerSecond = float64(r.Events) / r.WallSeconds
 	}
-	r.CPUSeconds = (cpuTime() - s.cpuStart).Seconds()
+	r.CPUSeconds = s.prevCPU + (cpuTime() - s.cpuStart).Seconds()
 	if r.CPUSeconds > 0 {
 		r.EventsPerCPUSecond = float64(r.Events) / r.CPUSeconds
 	}

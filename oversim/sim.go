@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"time"
 
@@ -140,9 +141,21 @@ type Sim struct {
 	lastJob     int32
 	cpuStart    time.Duration
 
+	// checkpoints (checkpoint.go)
+	started  bool // the time-0 summaries were sent (Run's first steps)
+	rows     uint64
+	stopAt   uint64
+	ckptDue  func() bool
+	ckptSave func() error
+	resumes  int
+	prevCPU  float64 // CPU and wall seconds of the run before its last resume
+	prevWall float64
+	runStart time.Time
+
 	// reference schedulers
 	placer  overlay.Placer
-	server  int32 // host of the reference scheduler (index n of the network)
+	randSrc *rand.PCG // Random's source (saved in checkpoints)
+	server  int32     // host of the reference scheduler (index n of the network)
 	sums    []overlay.Summary
 	placed_ []overlay.Placement
 }
@@ -215,7 +228,8 @@ func New(cfg *Config) (*Sim, error) {
 	case "centralized":
 		s.placer = overlay.Centralized{Policy: pol}
 	case "random":
-		s.placer = overlay.Random{Rand: stream.New(cfg.Seed, 0x72616e646f6d)} // "random"
+		s.randSrc = stream.NewPCG(cfg.Seed, 0x72616e646f6d) // "random"
+		s.placer = overlay.Random{Rand: rand.New(s.randSrc)}
 	}
 	if s.placer != nil {
 		s.server = int32(n)
@@ -669,6 +683,7 @@ func (s *Sim) handle(t des.Time, ev event) {
 			s.eng.At(next, event{kind: evProbe, v: ev.v + 1})
 		}
 	case evSample:
+		s.rows++
 		if s.onSample != nil {
 			s.onSample(s.sample(t))
 		}
@@ -693,29 +708,44 @@ func (s *Sim) sample(t des.Time) Sample {
 // campaign or the CLI reports it instead of crashing.
 func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 	start := time.Now()
-	s.cpuStart = cpuTime()
+	s.runStart, s.cpuStart = start, cpuTime()
 	defer func() {
 		if p := recover(); p != nil {
 			res = s.result(s.eng.Now(), time.Since(start))
 			err = fmt.Errorf("%s node state machine failed at %v simulated after %d events: %v", s.cfg.Policy, s.eng.Now(), s.eng.Processed(), p)
 		}
 	}()
-	// Every execution node reports its first summary at time 0.
-	for i := range s.leaves {
-		v := s.leafV[i]
-		s.step(0, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
+	// Every execution node reports its first summary at time 0 (not
+	// again when the run resumes from a checkpoint).
+	if !s.started {
+		s.started = true
+		for i := range s.leaves {
+			v := s.leafV[i]
+			s.step(0, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
+		}
 	}
 	for {
 		if !s.eng.Step(s.end, s.handle) {
 			break
 		}
+		k := s.eng.Processed()
+		if k == s.stopAt {
+			err = ErrStopped
+			break
+		}
 		// Events cost from under a microsecond (IBP at small SF_max) to
 		// milliseconds (aggregations of large summaries): look at the
 		// context often, report progress less often.
-		if k := s.eng.Processed(); k&(1<<12-1) == 0 {
+		if k&(1<<12-1) == 0 {
 			if e := ctx.Err(); e != nil {
 				err = e
 				break
+			}
+			if s.ckptDue != nil && s.ckptDue() {
+				if e := s.ckptSave(); e != nil {
+					err = e
+					break
+				}
 			}
 			if s.progress != nil && k&(1<<16-1) == 0 {
 				s.progress(s.eng.Now(), k)

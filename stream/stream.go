@@ -32,8 +32,15 @@ func Key(seed uint64, labels ...uint64) (uint64, uint64) {
 
 // New returns a PCG-backed generator for the stream (seed, labels...).
 func New(seed uint64, labels ...uint64) *rand.Rand {
+	return rand.New(NewPCG(seed, labels...))
+}
+
+// NewPCG returns the PCG source of the stream (seed, labels...): rand.New
+// of it draws what New(seed, labels...) draws, and its state can be saved
+// (MarshalBinary).
+func NewPCG(seed uint64, labels ...uint64) *rand.PCG {
 	hi, lo := Key(seed, labels...)
-	return rand.New(rand.NewPCG(hi, lo))
+	return rand.NewPCG(hi, lo)
 }
 
 // Reset re-seeds an existing PCG source to the stream (seed, labels...),

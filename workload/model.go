@@ -205,6 +205,7 @@ func (p *Params) NodeOf(seed uint64, i int) Node {
 type User struct {
 	p     *Params
 	d     *Distributions
+	src   rand.PCG // rng's source, kept for checkpoints (SaveState)
 	rng   *rand.Rand
 	node  int32
 	power float64 // s_u, MIPS
@@ -225,8 +226,10 @@ type User struct {
 // NewUser returns the user of node (whose power is powerMIPS) for the run
 // seed.
 func NewUser(p *Params, d *Distributions, seed uint64, node int32, powerMIPS float64) *User {
-	rng := stream.New(seed, labelUser, uint64(node))
-	u := &User{p: p, d: d, rng: rng, node: node, power: powerMIPS}
+	u := &User{p: p, d: d, node: node, power: powerMIPS}
+	stream.Reset(&u.src, seed, labelUser, uint64(node)) // the draws of stream.New(seed, labelUser, node)
+	u.rng = rand.New(&u.src)
+	rng := u.rng
 	shift := des.Time((rng.Float64()*2 - 1) * float64(p.Shift))
 	u.start = p.WorkStart + shift
 	if rng.Float64() >= p.DayWorkerFraction {

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary act as the volsched command: runCLI
@@ -65,4 +67,27 @@ func TestUnknownCommandExits2(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "no-such-command") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
+}
+
+// interruptCLI starts `volsched args` (space-separated), waits until ready
+// returns true (at most wait), sends SIGINT, and returns the standard error
+// after checking that the command exited with status 1.
+func interruptCLI(t *testing.T, args string, ready func() bool, wait time.Duration) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline) && !ready(); time.Sleep(10 * time.Millisecond) {
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
+	}
+	return errb.String()
 }

@@ -161,28 +161,14 @@ func TestExpInterruptAndResume(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	args := "exp exptest --units 2000 --seed 9 --workers 2 --sleep-ms 10 --out " + dir
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// Interrupt once some results are written (however loaded the machine).
 	results := filepath.Join(dir, experiment.ResultsFileName(experiment.Whole))
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if fi, err := os.Stat(results); err == nil && fi.Size() > 0 {
-			break
-		}
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
-	}
-	if !strings.Contains(errb.String(), "finishing the units in flight") || !strings.Contains(errb.String(), "run the same command again to resume") {
-		t.Errorf("interrupted run's message %q does not say how to resume", errb.String())
+	stderr := interruptCLI(t, args, func() bool {
+		fi, err := os.Stat(results)
+		return err == nil && fi.Size() > 0
+	}, 20*time.Second)
+	if !strings.Contains(stderr, "finishing the units in flight") || !strings.Contains(stderr, "run the same command again to resume") {
+		t.Errorf("interrupted run's message %q does not say how to resume", stderr)
 	}
 	_, _, present, lerr := experiment.Load[float64](dir)
 	if lerr != nil {

@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +39,9 @@ type simFlags struct {
 	probeLength                                         float64
 	scheduler, cpuProfile, memProfile, distance         string
 	centralPerNode                                      time.Duration
+	checkpointEvery                                     time.Duration
+	resume                                              bool
+	interruptAt                                         uint64 // hidden test flag: stop as if interrupted after this many events
 	// set: the flags given on the command line (cobra's Changed); a flag
 	// whose default is a sentinel (--sfmax 0, --update-bw -1) may not be
 	// given that sentinel explicitly.
@@ -205,30 +211,67 @@ func readWorkloadParams(path string) (workload.Params, error) {
 
 const paramsUsage = "JSON file of workload and node parameters over the defaults (fields: 'volsched overlay workload --print-params'; durations in ns)"
 
+// simRun is how runOverlaySim runs: checkpoints and interruptions.
+type simRun struct {
+	progress        bool
+	checkpointEvery time.Duration // 0: only on SIGINT/SIGTERM
+	resume          bool
+	interruptAt     uint64 // > 0: stop after this many events as if interrupted (tests)
+}
+
+// errInjected is the interruption of --interrupt-at-events.
+var errInjected = errors.New("interrupted at the requested event count (--interrupt-at-events)")
+
 // runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
-// and DIR/summary.json at the end.
-func runOverlaySim(ctx context.Context, c *oversim.Config, out string, progress bool) (*oversim.Result, error) {
+// and DIR/summary.json at the end. It writes DIR/checkpoint.bin every
+// checkpointEvery of wall time and when the context is cancelled, resumes
+// from it with resume, and removes it when the run ends.
+func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (*oversim.Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
+	}
+	ckptPath := filepath.Join(out, oversim.CheckpointFile)
+	_, statErr := os.Stat(ckptPath)
+	switch {
+	case o.resume && statErr != nil:
+		return nil, usagef("--resume: no checkpoint to resume from in --out %s (%v)", out, statErr)
+	case !o.resume && statErr == nil:
+		return nil, usagef("--out %s holds the checkpoint of an unfinished run (%s): pass --resume to continue it, or choose another --out", out, ckptPath)
 	}
 	s, err := oversim.New(c)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := os.Create(filepath.Join(out, "timeline.csv"))
-	if err != nil {
-		return nil, fmt.Errorf("timeline: %w", err)
+	tlPath := filepath.Join(out, "timeline.csv")
+	var tl *os.File
+	if o.resume {
+		if err := s.LoadCheckpoint(ckptPath); err != nil {
+			var me *oversim.MismatchError
+			if errors.As(err, &me) {
+				return nil, usagef("--resume: %v", err)
+			}
+			return nil, err
+		}
+		if tl, err = reopenTimeline(tlPath, s.TimelineRows()); err != nil {
+			return nil, err
+		}
+	} else {
+		if tl, err = os.Create(tlPath); err != nil {
+			return nil, fmt.Errorf("timeline: %w", err)
+		}
+		// wall_s (seconds of the run's wall time, over all its sittings) is
+		// the only column that is not reproducible; it shows where the run
+		// spends its time.
+		fmt.Fprintln(tl, timelineHeader)
 	}
 	defer tl.Close()
-	// wall_s (seconds since the start of the run) is the only column that
-	// is not reproducible; it shows where the run spends its time.
-	fmt.Fprintln(tl, "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,wall_s")
 	var werr error
+	_, wall0 := s.Spent()
 	wallStart := time.Now()
 	s.OnSample(func(x oversim.Sample) {
 		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d,%.1f\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
 			x.TasksFinished, x.TasksFinishedInTime, strconv.FormatFloat(x.ComputationFinishedMI, 'g', -1, 64),
-			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, time.Since(wallStart).Seconds())
+			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, wall0+time.Since(wallStart).Seconds())
 		if e == nil {
 			e = tl.Sync()
 		}
@@ -236,16 +279,50 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, progress 
 			werr = e
 		}
 	})
-	if progress {
-		start := time.Now()
+	if o.progress {
+		start, events0 := time.Now(), s.Events()
 		s.OnProgress(func(now des.Time, events uint64) {
 			fmt.Fprintf(os.Stderr, "\r%s simulated of %s, %d events, %.0f events/s   ", now.Duration().Round(time.Second),
-				c.Length.Duration(), events, float64(events)/time.Since(start).Seconds())
+				c.Length.Duration(), events, float64(events-events0)/time.Since(start).Seconds())
 		})
 	}
+	saved := func(n int64, took time.Duration) string {
+		return fmt.Sprintf("checkpoint written at %v simulated, %d events (%s, %.1f MB in %.1f s)",
+			s.Now().Duration().Round(time.Millisecond), s.Events(), ckptPath, float64(n)/1e6, took.Seconds())
+	}
+	if o.checkpointEvery > 0 {
+		last := time.Now()
+		s.OnCheckpoint(func() bool { return time.Since(last) >= o.checkpointEvery }, func() error {
+			t0 := time.Now()
+			n, err := s.SaveCheckpoint(ckptPath)
+			if err != nil {
+				return err
+			}
+			last = time.Now()
+			fmt.Fprintf(os.Stderr, "\r%s\n", saved(n, last.Sub(t0)))
+			return nil
+		})
+	}
+	if o.interruptAt > 0 {
+		s.StopAt(o.interruptAt)
+	}
 	r, runErr := s.Run(ctx)
-	if progress {
+	if o.progress {
 		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(runErr, oversim.ErrStopped) {
+		runErr = errInjected
+	}
+	interrupted := runErr != nil && (ctx.Err() != nil || runErr == errInjected)
+	if interrupted {
+		// Save the state first: nothing already computed is lost.
+		t0 := time.Now()
+		n, err := s.SaveCheckpoint(ckptPath)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "interrupted; the checkpoint could not be written: %v\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "interrupted; %s: run the same command with --resume to continue\n", saved(n, time.Since(t0)))
+		}
 	}
 	if werr != nil {
 		return nil, fmt.Errorf("timeline: %w", werr)
@@ -260,10 +337,49 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, progress 
 	if runErr != nil {
 		return r, fmt.Errorf("simulation stopped at %v simulated (partial summary written): %w", des.Time(r.SimulatedSeconds*1e9), runErr)
 	}
+	// The run is complete: its checkpoint is of no further use.
+	if err := os.Remove(ckptPath); err != nil && !os.IsNotExist(err) {
+		return r, fmt.Errorf("checkpoint: %w", err)
+	}
 	if !r.Conserved() {
 		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
 	}
 	return r, nil
+}
+
+const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,wall_s"
+
+// reopenTimeline opens the timeline of a resumed run for appending, after
+// its header and its first rows rows (those written before the
+// checkpoint; the rows after them, written past it, will be written again
+// identically).
+func reopenTimeline(path string, rows uint64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
+	}
+	br := bufio.NewReader(f)
+	var off int64
+	for k := uint64(0); k <= rows; k++ { // the header, then rows rows
+		line, err := br.ReadString('\n')
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("timeline of the resumed run %s: %d rows, the checkpoint was taken after %d", path, max(int64(k)-1, 0), rows)
+		}
+		if k == 0 && strings.TrimSuffix(line, "\n") != timelineHeader {
+			f.Close()
+			return nil, fmt.Errorf("timeline of the resumed run %s: unexpected header %q", path, line)
+		}
+		off += int64(len(line))
+	}
+	if err := f.Truncate(off); err == nil {
+		_, err = f.Seek(off, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
+	}
+	return f, nil
 }
 
 func init() {
@@ -282,7 +398,12 @@ link, optional churn (--churn MEDIAN, e.g. 15m) and a catastrophic failure
 It writes DIR/timeline.csv (one row per --sample of simulated time, flushed
 as the run goes) and DIR/summary.json (tasks finished, computation finished,
 allocation-time statistics, peak link use, events processed, speed,
-memory). The same flags and seed give the same results.`,
+memory). The same flags and seed give the same results.
+
+It writes DIR/checkpoint.bin (the whole simulation state) every
+--checkpoint-every of wall time and when interrupted (SIGINT, SIGTERM);
+the same command with --resume continues from it and gives the results
+of an uninterrupted run. The checkpoint is removed when the run ends.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.set = cmd.Flags().Changed
@@ -313,7 +434,11 @@ memory). The same flags and seed give the same results.`,
 					}
 				}()
 			}
-			r, err := runOverlaySim(ctx, c, f.out, term.IsTerminal(int(os.Stderr.Fd())))
+			if f.checkpointEvery < 0 {
+				return usagef("--checkpoint-every %v: want a duration >= 0 (0: only when interrupted)", f.checkpointEvery)
+			}
+			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: term.IsTerminal(int(os.Stderr.Fd())),
+				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
 					c.Policy, c.Nodes, r.SimulatedSeconds/3600, r.TasksFinished, r.TasksSubmitted, r.Events, r.WallSeconds, r.EventsPerSecond, r.BytesPerNode)
@@ -348,6 +473,10 @@ memory). The same flags and seed give the same results.`,
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fl.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
 	fl.StringVar(&f.out, "out", "", "output directory (required)")
+	fl.DurationVar(&f.checkpointEvery, "checkpoint-every", 30*time.Minute, "write DIR/checkpoint.bin at this interval of wall time (0: only when interrupted by SIGINT/SIGTERM)")
+	fl.BoolVar(&f.resume, "resume", false, "continue the interrupted run whose checkpoint is in --out (same flags)")
+	fl.Uint64Var(&f.interruptAt, "interrupt-at-events", 0, "testing: stop as if interrupted after this many events")
+	fl.MarkHidden("interrupt-at-events")
 	overlayCmd.AddCommand(cmd)
 
 	var wf struct {

@@ -1,0 +1,422 @@
+package oversim
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/failure"
+)
+
+// runOut is what a run produces: its result and its timeline rows.
+type runOut struct {
+	res  *Result
+	rows []Sample
+}
+
+// deterministic clears the fields of r that measure the machine (time,
+// memory) or count resumes.
+func deterministic(r *Result) *Result {
+	x := *r
+	x.WallSeconds, x.EventsPerSecond, x.CPUSeconds, x.EventsPerCPUSecond = 0, 0, 0, 0
+	x.HeapBytes, x.BytesPerNode, x.Resumes = 0, 0, 0
+	return &x
+}
+
+func runWhole(t *testing.T, c *Config) runOut {
+	t.Helper()
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o runOut
+	s.OnSample(func(x Sample) { o.rows = append(o.rows, x) })
+	if o.res, err = s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// runResumed runs c, stopping after each event count of stops, saving a
+// checkpoint and continuing in a fresh Sim built by New and restored from
+// it; with inPlace, the same Sim continues after saving instead.
+func runResumed(t *testing.T, c *Config, stops []uint64, inPlace bool) runOut {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), CheckpointFile)
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o runOut
+	collect := func(x Sample) { o.rows = append(o.rows, x) }
+	s.OnSample(collect)
+	for i, k := range stops {
+		s.StopAt(k)
+		if _, err := s.Run(context.Background()); !errors.Is(err, ErrStopped) {
+			t.Fatalf("stop %d at event %d: %v", i, k, err)
+		}
+		if s.Events() != k {
+			t.Fatalf("stopped after %d events, want %d", s.Events(), k)
+		}
+		// Drop the row the interrupted Run wrote at its end.
+		o.rows = o.rows[:s.TimelineRows()]
+		if _, err := s.SaveCheckpoint(path); err != nil {
+			t.Fatal(err)
+		}
+		if inPlace {
+			s.StopAt(0)
+			continue
+		}
+		if s, err = New(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.LoadCheckpoint(path); err != nil {
+			t.Fatal(err)
+		}
+		if s.Resumes() != i+1 {
+			t.Fatalf("resumes %d, want %d", s.Resumes(), i+1)
+		}
+		s.OnSample(collect)
+	}
+	if o.res, err = s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestCheckpointExact: a run interrupted at one or more event counts,
+// checkpointed and resumed in a fresh Sim gives the uninterrupted run's
+// result (every deterministic field) and timeline rows, for each policy,
+// the two references, with churn, a catastrophe and probes.
+func TestCheckpointExact(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(c *Config)
+		pol   string
+		nodes int
+		cuts  []float64 // fractions of the run's events
+	}{
+		{"ibp-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, "ibp", 300, []float64{0.5}},
+		{"mmp-catastrophe-probes", func(c *Config) {
+			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 80 * des.Minute}
+			c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 50, 5000
+		}, "mmp", 200, []float64{0.3, 0.7}},
+		{"dp-churn-catastrophe", func(c *Config) {
+			c.Churn = failure.Churn{Median: 30 * des.Minute}
+			c.Catastrophe = failure.Catastrophe{Fraction: 0.1, At: time90}
+		}, "dp", 200, []float64{0.25, 0.5, 0.9}},
+		{"centralized-ibp-churn", func(c *Config) {
+			c.Scheduler, c.CentralPerNode = "centralized", 100
+			c.Churn = failure.Churn{Median: 20 * des.Minute}
+		}, "ibp", 200, []float64{0.6}},
+		{"random-dp-catastrophe", func(c *Config) {
+			c.Scheduler = "random"
+			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: des.Hour}
+		}, "dp", 200, []float64{0.4}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testConfig(t, tc.pol, tc.nodes, 2*des.Hour)
+			c.Sample = 10 * des.Minute
+			tc.setup(c)
+			whole := runWhole(t, c)
+			if whole.res.TasksSubmitted == 0 || whole.res.TasksFinished == 0 {
+				t.Fatalf("nothing happened: %+v", whole.res)
+			}
+			if c.Churn.Enabled() || c.Catastrophe.Enabled() {
+				if whole.res.Failures == 0 {
+					t.Fatalf("no failure happened")
+				}
+			}
+			var stops []uint64
+			for _, f := range tc.cuts {
+				stops = append(stops, uint64(f*float64(whole.res.Events))|1)
+			}
+			for _, inPlace := range []bool{false, true} {
+				got := runResumed(t, c, stops, inPlace)
+				if a, b := deterministic(got.res), deterministic(whole.res); !reflect.DeepEqual(a, b) {
+					t.Fatalf("inPlace %v, stops %v: resumed result differs:\n%+v\nwant\n%+v", inPlace, stops, a, b)
+				}
+				if !reflect.DeepEqual(got.rows, whole.rows) {
+					t.Fatalf("inPlace %v, stops %v: timeline differs:\n%+v\nwant\n%+v", inPlace, stops, got.rows, whole.rows)
+				}
+				if !inPlace && got.res.Resumes != len(stops) {
+					t.Fatalf("Resumes %d, want %d", got.res.Resumes, len(stops))
+				}
+			}
+			t.Logf("%d events, %d tasks finished, %d failures, stops %v", whole.res.Events, whole.res.TasksFinished, whole.res.Failures, stops)
+		})
+	}
+}
+
+const time90 = 90 * des.Minute
+
+// smallCheckpoint returns a checkpoint of a small run stopped mid-way.
+func smallCheckpoint(t testing.TB, c *Config, at uint64) []byte {
+	t.Helper()
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StopAt(at)
+	if _, err := s.Run(context.Background()); !errors.Is(err, ErrStopped) {
+		t.Fatalf("run: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := s.WriteCheckpoint(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func smallConfig(t testing.TB) *Config {
+	c := testConfig(t, "dp", 24, des.Hour)
+	c.Churn = failure.Churn{Median: 10 * des.Minute}
+	c.Sample = 10 * des.Minute
+	return c
+}
+
+func TestCheckpointMismatchRefused(t *testing.T) {
+	c := smallConfig(t)
+	data := smallCheckpoint(t, c, 2001)
+	for _, tc := range []struct {
+		field  string
+		change func(c *Config)
+	}{
+		{"--nodes", func(c *Config) { c.Nodes = 25 }},
+		{"--seed", func(c *Config) { c.Seed = 2 }},
+		{"--churn", func(c *Config) { c.Churn.Median = 11 * des.Minute }},
+		{"--sample", func(c *Config) { c.Sample = 0 }},
+		{"--policy", func(c *Config) { c.Policy = "ibp" }},
+		{"--hours", func(c *Config) { c.Length = 2 * des.Hour }},
+		{"--params", func(c *Config) { c.Params.ContinueA = 0.7 }},
+	} {
+		c2 := *c
+		tc.change(&c2)
+		s, err := New(&c2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+		var me *MismatchError
+		if !errors.As(err, &me) || me.Field != tc.field || len(err.Error()) > 300 {
+			t.Errorf("%s changed: error %v, want a short mismatch naming %s", tc.field, err, tc.field)
+		}
+	}
+	// Another build of volsched is refused.
+	orig := binaryVersion
+	binaryVersion = func() string { return orig() + " rebuilt" }
+	s, _ := New(c)
+	err := s.ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+	binaryVersion = orig
+	if me := (*MismatchError)(nil); !errors.As(err, &me) || me.Field != "the volsched build" {
+		t.Errorf("other build: error %v, want a mismatch naming the build", err)
+	}
+	// The same config is accepted.
+	s, _ = New(c)
+	if err := s.ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	// Only into a fresh Sim.
+	if err := s.ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err == nil {
+		t.Fatal("loaded twice into the same Sim")
+	}
+}
+
+func TestCheckpointCorruptRefused(t *testing.T) {
+	c := smallConfig(t)
+	data := smallCheckpoint(t, c, 2001)
+	bad := map[string][]byte{
+		"empty":     {},
+		"short":     data[:3],
+		"truncated": data[:len(data)/2],
+		"no crc":    data[:len(data)-4],
+		"other":     []byte("time_s,jobs_submitted\n1,2\n"),
+	}
+	flip := append([]byte(nil), data...)
+	flip[len(flip)*2/3] ^= 0x40
+	bad["flipped bit"] = flip
+	for name, b := range bad {
+		s, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReadCheckpoint(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+	// A missing file.
+	s, _ := New(c)
+	if err := s.LoadCheckpoint(filepath.Join(t.TempDir(), "none")); err == nil || !os.IsNotExist(errors.Unwrap(err)) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// withCRC returns b with its trailing checksum recomputed, so that the
+// decoder itself meets damaged data.
+func withCRC(b []byte) []byte {
+	if len(b) < 4 {
+		return b
+	}
+	out := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint32(out[len(out)-4:], crc32.Checksum(out[:len(out)-4], crc32.MakeTable(crc32.Castagnoli)))
+	return out
+}
+
+// FuzzReadCheckpoint: no input makes the reader panic. Damaged input as is
+// is refused by the checksum; with the checksum recomputed it meets the
+// decoder, which refuses malformed structure (lengths, tags, references,
+// indices) and accepts changed values (a changed float is a valid state).
+func FuzzReadCheckpoint(f *testing.F) {
+	c := smallConfig(f)
+	f.Add(smallCheckpoint(f, c, 2001))
+	f.Add(smallCheckpoint(f, c, 1))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, in := range [][]byte{b, withCRC(b)} {
+			s, err := New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.ReadCheckpoint(bytes.NewReader(in), int64(len(in)))
+		}
+	})
+}
+
+// TestCheckpointScale measures a checkpoint of a large run (docs/
+// benchmarks.md): VOLSCHED_CKPT_SCALE=policy:nodes:hours, e.g.
+// ibp:100000:1. It runs the simulation, writes the checkpoint of its final
+// state, drops the simulator, restores the checkpoint into a fresh one and
+// reports size, CPU and wall time of each step and the live heap per node
+// before the save and after the restore.
+func TestCheckpointScale(t *testing.T) {
+	spec := os.Getenv("VOLSCHED_CKPT_SCALE")
+	if spec == "" {
+		t.Skip("set VOLSCHED_CKPT_SCALE=policy:nodes:hours")
+	}
+	var pol string
+	var nodes int
+	var hours float64
+	if _, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%s %d %g", &pol, &nodes, &hours); err != nil {
+		t.Fatalf("VOLSCHED_CKPT_SCALE=%q: %v", spec, err)
+	}
+	c := testConfig(t, pol, nodes, des.Seconds(hours*3600))
+	c.SFMax = DefaultSFMax(pol)
+	c.Sample = 10 * des.Minute
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	step := func(name string, f func()) {
+		c0, w0 := cpuTime(), time.Now()
+		f()
+		t.Logf("%s: %.2f CPU-s, %.2f s wall", name, (cpuTime() - c0).Seconds(), time.Since(w0).Seconds())
+	}
+	var s *Sim
+	var res *Result
+	step("run", func() {
+		var err error
+		if s, err = New(c); err != nil {
+			t.Fatal(err)
+		}
+		if res, err = s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	before := heap()
+	t.Logf("%s %d nodes %g h: %d events, live heap %.0f B/node", pol, nodes, hours, res.Events, float64(before)/float64(nodes))
+	path := filepath.Join(t.TempDir(), CheckpointFile)
+	var size int64
+	step("save", func() {
+		var err error
+		if size, err = s.SaveCheckpoint(path); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("checkpoint %d bytes, %.0f B/node", size, float64(size)/float64(nodes))
+	s = nil
+	base := heap()
+	step("new+load", func() {
+		var err error
+		if s, err = New(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.LoadCheckpoint(path); err != nil {
+			t.Fatal(err)
+		}
+	})
+	after := heap()
+	per := func(h uint64) float64 { return (float64(h) - float64(base)) / float64(nodes) }
+	t.Logf("live heap of the simulator: %.0f B/node before the save, %.0f B/node after the restore (%+.1f %%); heap without it %d B",
+		per(before), per(after), 100*(per(after)/per(before)-1), base)
+	// The restored state continues like the original: the run is over, so
+	// its result is the original's.
+	r2, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := deterministic(r2), deterministic(res); !reflect.DeepEqual(a, b) {
+		t.Fatalf("restored result differs:\n%+v\nwant\n%+v", a, b)
+	}
+}
+
+// TestCheckpointPeriodic: checkpoints written from inside Run
+// (OnCheckpoint, at every 4,096th event here) do not change the run, and
+// the last one resumes to the same result.
+func TestCheckpointPeriodic(t *testing.T) {
+	c := testConfig(t, "mmp", 200, 2*des.Hour)
+	c.Churn = failure.Churn{Median: 20 * des.Minute}
+	c.Sample = 10 * des.Minute
+	whole := runWhole(t, c)
+	path := filepath.Join(t.TempDir(), CheckpointFile)
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o runOut
+	s.OnSample(func(x Sample) { o.rows = append(o.rows, x) })
+	saves, lastRows := 0, uint64(0)
+	s.OnCheckpoint(func() bool { return true }, func() error {
+		saves++
+		lastRows = s.TimelineRows()
+		_, err := s.SaveCheckpoint(path)
+		return err
+	})
+	if o.res, err = s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if saves < 2 {
+		t.Fatalf("%d checkpoints written, want several", saves)
+	}
+	if !reflect.DeepEqual(deterministic(o.res), deterministic(whole.res)) || !reflect.DeepEqual(o.rows, whole.rows) {
+		t.Fatal("a run that wrote checkpoints differs from the plain run")
+	}
+	r, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	rows := append([]Sample(nil), whole.rows[:lastRows]...)
+	r.OnSample(func(x Sample) { rows = append(rows, x) })
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(deterministic(res), deterministic(whole.res)) || !reflect.DeepEqual(rows, whole.rows) {
+		t.Fatal("resumed from the last periodic checkpoint: result differs")
+	}
+}
