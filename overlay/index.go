@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -199,14 +200,8 @@ func (x *IBPIndex) PlaceIndexed(now float64, req Request, out []Placement) []Pla
 			return x.scan(now, req, out)
 		}
 	}
-	slices.SortFunc(fit, func(a, b ibpFit) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return int(a.cls - b.cls)
+	slices.SortFunc(fit, func(a, b ibpFit) int { // no NaN keys here
+		return cmp.Or(cmp.Compare(a.key, b.key), int(a.cls-b.cls))
 	})
 	n := req.N
 	for g := 0; g < len(fit) && n > 0; {
