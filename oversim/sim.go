@@ -574,8 +574,11 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 		for i := range s.leaves {
 			s.sums[i] = s.leaves[i].Exec.Summary(now)
 		}
-		fallthrough
+		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
+		clear(s.sums) // no summary kept alive between requests
 	default:
+		// Random reads only how many nodes there are: s.sums stays nil,
+		// and clearing it per request (O(nodes)) is not needed.
 		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 	}
 	left := int32(m.Req.N)
@@ -592,7 +595,6 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 		s.net.Send(done, s.server, s.leafOf[m.Req.Submitter], reportBytes)
 		s.unallocated(t, int32(m.Req.App.ID), left)
 	}
-	clear(s.sums)
 }
 
 // rebuildIndex recomputes the centralized reference's index from every
