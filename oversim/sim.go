@@ -577,8 +577,8 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 		clear(s.sums) // no summary kept alive between requests
 	default:
-		// Random reads only how many nodes there are: s.sums stays nil,
-		// and clearing it per request (O(nodes)) is not needed.
+		// Random reads only how many nodes there are: s.sums keeps nil
+		// entries, and clearing it per request (O(nodes)) is not needed.
 		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 	}
 	left := int32(m.Req.N)
