@@ -82,6 +82,9 @@ type ibpFit struct {
 	next int // next idle position to look at (k-way merge of equal keys)
 }
 
+// Classes is the number of distinct (memory, disk) values seen.
+func (x *IBPIndex) Classes() int { return len(x.classes) }
+
 func (x *IBPIndex) Reset(n int) {
 	x.state = make([]uint8, n)
 	x.cls = make([]int32, n)

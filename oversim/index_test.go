@@ -53,10 +53,13 @@ func runRecorded(t *testing.T, c *Config, onSample func(*Sim, Sample)) (*Sim, *R
 // the leaves at the end (it is derived state).
 func TestCentralizedIndexMatchesScan(t *testing.T) {
 	cases := []struct {
-		nodes int
-		hours des.Time
-		churn des.Time
-	}{{300, 8, 15 * des.Minute}, {1000, 6, 0}, {2000, 3, 30 * des.Minute}}
+		nodes    int
+		hours    des.Time
+		churn    des.Time
+		mem, dsk []float64 // node hardware values (nil: the defaults, 4 × 4)
+	}{{300, 8, 15 * des.Minute, nil, nil}, {1000, 6, 0, nil, nil},
+		{600, 6, 30 * des.Minute, []float64{512, 768, 1024, 1536, 2048, 3072, 4096}, []float64{1000, 5000, 20000, 60000, 300000}},
+		{2000, 3, 30 * des.Minute, nil, nil}}
 	if testing.Short() {
 		cases = cases[:1]
 	}
@@ -65,10 +68,18 @@ func TestCentralizedIndexMatchesScan(t *testing.T) {
 		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
 		c.Churn = failure.Churn{Median: k.churn}
 		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: k.hours * des.Hour / 2}
+		if k.mem != nil {
+			c.Params.NodeMemMB, c.Params.NodeDiskMB = k.mem, k.dsk
+		}
 		var checks indexChecks
 		s, a, sa, pa := runRecorded(t, c, func(s *Sim, x Sample) { checks.check(t, s, x.Time) })
 		if s.index == nil {
 			t.Fatal("centralized IBP without an index")
+		}
+		if k.mem != nil {
+			if n := s.index.(*overlay.IBPIndex).Classes(); n != len(k.mem)*len(k.dsk) {
+				t.Fatalf("%d classes of idle nodes, want %d (%d memory × %d disk values)", n, len(k.mem)*len(k.dsk), len(k.mem), len(k.dsk))
+			}
 		}
 		scan := *c
 		scan.fullScan = true
