@@ -66,7 +66,7 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 		im, id := inv(span(lm, hm)), inv(span(ld, hd))
 		for x := range cand {
 			cl := asIBP(nodes[cand[x].index])[0]
-			cand[x].key = (float64(cl.Mem)-req.App.Mem)*im + (float64(cl.Disk)-req.App.Disk)*id
+			cand[x].key = ibpKey(cl.Mem, cl.Disk, req.App, im, id)
 		}
 		return placeSorted(cand, req.N, out)
 	case *DP:
@@ -84,6 +84,13 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 		return placeSorted(cand, req.N, out)
 	}
 	return out
+}
+
+// ibpKey is the centralized IBP key of a node of memory mem and disk disk
+// (im, id: the inverses of the spans over the fitting candidates), shared
+// with IBPIndex so that both compute it the same way.
+func ibpKey(mem, disk float32, app App, im, id float64) float64 {
+	return (float64(mem)-app.Mem)*im + (float64(disk)-app.Disk)*id
 }
 
 func placeSorted(cand []candidate, n int, out []Placement) []Placement {

@@ -678,7 +678,7 @@ func (s *Sim) readState(r *ckpt.Reader) {
 }
 
 // rebuildDerived recomputes, after a restore, state derived from what was
-// loaded (an index of the leaves' states for a reference scheduler, for
-// instance). There is none today: the reference schedulers read every
-// leaf's summary at each request.
-func (s *Sim) rebuildDerived() {}
+// loaded: the centralized reference's index of the leaves' states (IBP; an
+// IBP node's summary depends only on whether it is busy, not on the time,
+// so the index rebuilt from the restored leaves is the one the run had).
+func (s *Sim) rebuildDerived() { s.rebuildIndex(s.eng.Now()) }

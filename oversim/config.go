@@ -65,8 +65,16 @@ type Config struct {
 	// the message cost plus CentralPerNode for each node it examines (ours:
 	// 100 ns, a modelled cost, like the per-message one). Nodes report
 	// their availability to the server for free (full knowledge).
+	//
+	// That cost models a real server examining every node; the simulator
+	// itself does not: for IBP it keeps an index of the idle nodes
+	// (overlay.IBPIndex) that gives exactly the same placements.
 	Scheduler      string
 	CentralPerNode des.Time
+	// fullScan makes the centralized reference read every node's summary
+	// for every request even when its policy has an index (tests: the
+	// oracle of the index).
+	fullScan bool
 	// NoDeadlineSlack is the deadline DP gives a job that has none (a probe,
 	// an SWF job): its submission time plus this (ours: 7 days). IBP and
 	// MMP ignore deadlines.

@@ -154,8 +154,9 @@ type Sim struct {
 
 	// reference schedulers
 	placer  overlay.Placer
-	randSrc *rand.PCG // Random's source (saved in checkpoints)
-	server  int32     // host of the reference scheduler (index n of the network)
+	randSrc *rand.PCG             // Random's source (saved in checkpoints)
+	index   overlay.IndexedPlacer // the centralized reference's index (IBP), or nil
+	server  int32                 // host of the reference scheduler (index n of the network)
 	sums    []overlay.Summary
 	placed_ []overlay.Placement
 }
@@ -226,16 +227,23 @@ func New(cfg *Config) (*Sim, error) {
 	s.eng.Grow(2 * n)
 	switch cfg.Scheduler {
 	case "centralized":
-		s.placer = overlay.Centralized{Policy: pol}
+		c := overlay.Centralized{Policy: pol}
+		s.placer = c
+		if !cfg.fullScan {
+			s.index = c.Index(n)
+		}
 	case "random":
 		s.randSrc = stream.NewPCG(cfg.Seed, 0x72616e646f6d) // "random"
 		s.placer = overlay.Random{Rand: rand.New(s.randSrc)}
 	}
 	if s.placer != nil {
 		s.server = int32(n)
-		s.sums = make([]overlay.Summary, n)
+		if s.index == nil {
+			s.sums = make([]overlay.Summary, n)
+		}
 		s.st.Scheduler = cfg.Scheduler
 	}
+	s.rebuildIndex(0)
 	// Workload.
 	if cfg.Jobs != nil {
 		if len(cfg.Jobs) > 0 && cfg.Jobs[0].Submit < s.end {
@@ -417,6 +425,9 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 				s.placed(t, job, acc)
 			}
 		}
+		if s.index != nil {
+			s.index.Update(int(li), l.Exec.Summary(now))
+		}
 		s.schedWake(v, l.Wake(), t)
 	} else {
 		r := &s.routers[s.rankOf[v]]
@@ -563,16 +574,27 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 	now := t.Seconds()
 	n := len(s.leaves)
 	per := s.cfg.CentralPerNode
-	if s.cfg.Scheduler == "centralized" {
+	if s.cfg.Scheduler != "centralized" {
+		per = 0 // random looks at no node
+	}
+	// The modelled cost: a real centralized server examines every node
+	// (whether the simulator does, or uses its index).
+	cost := s.cfg.Proc.Cost(requestBytes) + per*des.Time(n)
+	done := s.net.Process(t, s.server, cost)
+	switch {
+	case s.index != nil:
+		s.placed_ = s.index.PlaceIndexed(now, m.Req, s.placed_[:0])
+	case s.cfg.Scheduler == "centralized":
 		for i := range s.leaves {
 			s.sums[i] = s.leaves[i].Exec.Summary(now)
 		}
-	} else {
-		per = 0 // random looks at no node
+		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
+		clear(s.sums) // no summary kept alive between requests
+	default:
+		// Random reads only how many nodes there are: s.sums keeps nil
+		// entries, and clearing it per request (O(nodes)) is not needed.
+		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 	}
-	cost := s.cfg.Proc.Cost(requestBytes) + per*des.Time(n)
-	done := s.net.Process(t, s.server, cost)
-	s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 	left := int32(m.Req.N)
 	req := m.Req
 	req.Src = overlay.NoAddr
@@ -587,7 +609,19 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 		s.net.Send(done, s.server, s.leafOf[m.Req.Submitter], reportBytes)
 		s.unallocated(t, int32(m.Req.App.ID), left)
 	}
-	clear(s.sums)
+}
+
+// rebuildIndex recomputes the centralized reference's index from every
+// execution node's summary at time now (it is derived state: after
+// restoring the leaves, this is all it needs).
+func (s *Sim) rebuildIndex(now des.Time) {
+	if s.index == nil {
+		return
+	}
+	s.index.Reset(len(s.leaves))
+	for i := range s.leaves {
+		s.index.Update(i, s.leaves[i].Exec.Summary(now.Seconds()))
+	}
 }
 
 // fail replaces physical node h at time t: its tasks are aborted (their

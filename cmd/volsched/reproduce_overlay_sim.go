@@ -292,8 +292,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	rows = nil
 	fig12 := map[string][]experiment.Series{} // by policy
 	for _, p := range policies {
-		overlaySeries := experiment.Series{Name: "overlay"}
-		var refs []experiment.Series
+		var got []*oversim.Result
 		type variant struct {
 			sch string
 			sf  int
@@ -317,21 +316,13 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.4g\t%.0f\t%.0f\t\n", p, v.sch, sf, r.TasksFinished, r.TasksFinishedInTime,
 				r.ComputationFinishedMI, r.MakespanMean, r.MakespanMax)
-			if v.sch == "overlay" {
-				overlaySeries.X, overlaySeries.Y = append(overlaySeries.X, float64(v.sf)), append(overlaySeries.Y, r.ComputationFinishedMI)
-			} else {
-				// a reference does not depend on SF_max: a flat line over the range
-				sfr := sfs[p]
-				refs = append(refs, experiment.Series{Name: v.sch, X: []float64{float64(sfr[0]), float64(sfr[len(sfr)-1])},
-					Y: []float64{r.ComputationFinishedMI, r.ComputationFinishedMI}})
-			}
+			got = append(got, r)
 			rows = append(rows, []string{p, v.sch, sf, strconv.FormatUint(r.TasksFinished, 10), strconv.FormatUint(r.TasksFinishedInTime, 10),
 				strconv.FormatFloat(r.ComputationFinishedMI, 'g', -1, 64), strconv.FormatFloat(r.MakespanMean, 'g', -1, 64), strconv.FormatFloat(r.MakespanMax, 'g', -1, 64)})
 		}
-		if len(overlaySeries.X) > 0 {
-			fig12[p] = append(fig12[p], overlaySeries)
-		}
-		fig12[p] = append(fig12[p], refs...)
+		sfr := sfs[p]
+		fig12[p] = againstSFMax(got, nil, float64(sfr[0]), float64(sfr[len(sfr)-1]),
+			func(r *oversim.Result) float64 { return r.ComputationFinishedMI })
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figures): IBP 10^6 nodes: distributed finishes more tasks than centralized, computation ~20 % behind centralized, random far behind;")
