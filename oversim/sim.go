@@ -426,7 +426,9 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 			}
 		}
 		if s.index != nil {
-			s.index.Update(int(li), l.Exec.Summary(now))
+			// Leaf.Step has just computed the node's summary: what it
+			// last sent equals it (it is replaced whenever it differs).
+			s.index.Update(int(li), l.Summary())
 		}
 		s.schedWake(v, l.Wake(), t)
 	} else {
