@@ -3,6 +3,11 @@ package overlay
 // Published numbers of seed 004, §7.1, for side-by-side tables. Accuracies
 // are fractions; for l(δ) the paper gives approximate averages ("∼").
 
+// PaperSFMax is, per policy, the SF_max values the paper tests (Table 2,
+// Table 4, Figs. 12–17), increasing; the last is the one of Table 3 and of
+// the other simulations (225, 256, 216: base^d with d = 2, 4, 3).
+var PaperSFMax = map[string][]int{"ibp": {9, 64, 225}, "mmp": {16, 81, 256}, "dp": {8, 64, 216}}
+
 // PaperTable2 is Table 2: accuracy for 1024 nodes, per policy and SF_max.
 var PaperTable2 = map[string]map[int]map[string]float64{
 	"ibp": {

@@ -67,7 +67,7 @@ func TestAccuracySeeds(t *testing.T) {
 // accuracySeeds logs the mean and standard deviation of Table 2's cells
 // of pol over 10 seeds.
 func accuracySeeds(t *testing.T, pol string, dist Distance, clustering string) {
-	ks := keysOf(PaperTable2[pol])
+	ks := PaperSFMax[pol]
 	for _, k := range ks {
 		{
 			sum, sq := map[string]float64{}, map[string]float64{}
@@ -93,15 +93,6 @@ func accuracySeeds(t *testing.T, pol string, dist Distance, clustering string) {
 	}
 }
 
-func keysOf[V any](m map[int]V) []int {
-	var ks []int
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 func fmtAcc(r AccuracyResult) string {
 	s := ""
 	for _, a := range PolicyAttributes[r.Policy] {
@@ -123,13 +114,7 @@ func TestAccuracyCPU(t *testing.T) {
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		for _, k := range []int{0, 1, 2} {
-			ks := []int{}
-			for x := range PaperTable2[pol] {
-				ks = append(ks, x)
-			}
-			slices.Sort(ks)
-			sf := ks[k]
+		for _, sf := range PaperSFMax[pol] {
 			const reps = 30
 			c0 := cpu()
 			aggs := 0
@@ -145,5 +130,22 @@ func TestAccuracyCPU(t *testing.T) {
 			t.Logf("%s sfmax=%d: %.2f µs CPU per aggregation (whole test incl. node generation, %d runs); aggregation alone %.2f µs wall",
 				pol, sf, float64((cpu()-c0).Nanoseconds())/1e3/float64(aggs), reps, float64(wall.Nanoseconds())/1e3/float64(aggs))
 		}
+	}
+}
+
+// TestPaperSFMaxIsTable2s: the paper's SF_max list is the one of its Table 2.
+func TestPaperSFMaxIsTable2s(t *testing.T) {
+	for pol, sfs := range PaperSFMax {
+		var ks []int
+		for k := range PaperTable2[pol] {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		if !slices.Equal(ks, sfs) || !slices.IsSorted(sfs) {
+			t.Errorf("%s: PaperSFMax %v, Table 2 has %v", pol, sfs, ks)
+		}
+	}
+	if len(PaperSFMax) != len(PaperTable2) {
+		t.Errorf("PaperSFMax has %d policies, Table 2 %d", len(PaperSFMax), len(PaperTable2))
 	}
 }

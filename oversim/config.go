@@ -174,13 +174,11 @@ func DefaultUpdateBandwidth(policy string) float64 {
 
 // DefaultSFMax is the largest SF_max §7.4 tests for each policy.
 func DefaultSFMax(policy string) int {
-	switch policy {
-	case "mmp":
-		return 256
-	case "dp":
-		return 216
+	sfs, ok := overlay.PaperSFMax[policy]
+	if !ok {
+		sfs = overlay.PaperSFMax["ibp"]
 	}
-	return 225
+	return sfs[len(sfs)-1]
 }
 
 // reference reports whether a reference scheduler replaces the overlay.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -112,7 +111,7 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, p := range pols {
-		ks := keys(overlay.PaperTable2[p])
+		ks := overlay.PaperSFMax[p]
 		fmt.Fprintf(tw, "%s SF_max\t", p)
 		for _, k := range ks {
 			fmt.Fprintf(tw, "%d\t", k)
@@ -193,13 +192,4 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 		fmt.Fprintf(os.Stderr, "\r%40s\r", "")
 	}
 	return tw.Flush()
-}
-
-func keys[V any](m map[int]V) []int {
-	var ks []int
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -49,10 +50,6 @@ var paperTable4 = map[string]map[int]map[string][3]string{
 // bytes per second as "Bps" ("100, 1000 and 10000 bytes per second (Bps)",
 // "1 KBps") and bits with a lower-case b ("10 Mbps", "1 Gbps").
 const table4UpdateBandwidth = 100e3 / 8
-
-// overlaySFMaxes are the SF_max values the paper tests for each policy
-// (Table 2, Table 4, Figs. 12-17).
-var overlaySFMaxes = map[string][]int{"ibp": {9, 64, 225}, "mmp": {16, 81, 256}, "dp": {8, 64, 216}}
 
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%" }
 
@@ -113,7 +110,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fmt.Fprintln(tw, "policy\tSF_max\tlink\tsim\t10s\t1s\tpaper sim\tpaper 10s\tpaper 1s\t")
 	var rows [][]string
 	for _, p := range policies {
-		for _, sf := range overlaySFMaxes[p] {
+		for _, sf := range overlay.PaperSFMax[p] {
 			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
 				c := base(p, nodes, hours, l)
 				c.SFMax, c.UpdateBandwidth = sf, table4UpdateBandwidth
@@ -285,7 +282,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	}
 
 	// Figs. 12-17: each policy against SF_max and the references.
-	sfs := overlaySFMaxes
+	sfs := overlay.PaperSFMax
 	fmt.Fprintf(w, "\nFigs. 12-17: performance against SF_max and the centralized and random references (%d nodes, %g h, fast link)\n", nodes, churnHours)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tscheduler\tSF_max\ttasks finished\tin time\tcomputation (MI)\tmakespan mean (s)\tmakespan max (s)\t")
