@@ -127,6 +127,22 @@ func (c *Config) identity() []idField {
 	}
 }
 
+// Key is a short name of the run for file names: its policy, scheduler,
+// SF_max and size, then a hash of everything that defines it (the fields
+// a checkpoint is checked against), so two runs share a key only when
+// they give the same results.
+func (c *Config) Key() string {
+	h := sha256.New()
+	for _, f := range c.identity() {
+		fmt.Fprintf(h, "%s=%s\n", f.name, f.value)
+	}
+	sched := c.Scheduler
+	if sched == "" {
+		sched = "overlay"
+	}
+	return fmt.Sprintf("%s-%s-sf%d-n%d-%x", c.Policy, sched, c.SFMax, c.Nodes, h.Sum(nil)[:10])
+}
+
 // workloadID is a hash of the replayed trace or of the site-level
 // distributions' values (not their file names).
 func (c *Config) workloadID() string {

@@ -204,6 +204,10 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 	} {
 		c2 := *c
 		tc.change(&c2)
+		// the run's key (reproduce's cache) tells the runs apart too
+		if c3 := *c; c2.Key() == c.Key() || c3.Key() != c.Key() {
+			t.Errorf("%s changed: key %s, unchanged %s (copy %s)", tc.field, c2.Key(), c.Key(), c3.Key())
+		}
 		s, err := New(&c2)
 		if err != nil {
 			t.Fatal(err)

@@ -425,21 +425,12 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	return nil
 }
 
-// simRunKey names one simulation of the reproduction by everything that
-// defines it (the workload is the default generated one).
-func simRunKey(c *oversim.Config) string {
-	return fmt.Sprintf("%s-%s-sf%d-n%d-t%d-%s-bw%g-beta%g-%s-churn%d-cat%g@%d-probe%d.%d.%g-det%d-cpn%d-seed%d",
-		c.Policy, c.Scheduler, c.SFMax, c.Nodes, c.Length, c.Link.Name, c.UpdateBandwidth, c.Beta, c.Distance,
-		c.Churn.Median, c.Catastrophe.Fraction, c.Catastrophe.At, c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI,
-		c.DetectTimeout, c.CentralPerNode, c.Seed)
-}
-
 // cachedSimRun runs c, or, when dir is set and the run was done before,
 // reads its result from dir/overlay-sim-runs/KEY.json: each run's result is
 // written there as soon as it ends, so an interrupted reproduction resumes
 // where it stopped (the results are deterministic given the key).
 func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress bool) (*oversim.Result, error) {
-	key := simRunKey(c)
+	key := c.Key()
 	var path string
 	if dir != "" {
 		path = filepath.Join(dir, "overlay-sim-runs", key+".json")
