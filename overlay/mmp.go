@@ -174,37 +174,44 @@ func (s MMPSummary) Admits(app App, q, now float64) int {
 // which the union of the summaries admits n tasks of app, or +Inf if no
 // node can run them.
 func Makespan(app App, n int, now float64, ss ...MMPSummary) float64 {
-	af := func(q float64) int {
-		k := 0
-		for _, s := range ss {
-			k += s.Admits(app, q, now)
-		}
-		return k
-	}
 	fits := false
 	for _, s := range ss {
 		for i := range s {
 			fits = fits || (float64(s[i].Mem) >= app.Mem && float64(s[i].Disk) >= app.Disk && s[i].Power > 0)
 		}
 	}
-	if !fits || n <= 0 {
-		if n <= 0 {
-			return now
-		}
+	if n <= 0 {
+		return now
+	}
+	if !fits {
 		return math.Inf(1)
 	}
+	return makespanSearch(now, func(q float64) bool {
+		k := 0
+		for _, s := range ss {
+			k += s.Admits(app, q, now)
+		}
+		return k >= n
+	})
+}
+
+// makespanSearch is Fig. 6's search for the earliest q at which admits(q)
+// holds (admits: "the nodes admit the request's n tasks by q", monotone in
+// q), given that some node can run the tasks: doubling from now + 1, then
+// bisection to a relative precision of 1e-9 of the makespan (q is an
+// estimate; admits(hi) holds throughout). Makespan and the centralized
+// reference share it, so that both search the same way.
+func makespanSearch(now float64, admits func(q float64) bool) float64 {
 	lo, hi := now, now+1
-	for af(hi) < n {
+	for !admits(hi) {
 		lo, hi = hi, now+2*(hi-now)
 	}
-	// Bisection to a relative precision of 1e-9 of the makespan (q is an
-	// estimate; AF(hi) >= n holds throughout).
 	for range 200 {
 		mid := lo + (hi-lo)/2
 		if mid <= lo || mid >= hi || hi-lo <= 1e-9*(hi-now) {
 			break
 		}
-		if af(mid) >= n {
+		if admits(mid) {
 			hi = mid
 		} else {
 			lo = mid

@@ -3,6 +3,7 @@ package overlay
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Placement says that N tasks of a request go to execution node Node
@@ -32,25 +33,7 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 	}
 	switch p := c.Policy.(type) {
 	case *MMP:
-		ss := make([]MMPSummary, 0, len(nodes))
-		for _, s := range nodes {
-			ss = append(ss, asMMP(s))
-		}
-		q := Makespan(req.App, req.N, now, ss...)
-		if math.IsInf(q, 1) {
-			return out
-		}
-		n := req.N
-		for i, s := range ss {
-			if n == 0 {
-				break
-			}
-			if k := min(s.Admits(req.App, q, now), n); k > 0 {
-				out = append(out, Placement{Node: i, N: k})
-				n -= k
-			}
-		}
-		return out
+		return placeMMP(now, req, nodes, out)
 	case *IBP:
 		var cand []candidate
 		lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -86,6 +69,80 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 	return out
 }
 
+// placeMMP is the centralized MMP reference: the makespan q of Fig. 6's
+// search over every node's summary (Makespan), then each node filled up to
+// q in node order (MMPSummary.Admits). It gives exactly what Makespan and
+// Admits over all nodes give, faster: the clusters that can run the task
+// (memory, disk, power > 0) are copied once per request into flat arrays,
+// each probe of the search stops as soon as the nodes admit the request's n
+// tasks (it only decides admits(q) >= n, and every AF is >= 0), and the
+// clusters that cannot run the task are never visited again. The arithmetic
+// is AF's, term for term (TestCentralizedMMPMatchesMakespan).
+func placeMMP(now float64, req Request, nodes []Summary, out []Placement) []Placement {
+	var c mmpFlat
+	app := req.App
+	for i, s := range nodes {
+		for _, cl := range asMMP(s) {
+			if float64(cl.Mem) >= app.Mem && float64(cl.Disk) >= app.Disk && cl.Power > 0 {
+				c.node = append(c.node, int32(i))
+				c.q = append(c.q, max(cl.Q, now))
+				c.power = append(c.power, float64(cl.Power))
+				c.v = append(c.v, int(cl.V))
+			}
+		}
+	}
+	if len(c.q) == 0 {
+		return out
+	}
+	n := req.N
+	q := makespanSearch(now, func(q float64) bool {
+		k := 0
+		for x := range c.q {
+			if k += c.af(x, q, app.Length); k >= n {
+				return true
+			}
+		}
+		return false
+	})
+	// Fill in node order up to q. A node's clusters are consecutive; the
+	// sum is capped as Admits caps it (irrelevant below 2^50 tasks).
+	for x := 0; x < len(c.q) && n > 0; {
+		node, k := c.node[x], 0
+		for ; x < len(c.q) && c.node[x] == node; x++ {
+			if k <= 1<<50 {
+				k += c.af(x, q, app.Length)
+			}
+		}
+		if k = min(k, n); k > 0 {
+			out = append(out, Placement{Node: int(node), N: k})
+			n -= k
+		}
+	}
+	return out
+}
+
+// mmpFlat holds the clusters that can run a request's task, in node order:
+// their node, queue end max(Q, now), power and v.
+type mmpFlat struct {
+	node  []int32
+	q     []float64
+	power []float64
+	v     []int
+}
+
+// af is MMPCluster.AF of cluster x at makespan q for tasks of the given
+// length, computed in the same order of operations.
+func (c *mmpFlat) af(x int, q, length float64) int {
+	t := (q - c.q[x]) * c.power[x] / length
+	if !(t >= 1) {
+		return 0
+	}
+	if t > 1<<40 {
+		t = 1 << 40
+	}
+	return c.v[x] * int(math.Floor(t))
+}
+
 // ibpKey is the centralized IBP key of a node of memory mem and disk disk
 // (im, id: the inverses of the spans over the fitting candidates), shared
 // with IBPIndex so that both compute it the same way.
@@ -93,15 +150,60 @@ func ibpKey(mem, disk float32, app App, im, id float64) float64 {
 	return (float64(mem)-app.Mem)*im + (float64(disk)-app.Disk)*id
 }
 
+// placeSorted places n tasks on the candidates in sortCandidates' order
+// (key, then position in cand: a stable sort), each taking up to its n. Only
+// the candidates reached before n tasks are placed matter, so it selects them
+// with a heap (O(len(cand) + placed·log len(cand))) instead of sorting all;
+// the order is the stable sort's whenever no key is NaN, and with a NaN key
+// it sorts cand (TestPlaceSortedMatchesStableSort).
 func placeSorted(cand []candidate, n int, out []Placement) []Placement {
-	sortCandidates(cand)
-	for _, c := range cand {
-		if n == 0 {
-			break
-		}
+	if n <= 0 || len(cand) == 0 {
+		return out
+	}
+	take := func(c *candidate) {
 		k := min(c.n, n)
 		n -= k
 		out = append(out, Placement{Node: c.index, N: k})
+	}
+	if slices.ContainsFunc(cand, func(c candidate) bool { return math.IsNaN(c.key) }) {
+		sortCandidates(cand)
+		for i := 0; i < len(cand) && n > 0; i++ {
+			take(&cand[i])
+		}
+		return out
+	}
+	h := make([]int32, len(cand))
+	for i := range h {
+		h[i] = int32(i)
+	}
+	less := func(a, b int32) bool {
+		ka, kb := cand[a].key, cand[b].key
+		return ka < kb || (ka == kb && a < b)
+	}
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(h[c+1], h[c]) {
+				c++
+			}
+			if !less(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for n > 0 && len(h) > 0 {
+		take(&cand[h[0]])
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		down(0)
 	}
 	return out
 }
