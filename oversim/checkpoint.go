@@ -43,7 +43,7 @@ import (
 
 const (
 	checkpointMagic   = "volsched overlay sim checkpoint\n"
-	checkpointVersion = 1
+	checkpointVersion = 2
 	// CheckpointFile is the name of the checkpoint in a run's directory.
 	CheckpointFile = "checkpoint.bin"
 )
@@ -422,6 +422,7 @@ func (s *Sim) writeState(w *ckpt.Writer) {
 	w.F64(s.allocMax)
 	w.F64(s.probeSum)
 	w.F64(s.makespanSum)
+	w.F64(s.rowMakespan)
 	w.Varint(int64(s.lastJob))
 	// The random reference's generator.
 	w.Bool(s.randSrc != nil)
@@ -678,7 +679,7 @@ func (s *Sim) readState(r *ckpt.Reader) {
 	if err := json.Unmarshal(st, &s.st); err != nil {
 		fail("results: %v", err)
 	}
-	s.allocSum, s.allocMax, s.probeSum, s.makespanSum = r.F64(), r.F64(), r.F64(), r.F64()
+	s.allocSum, s.allocMax, s.probeSum, s.makespanSum, s.rowMakespan = r.F64(), r.F64(), r.F64(), r.F64(), r.F64()
 	s.lastJob = int32(r.Int())
 	if has := r.Bool(); r.Err() == nil && has != (s.randSrc != nil) {
 		fail("random reference generator present: %v, want %v", has, s.randSrc != nil)

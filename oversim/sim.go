@@ -94,6 +94,12 @@ type Sample struct {
 	TasksAborted          uint64
 	Events                uint64
 	Pending               int
+	// JobsCompleted and MakespanMax are Result's, so far; RowMakespanMax
+	// is the largest makespan of the jobs completed since the previous row
+	// (0 if none): Fig. 15's "maximum makespan obtained at each moment".
+	JobsCompleted  uint64
+	MakespanMax    float64
+	RowMakespanMax float64
 }
 
 // Sim is one simulation run.
@@ -138,6 +144,7 @@ type Sim struct {
 	allocMax    float64
 	probeSum    float64
 	makespanSum float64
+	rowMakespan float64 // largest makespan since the last timeline row
 	lastJob     int32
 	cpuStart    time.Duration
 
@@ -519,6 +526,7 @@ func (s *Sim) finished(li, job, n int32, now float64) {
 		s.makespanSum += m
 		s.st.JobsCompleted++
 		s.st.MakespanMax = max(s.st.MakespanMax, m)
+		s.rowMakespan = max(s.rowMakespan, m)
 	}
 	s.maybeFree(job)
 }
@@ -723,6 +731,7 @@ func (s *Sim) handle(t des.Time, ev event) {
 		if s.onSample != nil {
 			s.onSample(s.sample(t))
 		}
+		s.rowMakespan = 0
 		if next := t + s.cfg.Sample; next < s.end {
 			s.eng.At(next, event{kind: evSample})
 		}
@@ -733,7 +742,8 @@ func (s *Sim) sample(t des.Time) Sample {
 	return Sample{Time: t, JobsSubmitted: s.st.JobsSubmitted, TasksSubmitted: s.st.TasksSubmitted,
 		TasksFinished: s.st.TasksFinished, TasksFinishedInTime: s.st.TasksFinishedInTime,
 		ComputationFinishedMI: s.st.ComputationFinishedMI, TasksUnallocated: s.st.TasksUnallocated,
-		TasksAborted: s.st.TasksAborted, Events: s.eng.Processed(), Pending: s.eng.Pending()}
+		TasksAborted: s.st.TasksAborted, Events: s.eng.Processed(), Pending: s.eng.Pending(),
+		JobsCompleted: s.st.JobsCompleted, MakespanMax: s.st.MakespanMax, RowMakespanMax: s.rowMakespan}
 }
 
 // Run simulates Config.Length and returns the results. It stops early,

@@ -286,3 +286,52 @@ func nodesOf(s overlay.Summary) int {
 	}
 	return s.Nodes()
 }
+
+// TestTimelineMakespan: the timeline's makespan columns agree with the
+// completions they summarize. The largest makespan so far never decreases
+// and ends at Result's; a row's own maximum (the applications completed
+// since the previous row) is 0 exactly when no application completed in it,
+// never exceeds the maximum so far, equals it whenever the maximum rose in
+// that row, and over all rows its largest value is Result's maximum. The run
+// must have rows below the maximum so far, or the last property is vacuous.
+func TestTimelineMakespan(t *testing.T) {
+	c := testConfig(t, "mmp", 64, 24*des.Hour)
+	c.Sample = 20 * des.Minute
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Sample
+	s.OnSample(func(x Sample) { rows = append(rows, x) })
+	r, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev Sample
+	top, below := 0.0, 0
+	for i, x := range rows {
+		completed := x.JobsCompleted > prev.JobsCompleted
+		switch {
+		case x.MakespanMax < prev.MakespanMax:
+			t.Fatalf("row %d: makespan max %g < %g before", i, x.MakespanMax, prev.MakespanMax)
+		case completed != (x.RowMakespanMax > 0):
+			t.Fatalf("row %d: %d applications completed, row makespan max %g", i, x.JobsCompleted-prev.JobsCompleted, x.RowMakespanMax)
+		case x.RowMakespanMax > x.MakespanMax:
+			t.Fatalf("row %d: row makespan max %g > max so far %g", i, x.RowMakespanMax, x.MakespanMax)
+		case x.MakespanMax > prev.MakespanMax && x.RowMakespanMax != x.MakespanMax:
+			t.Fatalf("row %d: max rose %g -> %g, row max %g", i, prev.MakespanMax, x.MakespanMax, x.RowMakespanMax)
+		}
+		if completed && x.RowMakespanMax < x.MakespanMax {
+			below++
+		}
+		top = max(top, x.RowMakespanMax)
+		prev = x
+	}
+	if prev.MakespanMax != r.MakespanMax || top != r.MakespanMax || prev.JobsCompleted != r.JobsCompleted {
+		t.Fatalf("last row %+v, largest row max %g; result max %g, %d completed", prev, top, r.MakespanMax, r.JobsCompleted)
+	}
+	if below == 0 || r.JobsCompleted == 0 {
+		t.Fatalf("%d rows, %d completed, none below the maximum so far: the run does not exercise the row maximum", len(rows), r.JobsCompleted)
+	}
+	t.Logf("%d rows, %d applications completed, max makespan %.0f s, %d rows below it", len(rows), r.JobsCompleted, r.MakespanMax, below)
+}

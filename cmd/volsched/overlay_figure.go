@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,21 +130,109 @@ func sfmaxFigure(w io.Writer, prefix string, args []string) error {
 			strconv.FormatFloat(r.ComputationFinishedMI, 'g', -1, 64), strconv.FormatUint(r.TasksUnallocated, 10), rt, rc, dirs[i]})
 	}
 	tw.Flush()
-	if runs[0].Policy == "ibp" {
+	switch runs[0].Policy {
+	case "ibp":
 		fmt.Fprintln(w, "paper (Figs. 12-13, IBP, 10^6 nodes, 60 h, shapes only): the distributed version finishes more tasks than the centralized one,")
 		fmt.Fprintln(w, "its computation is about 20 % behind the centralized one, little gain from SF_max 225 over 64 or 9, random far behind.")
+	case "mmp":
+		fmt.Fprintln(w, "paper (Fig. 15, MMP, 10^5 nodes, 60 h, shapes only): the maximum makespan over time; SF_max 81 performs like 256 with some")
+		fmt.Fprintln(w, "wrong decisions, both very close to the centralized version; 16 omitted for its bad results (see PREFIX-makespan.svg).")
+	case "dp":
+		fmt.Fprintln(w, "paper (Figs. 16-17, DP, 10^5 nodes, 60 h): tasks finished SF_max 64: 4,306,204, 216: 4,321,049, centralized 4,245,745,")
+		fmt.Fprintln(w, "random 1,078,555 (8 not labelled); 216 \"only 5% behind the centralized version\" (Fig. 17, computation).")
 	}
 	if err := experiment.WriteCSVFile(prefix+".csv", []string{"run", "scheduler", "sfmax", "simulated_hours", "tasks_submitted",
 		"tasks_finished", "tasks_finished_in_time", "computation_mi", "tasks_unallocated", "tasks_vs_centralized", "computation_vs_centralized", "dir"}, rows); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s, %d nodes, %.3g h", runs[0].Policy, runs[0].Nodes, runs[0].Hours)
+	if err := makespanFigure(w, prefix, title, runs, names, dirs); err != nil {
+		return err
+	}
 	if err := experiment.LinePlot(prefix+"-tasks.svg", title+": tasks finished", "SF_max", "tasks finished",
 		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })); err != nil {
 		return err
 	}
 	return experiment.LinePlot(prefix+"-computation.svg", title+": computation finished", "SF_max", "computation finished (MI)",
 		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return r.ComputationFinishedMI }))
+}
+
+// makespanFigure writes Fig. 15 from the runs' timeline.csv: the largest
+// makespan of the applications completed in each row's interval
+// (row_makespan_max_s) against simulated time, one line per run, as
+// prefix-makespan.csv (long form) and prefix-makespan.svg. Runs whose
+// timeline has no such column (written before it existed) are left out
+// and named; with none left, nothing is written.
+func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, names, dirs []string) error {
+	var series []experiment.Series
+	var rows [][]string
+	var skipped []string
+	for i, r := range runs {
+		name := names[i]
+		if name == "" {
+			name = r.Scheduler
+			if name == "" {
+				name = "overlay SF_max " + strconv.Itoa(r.SFMax)
+			}
+		}
+		t, m, ok, err := readMakespanTimeline(filepath.Join(dirs[i], "timeline.csv"))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			skipped = append(skipped, dirs[i])
+			continue
+		}
+		sr := experiment.Series{Name: name}
+		for k := range t {
+			sr.X, sr.Y = append(sr.X, t[k]/3600), append(sr.Y, m[k])
+			rows = append(rows, []string{name, dirs[i], strconv.FormatFloat(t[k]/3600, 'g', -1, 64), strconv.FormatFloat(m[k], 'g', -1, 64)})
+		}
+		series = append(series, sr)
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "makespan figure: no timeline.csv with a row_makespan_max_s column (written by volsched since 2026-11-23) in %s: left out\n", strings.Join(skipped, ", "))
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	if err := experiment.WriteCSVFile(prefix+"-makespan.csv", []string{"run", "dir", "time_h", "row_makespan_max_s"}, rows); err != nil {
+		return err
+	}
+	return experiment.LinePlot(prefix+"-makespan.svg", title+": largest makespan of the applications completed in each interval",
+		"simulated time (h)", "makespan (s)", series)
+}
+
+// readMakespanTimeline reads the time_s and row_makespan_max_s columns of
+// a timeline.csv; ok is false when there is no such file or it has no
+// row_makespan_max_s column.
+func readMakespanTimeline(path string) (t, m []float64, ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("run timeline: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	head := strings.Split(lines[0], ",")
+	ti, mi := slices.Index(head, "time_s"), slices.Index(head, "row_makespan_max_s")
+	if ti < 0 || mi < 0 {
+		return nil, nil, false, nil
+	}
+	for k, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != len(head) {
+			return nil, nil, false, fmt.Errorf("%s line %d: %d fields, the header has %d", path, k+2, len(f), len(head))
+		}
+		x, err1 := strconv.ParseFloat(f[ti], 64)
+		y, err2 := strconv.ParseFloat(f[mi], 64)
+		if err := cmp.Or(err1, err2); err != nil {
+			return nil, nil, false, fmt.Errorf("%s line %d: %w", path, k+2, err)
+		}
+		t, m = append(t, x), append(m, y)
+	}
+	return t, m, true, nil
 }
 
 func init() {
@@ -154,7 +245,10 @@ func init() {
 several --sfmax and reference runs (--scheduler centralized or random). It
 prints the table with each run's ratio to the centralized reference and
 writes PREFIX.csv, PREFIX-tasks.svg and PREFIX-computation.svg (the
-references as flat lines over the overlay's SF_max range). NAME=RUN_DIR
+references as flat lines over the overlay's SF_max range), and from each
+run's timeline.csv PREFIX-makespan.csv and PREFIX-makespan.svg: the
+largest makespan of the applications completed in each sample interval
+over time (Fig. 15, MMP's figure). NAME=RUN_DIR
 names a run's line (default: its scheduler).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/workload"
 )
 
 func writeSummary(t *testing.T, dir string, r oversim.Result) string {
@@ -74,5 +75,61 @@ func TestOverlaySFMaxFigure(t *testing.T) {
 		if code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", bad, code, errs)
 		}
+	}
+}
+
+// TestOverlaySFMaxFigureMakespan: from real MMP runs, sfmax-figure writes
+// Fig. 15 (the timeline's row_makespan_max_s over time, one line per run),
+// leaves out and names a run without a timeline, and refuses a malformed
+// timeline naming the file and line.
+func TestOverlaySFMaxFigureMakespan(t *testing.T) {
+	if workload.FindDataDir() == "" {
+		t.Skip("site-level workload data not found beside the checkout")
+	}
+	d := t.TempDir()
+	var dirs []string
+	for _, a := range [][]string{{"o16", "--sfmax", "16"}, {"random", "--scheduler", "random"}} {
+		dir := filepath.Join(d, a[0])
+		if _, errs, code := runCLI(t, "", append([]string{"overlay", "sim", "--policy", "mmp", "--nodes", "32", "--hours", "6",
+			"--sample", "30m", "--out", dir}, a[1:]...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", a, code, errs)
+		}
+		dirs = append(dirs, dir)
+	}
+	old := writeSummary(t, filepath.Join(d, "old"), oversim.Result{Policy: "mmp", Nodes: 32, SFMax: 81})
+	out, errs, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), dirs[0], dirs[1], old)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "paper (Fig. 15") || !strings.Contains(out, "left out") || !strings.Contains(out, old) {
+		t.Errorf("output lacks the paper's Fig. 15 or the run left out:\n%s", out)
+	}
+	csv, err := os.ReadFile(filepath.Join(d, "fig-makespan.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	// 12 rows of 30 min per run, the first at 0.5 h, the last at 6 h.
+	if len(lines) != 1+2*12 || !strings.HasPrefix(lines[1], "overlay SF_max 16,") || !strings.Contains(lines[12], ",6,") ||
+		!strings.HasPrefix(lines[13], "random,") {
+		t.Fatalf("makespan CSV:\n%s", csv)
+	}
+	nonzero := false
+	for _, l := range lines[1:] {
+		nonzero = nonzero || !strings.HasSuffix(l, ",0")
+	}
+	if !nonzero {
+		t.Fatalf("no application completed in 6 h on 32 nodes:\n%s", csv)
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "fig-makespan.svg")); err != nil || !strings.Contains(string(b), "random") {
+		t.Errorf("fig-makespan.svg: %v, or no line named random", err)
+	}
+	// A damaged timeline is an error naming it.
+	tl := filepath.Join(dirs[1], "timeline.csv")
+	b, _ := os.ReadFile(tl)
+	os.WriteFile(tl, append(b, "7200,1,2\n"...), 0o644)
+	_, errs, code = runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), dirs[0], dirs[1])
+	if code == 0 || !strings.Contains(errs, "timeline.csv line 14") {
+		t.Fatalf("damaged timeline: exit %d, stderr %q", code, errs)
 	}
 }

@@ -269,9 +269,11 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 	_, wall0 := s.Spent()
 	wallStart := time.Now()
 	s.OnSample(func(x oversim.Sample) {
-		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d,%.1f\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
+		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d,%d,%s,%s,%.1f\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
 			x.TasksFinished, x.TasksFinishedInTime, strconv.FormatFloat(x.ComputationFinishedMI, 'g', -1, 64),
-			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, wall0+time.Since(wallStart).Seconds())
+			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, x.JobsCompleted,
+			strconv.FormatFloat(x.MakespanMax, 'g', -1, 64), strconv.FormatFloat(x.RowMakespanMax, 'g', -1, 64),
+			wall0+time.Since(wallStart).Seconds())
 		if e == nil {
 			e = tl.Sync()
 		}
@@ -347,7 +349,7 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 	return r, nil
 }
 
-const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,wall_s"
+const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,jobs_completed,makespan_max_s,row_makespan_max_s,wall_s"
 
 // reopenTimeline opens the timeline of a resumed run for appending, after
 // its header and its first rows rows (those written before the
