@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/oversim"
 )
@@ -54,6 +55,64 @@ func againstSFMax(runs []*oversim.Result, names []string, lo, hi float64, metric
 	return append([]experiment.Series{ov}, refs...)
 }
 
+// readRunSummary reads the summary.json of a run directory given as DIR or
+// NAME=DIR (name is "" for DIR).
+func readRunSummary(arg string) (name, dir string, r *oversim.Result, err error) {
+	name, dir, ok := strings.Cut(arg, "=")
+	if !ok {
+		name, dir = "", arg
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return "", "", nil, usagef("run %q: %v (want a directory written by 'volsched overlay sim')", arg, err)
+	}
+	r = new(oversim.Result)
+	if err := json.Unmarshal(b, r); err != nil {
+		return "", "", nil, fmt.Errorf("run %q: summary.json: %w", arg, err)
+	}
+	if r.Policy == "" || r.Nodes == 0 {
+		return "", "", nil, fmt.Errorf("run %q: summary.json has no policy or nodes: not a 'volsched overlay sim' summary", arg)
+	}
+	return name, dir, r, nil
+}
+
+// sizeFigure reads the summary.json of overlay runs (any policies, one run
+// per policy and size, the same simulated length and link) and prints and
+// writes Figs. 9 and 11 (sizeFigures) as prefix-fig9 and prefix-fig11.
+func sizeFigure(w io.Writer, prefix string, args []string) error {
+	var runs []sizeRun
+	var first *oversim.Result
+	for _, a := range args {
+		_, _, r, err := readRunSummary(a)
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.Scheduler != "":
+			return usagef("run %q: the %s reference; Figs. 9 and 11 are the overlay's (runs without --scheduler)", a, r.Scheduler)
+		case first != nil && (r.Hours != first.Hours || r.Link != first.Link):
+			return usagef("run %q: %g h on the %s link, but %q is %g h on the %s link: the figures vary the size only",
+				a, r.Hours, r.Link, args[0], first.Hours, first.Link)
+		case r.SimulatedSeconds < r.Hours*3600:
+			return usagef("run %q: stopped at %.4g of its %g simulated hours (an interrupted run; resume it first)", a, r.SimulatedSeconds/3600, r.Hours)
+		}
+		for _, x := range runs {
+			if x.policy == r.Policy && x.nodes == r.Nodes {
+				return usagef("run %q: a second %s run on %d nodes: one run per policy and size", a, r.Policy, r.Nodes)
+			}
+		}
+		if first == nil {
+			first = r
+		}
+		runs = append(runs, sizeRun{policy: r.Policy, nodes: r.Nodes, r: r})
+	}
+	if len(runs) == 0 {
+		return usagef("no run directory given")
+	}
+	fmt.Fprintf(w, "Fig. 9: throughput (tasks finished per hour) against network size (%s link, %g h)\n", first.Link, first.Hours)
+	return sizeFigures(w, prefix+"-", "", runs)
+}
+
 // sfmaxFigure reads the summary.json of each run directory (arguments DIR or
 // NAME=DIR) and writes prefix.csv, prefix-tasks.svg and
 // prefix-computation.svg: tasks and computation finished against SF_max,
@@ -62,26 +121,15 @@ func sfmaxFigure(w io.Writer, prefix string, args []string) error {
 	var runs []*oversim.Result
 	var names, dirs []string
 	for _, a := range args {
-		name, dir, ok := strings.Cut(a, "=")
-		if !ok {
-			name, dir = "", a
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		name, dir, r, err := readRunSummary(a)
 		if err != nil {
-			return usagef("run %q: %v (want a directory written by 'volsched overlay sim')", a, err)
-		}
-		var r oversim.Result
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("run %q: summary.json: %w", a, err)
-		}
-		if r.Policy == "" || r.Nodes == 0 {
-			return fmt.Errorf("run %q: summary.json has no policy or nodes: not a 'volsched overlay sim' summary", a)
+			return err
 		}
 		if len(runs) > 0 && (r.Policy != runs[0].Policy || r.Nodes != runs[0].Nodes) {
 			return usagef("run %q: %s on %d nodes, but %q is %s on %d nodes: one figure compares one policy at one size",
 				a, r.Policy, r.Nodes, args[0], runs[0].Policy, runs[0].Nodes)
 		}
-		runs, names, dirs = append(runs, &r), append(names, name), append(dirs, dir)
+		runs, names, dirs = append(runs, r), append(names, name), append(dirs, dir)
 	}
 	if len(runs) == 0 {
 		return usagef("no run directory given")
@@ -235,8 +283,166 @@ func readMakespanTimeline(path string) (t, m []float64, ok bool, err error) {
 	return t, m, true, nil
 }
 
+// sizeRun is one run of Figs. 9 and 11: a policy at a network size, with
+// its result, or (r nil) the table cell that says why there is none.
+type sizeRun struct {
+	policy string
+	nodes  int
+	r      *oversim.Result
+	failed string
+}
+
+// sizeFigures prints Fig. 9 (throughput, tasks finished per simulated hour,
+// against network size; with the ratio of the largest size's throughput
+// per node to the smallest's over the sizes the policy was run at, 1 for
+// linear growth) and Fig. 11 (the maximum
+// link use over nodes in 1 s windows, same runs), one row per policy in the
+// order of first appearance, one column per size. With a prefix it writes
+// prefix+"fig9" and prefix+"fig11" as CSV and SVG; note ends the figures'
+// titles. The caller prints Fig. 9's title line.
+func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
+	var policies []string
+	var sizes []int
+	for _, x := range runs {
+		if !slices.Contains(policies, x.policy) {
+			policies = append(policies, x.policy)
+		}
+		if !slices.Contains(sizes, x.nodes) {
+			sizes = append(sizes, x.nodes)
+		}
+	}
+	slices.Sort(sizes)
+	find := func(p string, n int) *sizeRun {
+		for i := range runs {
+			if runs[i].policy == p && runs[i].nodes == n {
+				return &runs[i]
+			}
+		}
+		return nil
+	}
+	head := func(tw io.Writer, last string) {
+		fmt.Fprint(tw, "policy\t")
+		for _, n := range sizes {
+			fmt.Fprintf(tw, "%d\t", n)
+		}
+		fmt.Fprintln(tw, last)
+	}
+	var rows9, rows11 [][]string
+	var fig9, fig11 []experiment.Series
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head(tw, "per node, largest/smallest\t")
+	for _, p := range policies {
+		fmt.Fprintf(tw, "%s\t", p)
+		s9, s11 := experiment.Series{Name: p}, experiment.Series{Name: p}
+		var first, last float64
+		ok, have := true, false
+		for _, n := range sizes {
+			x := find(p, n)
+			switch {
+			case x == nil: // not run at this size: the ratio is over the sizes run
+				fmt.Fprint(tw, "\t")
+				continue
+			case x.r == nil:
+				fmt.Fprintf(tw, "%s\t", x.failed)
+				ok = false
+				continue
+			}
+			r := x.r
+			fmt.Fprintf(tw, "%.0f\t", r.ThroughputTasksPerHour)
+			s9.X, s9.Y = append(s9.X, float64(n)), append(s9.Y, r.ThroughputTasksPerHour)
+			rows9 = append(rows9, []string{p, strconv.Itoa(n), strconv.FormatFloat(r.ThroughputTasksPerHour, 'g', -1, 64)})
+			if f, has := peak1s(r); has {
+				s11.X, s11.Y = append(s11.X, float64(n)), append(s11.Y, 100*f)
+				rows11 = append(rows11, []string{p, strconv.Itoa(n), strconv.FormatFloat(f, 'g', -1, 64)})
+			}
+			if !have {
+				first, have = r.ThroughputTasksPerHour/float64(n), true
+			}
+			last = r.ThroughputTasksPerHour / float64(n)
+		}
+		if ok && first > 0 {
+			fmt.Fprintf(tw, "%.2f\t\n", last/first)
+		} else {
+			fmt.Fprintln(tw, "-\t")
+		}
+		if len(s9.X) > 0 {
+			fig9 = append(fig9, s9)
+		}
+		if len(s11.X) > 0 {
+			fig11 = append(fig11, s11)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "paper: grows linearly with size for all three policies (absolute values not comparable: figure only)")
+	fmt.Fprintf(w, "\nFig. 11: maximum link use over nodes, 1 s windows, same runs\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head(tw, "")
+	for _, p := range policies {
+		fmt.Fprintf(tw, "%s\t", p)
+		for _, n := range sizes {
+			if x := find(p, n); x != nil && x.r != nil {
+				if f, has := peak1s(x.r); has {
+					fmt.Fprintf(tw, "%s\t", pct(f))
+					continue
+				}
+			}
+			fmt.Fprint(tw, "-\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "paper (figure, fast link, 1 s, up to 10^5-10^6 nodes): low values that stabilize instead of growing linearly")
+	if prefix == "" || len(fig9) == 0 {
+		return nil
+	}
+	if err := experiment.WriteCSVFile(prefix+"fig9.csv", []string{"policy", "nodes", "tasks_per_hour"}, rows9); err != nil {
+		return err
+	}
+	if err := experiment.LinePlot(prefix+"fig9.svg", "Throughput against network size"+note, "nodes", "tasks finished per hour", fig9); err != nil {
+		return err
+	}
+	if len(fig11) == 0 {
+		return nil
+	}
+	if err := experiment.WriteCSVFile(prefix+"fig11.csv", []string{"policy", "nodes", "peak_link_use_1s"}, rows11); err != nil {
+		return err
+	}
+	return experiment.LinePlot(prefix+"fig11.svg", "Maximum link use against network size, 1 s windows"+note, "nodes", "maximum link use (%)", fig11)
+}
+
+// peak1s is a run's maximum link use in 1 s windows, if it was measured.
+func peak1s(r *oversim.Result) (float64, bool) {
+	for _, u := range r.PeakLinkUse {
+		if u.Window == des.Second {
+			return u.Fraction, true
+		}
+	}
+	return 0, false
+}
+
 func init() {
-	var out string
+	var out, sizeOut string
+	size := &cobra.Command{
+		Use:   "size-figure --out PREFIX RUN_DIR...",
+		Short: "Figs. 9 and 11 from 'overlay sim' runs: throughput and maximum link use against network size",
+		Long: `size-figure reads the summary.json of overlay runs written by 'volsched
+overlay sim' at several network sizes (any of the policies; one run per
+policy and size; all of the same --hours and --link, finished) and prints
+Fig. 9 (tasks finished per simulated hour against size, with the ratio of
+the largest size's throughput per node to the smallest's: 1 is linear
+growth) and Fig. 11 (the maximum link use over nodes in 1 s windows), and
+writes PREFIX-fig9.csv, PREFIX-fig9.svg, PREFIX-fig11.csv and
+PREFIX-fig11.svg.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if sizeOut == "" {
+				return usagef("--out: missing (want a path prefix for the CSV and SVG files)")
+			}
+			return sizeFigure(cmd.OutOrStdout(), sizeOut, args)
+		},
+	}
+	size.Flags().StringVar(&sizeOut, "out", "", "path prefix of the CSV and SVG files (required)")
+	overlayCmd.AddCommand(size)
 	cmd := &cobra.Command{
 		Use:   "sfmax-figure --out PREFIX [NAME=]RUN_DIR...",
 		Short: "Figs. 12–17 from 'overlay sim' runs: tasks and computation finished against SF_max, references flat",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -131,5 +132,63 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 	_, errs, code = runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), dirs[0], dirs[1])
 	if code == 0 || !strings.Contains(errs, "timeline.csv line 14") {
 		t.Fatalf("damaged timeline: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestOverlaySizeFigure: Figs. 9 and 11 from run summaries at several sizes
+// (a policy missing a size leaves its cell empty; its ratio is over the
+// sizes it has), and
+// the refusals: a reference run, another length, a second run of a policy
+// and size, an interrupted run, no --out.
+func TestOverlaySizeFigure(t *testing.T) {
+	d := t.TempDir()
+	run := func(name, policy, sch string, nodes int, hours, simulated, tput, peak float64) string {
+		return writeSummary(t, filepath.Join(d, name), oversim.Result{Policy: policy, Nodes: nodes, Hours: hours, Link: "fast",
+			SimulatedSeconds: simulated * 3600, Scheduler: sch, ThroughputTasksPerHour: tput,
+			PeakLinkUse: []des.LinkUse{{Window: des.Second, Fraction: peak}, {Window: 10 * des.Second, Fraction: peak / 2}}})
+	}
+	i1, i2, i4 := run("i1", "ibp", "", 1000, 60, 60, 100, 0.001), run("i2", "ibp", "", 2000, 60, 60, 210, 0.0015), run("i4", "ibp", "", 4000, 60, 60, 380, 0.0016)
+	d1, d4 := run("d1", "dp", "", 1000, 60, 60, 50, 0.002), run("d4", "dp", "", 4000, 60, 60, 200, 0.0025)
+	out, errs, code := runCLI(t, "", "overlay", "size-figure", "--out", filepath.Join(d, "f"), i4, d1, i1, d4, i2)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// ibp per node 0.1 -> 0.095 (0.95); dp 0.05 -> 0.05 (1.00) with its 2000 cell empty.
+	for _, want := range []string{"fast link, 60 h", "0.95", "1.00", "0.16%", "0.25%", "paper: grows linearly"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	csv9, err := os.ReadFile(filepath.Join(d, "f-fig9.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "policy,nodes,tasks_per_hour\nibp,1000,100\nibp,2000,210\nibp,4000,380\ndp,1000,50\ndp,4000,200\n"; string(csv9) != want {
+		t.Errorf("fig9.csv:\n%s\nwant\n%s", csv9, want)
+	}
+	csv11, err := os.ReadFile(filepath.Join(d, "f-fig11.csv"))
+	if err != nil || !strings.Contains(string(csv11), "dp,4000,0.0025\n") {
+		t.Errorf("fig11.csv: %v\n%s", err, csv11)
+	}
+	for _, f := range []string{"f-fig9.svg", "f-fig11.svg"} {
+		if b, err := os.ReadFile(filepath.Join(d, f)); err != nil || !strings.Contains(string(b), "dp") {
+			t.Errorf("%s: %v, or no line named dp", f, err)
+		}
+	}
+	c := run("c", "ibp", "centralized", 8000, 60, 60, 1, 0)
+	h12 := run("h12", "ibp", "", 8000, 12, 12, 1, 0)
+	dup := run("dup", "ibp", "", 1000, 60, 60, 1, 0)
+	cut := run("cut", "dp", "", 8000, 60, 43.8, 1, 0)
+	for _, bad := range [][]string{
+		{"--out", filepath.Join(d, "x"), i1, c},
+		{"--out", filepath.Join(d, "x"), i1, h12},
+		{"--out", filepath.Join(d, "x"), i1, dup},
+		{"--out", filepath.Join(d, "x"), i1, cut},
+		{i1},
+	} {
+		_, errs, code := runCLI(t, "", append([]string{"overlay", "size-figure"}, bad...)...)
+		if code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", bad, code, errs)
+		}
 	}
 }

@@ -148,82 +148,23 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 
 	// Fig. 9: throughput against size.
 	fmt.Fprintf(w, "\nFig. 9: throughput (tasks finished per hour) against network size (fast link, %g h)\n", churnHours)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "policy\t")
-	for _, n := range sizes {
-		fmt.Fprintf(tw, "%d\t", n)
-	}
-	fmt.Fprintln(tw, "per node, largest/smallest\t")
-	var series []experiment.Series
-	rows = nil
-	peak1s := map[string][]float64{}
+	var sruns []sizeRun
 	for _, p := range policies {
-		fmt.Fprintf(tw, "%s\t", p)
-		s := experiment.Series{Name: p}
-		var first, last float64
-		ok := true
-		for i, n := range sizes {
+		for _, n := range sizes {
 			r, err := runOne(base(p, n, churnHours, des.FastLink))
+			x := sizeRun{policy: p, nodes: n, r: r}
 			if err != nil {
-				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s %d nodes", p, n), err))
-				ok = false
-				continue
+				x.r, x.failed = nil, note(fmt.Sprintf("%s %d nodes", p, n), err)
 			}
-			fmt.Fprintf(tw, "%.0f\t", r.ThroughputTasksPerHour)
-			peak1s[p] = append(peak1s[p], r.PeakLinkUse[0].Fraction)
-			s.X, s.Y = append(s.X, float64(n)), append(s.Y, r.ThroughputTasksPerHour)
-			rows = append(rows, []string{p, strconv.Itoa(n), strconv.FormatFloat(r.ThroughputTasksPerHour, 'g', -1, 64)})
-			if i == 0 {
-				first = r.ThroughputTasksPerHour / float64(n)
-			}
-			last = r.ThroughputTasksPerHour / float64(n)
-		}
-		if ok && first > 0 {
-			fmt.Fprintf(tw, "%.2f\t\n", last/first)
-		} else {
-			fmt.Fprintln(tw, "-\t")
-		}
-		if len(s.X) > 0 {
-			series = append(series, s)
+			sruns = append(sruns, x)
 		}
 	}
-	tw.Flush()
-	fmt.Fprintln(w, "paper: grows linearly with size for all three policies (absolute values not comparable: figure only)")
-	fmt.Fprintf(w, "\nFig. 11: maximum link use over nodes, 1 s windows, same runs\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "policy\t")
-	for _, n := range sizes {
-		fmt.Fprintf(tw, "%d\t", n)
+	prefix := ""
+	if opt.OutDir != "" {
+		prefix = filepath.Join(opt.OutDir, "overlay-sim-")
 	}
-	fmt.Fprintln(tw)
-	for _, p := range policies {
-		fmt.Fprintf(tw, "%s\t", p)
-		for _, f := range peak1s[p] {
-			fmt.Fprintf(tw, "%s\t", pct(f))
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "paper (figure, fast link, 1 s, up to 10^5-10^6 nodes): low values that stabilize instead of growing linearly")
-	if opt.OutDir != "" && len(series) > 0 {
-		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig9", []string{"policy", "nodes", "tasks_per_hour"}, rows,
-			"Throughput against network size (reduced)", "nodes", "tasks finished per hour", series); err != nil {
-			return err
-		}
-		var rows11 [][]string
-		var series11 []experiment.Series
-		for _, s := range series {
-			s11 := experiment.Series{Name: s.Name, X: s.X, Y: make([]float64, len(peak1s[s.Name]))}
-			for i, f := range peak1s[s.Name] {
-				s11.Y[i] = 100 * f
-				rows11 = append(rows11, []string{s.Name, strconv.FormatFloat(s.X[i], 'g', -1, 64), strconv.FormatFloat(f, 'g', -1, 64)})
-			}
-			series11 = append(series11, s11)
-		}
-		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig11", []string{"policy", "nodes", "peak_link_use_1s"}, rows11,
-			"Maximum link use against network size, 1 s windows (reduced)", "nodes", "maximum link use (%)", series11); err != nil {
-			return err
-		}
+	if err := sizeFigures(w, prefix, " (reduced)", sruns); err != nil {
+		return err
 	}
 
 	// Fig. 10: allocation time of a probe request against size.
@@ -365,7 +306,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	}
 	fmt.Fprintln(tw)
 	rows = nil
-	series = nil
+	var series []experiment.Series
 	var catSeries []experiment.Series
 	for _, p := range policies {
 		fmt.Fprintf(tw, "%s\t", p)
