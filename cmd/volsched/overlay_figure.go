@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -111,6 +112,69 @@ func sizeFigure(w io.Writer, prefix string, args []string) error {
 	}
 	fmt.Fprintf(w, "Fig. 9: throughput (tasks finished per hour) against network size (%s link, %g h)\n", first.Link, first.Hours)
 	return sizeFigures(w, prefix+"-", "", runs)
+}
+
+// failureFigure reads the summary.json of overlay runs with churn, with a
+// catastrophic failure and without failures (each policy needs its run
+// without failures; all of a policy's runs on the same network, length,
+// link and SF_max; every catastrophe at the same time) and prints and
+// writes Fig. 18 and the catastrophe figure (failureFigures).
+func failureFigure(w io.Writer, prefix string, args []string) error {
+	var runs []failRun
+	base := map[string]*oversim.Result{}
+	catAt := -1.0
+	for _, a := range args {
+		_, _, r, err := readRunSummary(a)
+		if err != nil {
+			return err
+		}
+		x := failRun{policy: r.Policy, r: r}
+		switch {
+		case r.Scheduler != "":
+			return usagef("run %q: the %s reference; Fig. 18 is the overlay's (runs without --scheduler)", a, r.Scheduler)
+		case r.SimulatedSeconds < r.Hours*3600:
+			return usagef("run %q: stopped at %.4g of its %g simulated hours (an interrupted run; resume it first)", a, r.SimulatedSeconds/3600, r.Hours)
+		case r.ChurnMedianMinutes > 0 && r.CatastropheFraction > 0:
+			return usagef("run %q: both churn and a catastrophic failure; the figures take one kind of failure per run", a)
+		case r.ChurnMedianMinutes > 0:
+			x.kind, x.param = "churn", r.ChurnMedianMinutes
+		case r.CatastropheFraction > 0:
+			x.kind, x.param = "catastrophe", r.CatastropheFraction
+			if catAt >= 0 && r.CatastropheHours != catAt {
+				return usagef("run %q: catastrophe at %g h, another at %g h: one time per figure", a, r.CatastropheHours, catAt)
+			}
+			catAt = r.CatastropheHours
+		}
+		for _, y := range runs {
+			if y.policy == x.policy && y.kind == x.kind && y.param == x.param {
+				return usagef("run %q: a second %s run with the same failure: one run per policy and failure", a, r.Policy)
+			}
+			if y.policy == x.policy && (y.r.Nodes != r.Nodes || y.r.Hours != r.Hours || y.r.Link != r.Link || y.r.SFMax != r.SFMax) {
+				return usagef("run %q: %s on %d nodes, %g h, %s link, SF_max %d, but another %s run is on %d nodes, %g h, %s link, SF_max %d: a policy's runs differ only in their failures",
+					a, r.Policy, r.Nodes, r.Hours, r.Link, r.SFMax, y.policy, y.r.Nodes, y.r.Hours, y.r.Link, y.r.SFMax)
+			}
+		}
+		if x.kind == "" {
+			base[x.policy] = r
+		}
+		runs = append(runs, x)
+	}
+	if len(runs) == 0 {
+		return usagef("no run directory given")
+	}
+	for _, x := range runs {
+		if base[x.policy] == nil {
+			return usagef("no %s run without failures: it is what the figures normalize by", x.policy)
+		}
+	}
+	fmt.Fprintln(w, "Fig. 18: finished computation with churn, normalized to the run without failures;")
+	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", max(catAt, 0))
+	for _, x := range runs {
+		if r := x.r; x.kind == "" {
+			fmt.Fprintf(w, "%s: %d nodes, %g h, %s link, SF_max %d\n", r.Policy, r.Nodes, r.Hours, r.Link, r.SFMax)
+		}
+	}
+	return failureFigures(w, prefix+"-", "", fmt.Sprintf("%g h", max(catAt, 0)), runs)
 }
 
 // sfmaxFigure reads the summary.json of each run directory (arguments DIR or
@@ -410,6 +474,116 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 	return experiment.LinePlot(prefix+"fig11.svg", "Maximum link use against network size, 1 s windows"+note, "nodes", "maximum link use (%)", fig11)
 }
 
+// failRun is one run of Fig. 18 and the catastrophe figure: a policy's
+// run without failures (kind ""), with churn (param: the median session in
+// minutes) or with a catastrophic failure (param: the fraction of the
+// nodes); r nil when it failed, failed saying why.
+type failRun struct {
+	policy string
+	kind   string
+	param  float64
+	r      *oversim.Result
+	failed string
+}
+
+// failureFigures prints Fig. 18 and the catastrophe figure: each policy's
+// computation finished with churn (one column per median session, longest
+// first) and after a catastrophic failure (one per fraction), normalized
+// to its run without failures, and with a prefix writes prefix+"fig18.csv",
+// prefix+"fig18.svg" and prefix+"catastrophe.svg". note ends the titles;
+// catAt says when the catastrophe happened. The caller prints the title.
+func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) error {
+	var policies []string
+	var medians, fracs []float64
+	for _, x := range runs {
+		if !slices.Contains(policies, x.policy) {
+			policies = append(policies, x.policy)
+		}
+		switch {
+		case x.kind == "churn" && !slices.Contains(medians, x.param):
+			medians = append(medians, x.param)
+		case x.kind == "catastrophe" && !slices.Contains(fracs, x.param):
+			fracs = append(fracs, x.param)
+		}
+	}
+	slices.SortFunc(medians, func(a, b float64) int { return cmp.Compare(b, a) })
+	slices.Sort(fracs)
+	find := func(p, kind string, param float64) *failRun {
+		for i := range runs {
+			if x := &runs[i]; x.policy == p && x.kind == kind && (kind == "" || x.param == param) {
+				return x
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "policy\t")
+	for _, m := range medians {
+		fmt.Fprintf(tw, "churn %v\t", time.Duration(m*float64(time.Minute)))
+	}
+	for _, f := range fracs {
+		fmt.Fprintf(tw, "fail %g%%\t", 100*f)
+	}
+	fmt.Fprintln(tw)
+	var rows [][]string
+	var churn, cat []experiment.Series
+	for _, p := range policies {
+		fmt.Fprintf(tw, "%s\t", p)
+		r0 := find(p, "", 0)
+		switch {
+		case r0 == nil:
+			fmt.Fprint(tw, "no run without failures\t\n")
+			continue
+		case r0.r == nil:
+			fmt.Fprintf(tw, "%s\t\n", r0.failed)
+			continue
+		}
+		cell := func(kind string, param float64, s *experiment.Series, x float64) {
+			switch r := find(p, kind, param); {
+			case r == nil:
+				fmt.Fprint(tw, "-\t")
+			case r.r == nil:
+				fmt.Fprintf(tw, "%s\t", r.failed)
+			default:
+				v := r.r.ComputationFinishedMI / r0.r.ComputationFinishedMI
+				fmt.Fprintf(tw, "%.3f\t", v)
+				s.X, s.Y = append(s.X, x), append(s.Y, v)
+				rows = append(rows, []string{p, kind, strconv.FormatFloat(param, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+			}
+		}
+		s, cs := experiment.Series{Name: p}, experiment.Series{Name: p}
+		for _, m := range medians {
+			cell("churn", m, &s, m)
+		}
+		for _, f := range fracs {
+			cell("catastrophe", f, &cs, 100*f)
+		}
+		fmt.Fprintln(tw)
+		if len(s.X) > 0 {
+			churn = append(churn, s)
+		}
+		if len(cs.X) > 0 {
+			cat = append(cat, cs)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
+	if prefix == "" || len(churn) == 0 {
+		return nil
+	}
+	if err := experiment.WriteCSVFile(prefix+"fig18.csv", []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
+		return err
+	}
+	if err := experiment.LinePlot(prefix+"fig18.svg", "Finished computation under churn"+note, "median session (min)", "normalized finished computation", churn); err != nil {
+		return err
+	}
+	if len(cat) == 0 {
+		return nil
+	}
+	return experiment.LinePlot(prefix+"catastrophe.svg", fmt.Sprintf("Finished computation after a catastrophic failure at %s%s", catAt, note),
+		"nodes failed (%)", "normalized finished computation", cat)
+}
+
 // peak1s is a run's maximum link use in 1 s windows, if it was measured.
 func peak1s(r *oversim.Result) (float64, bool) {
 	for _, u := range r.PeakLinkUse {
@@ -421,7 +595,28 @@ func peak1s(r *oversim.Result) (float64, bool) {
 }
 
 func init() {
-	var out, sizeOut string
+	var out, sizeOut, failOut string
+	fail := &cobra.Command{
+		Use:   "failure-figure --out PREFIX RUN_DIR...",
+		Short: "Fig. 18 and the catastrophe figure from 'overlay sim' runs with --churn, --fail and without failures",
+		Long: `failure-figure reads the summary.json of overlay runs written by
+'volsched overlay sim': for each policy, one run without failures and runs
+with --churn MEDIAN or --fail FRACTION@TIME (one kind per run; a policy's
+runs differ only in their failures; finished). It prints each run's
+computation finished normalized to its policy's run without failures —
+Fig. 18 (churn, by median session) and the catastrophic failure (by
+fraction of the nodes) — and writes PREFIX-fig18.csv, PREFIX-fig18.svg
+and PREFIX-catastrophe.svg.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if failOut == "" {
+				return usagef("--out: missing (want a path prefix for the CSV and SVG files)")
+			}
+			return failureFigure(cmd.OutOrStdout(), failOut, args)
+		},
+	}
+	fail.Flags().StringVar(&failOut, "out", "", "path prefix of the CSV and SVG files (required)")
+	overlayCmd.AddCommand(fail)
 	size := &cobra.Command{
 		Use:   "size-figure --out PREFIX RUN_DIR...",
 		Short: "Figs. 9 and 11 from 'overlay sim' runs: throughput and maximum link use against network size",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,6 +190,58 @@ func TestOverlaySizeFigure(t *testing.T) {
 		_, errs, code := runCLI(t, "", append([]string{"overlay", "size-figure"}, bad...)...)
 		if code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", bad, code, errs)
+		}
+	}
+}
+
+// TestOverlayFailureFigure: Fig. 18 and the catastrophe figure from run
+// summaries, normalized by each policy's run without failures (a failure a
+// policy was not run with shows "-"), and the refusals: no run without
+// failures, two runs of the same failure, a run on another network, both
+// kinds in one run, catastrophes at different times, a reference run.
+func TestOverlayFailureFigure(t *testing.T) {
+	d := t.TempDir()
+	k := 0
+	run := func(policy string, nodes int, churn, frac, at, mi float64) string {
+		k++
+		return writeSummary(t, filepath.Join(d, strconv.Itoa(k)), oversim.Result{Policy: policy, Nodes: nodes, Hours: 60, Link: "fast", SFMax: 225,
+			SimulatedSeconds: 216000, ChurnMedianMinutes: churn, CatastropheFraction: frac, CatastropheHours: at, ComputationFinishedMI: mi})
+	}
+	ok := []string{run("ibp", 1000, 0, 0, 0, 200), run("ibp", 1000, 60, 0, 0, 180), run("ibp", 1000, 5, 0, 0, 100),
+		run("ibp", 1000, 0, 0.2, 24, 190), run("dp", 4000, 0, 0, 0, 400), run("dp", 4000, 5, 0, 0, 100)}
+	out, errs, code := runCLI(t, "", append([]string{"overlay", "failure-figure", "--out", filepath.Join(d, "f")}, ok...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"at 24 h", "ibp: 1000 nodes", "dp: 4000 nodes", "churn 1h0m0s", "churn 5m0s", "fail 20%", "0.900", "0.500", "0.950", "0.250"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(d, "f-fig18.csv"))
+	if want := "policy,failure,parameter,normalized_computation\nibp,churn,60,0.9\nibp,churn,5,0.5\nibp,catastrophe,0.2,0.95\ndp,churn,5,0.25\n"; err != nil || string(csv) != want {
+		t.Errorf("fig18.csv (%v):\n%s\nwant\n%s", err, csv, want)
+	}
+	for _, f := range []string{"f-fig18.svg", "f-catastrophe.svg"} {
+		if _, err := os.Stat(filepath.Join(d, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for name, bad := range map[string][]string{
+		"no base":       {run("mmp", 1000, 30, 0, 0, 1)},
+		"duplicate":     {ok[0], ok[1], run("ibp", 1000, 60, 0, 0, 1)},
+		"other network": {ok[0], run("ibp", 2000, 30, 0, 0, 1)},
+		"both kinds":    {ok[0], run("ibp", 1000, 30, 0.1, 24, 1)},
+		"two times":     {ok[0], ok[3], run("ibp", 1000, 0, 0.4, 12, 1)},
+		"reference run": {ok[0], writeSummary(t, filepath.Join(d, "c"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, SimulatedSeconds: 216000, Scheduler: "random"})},
+		"missing --out": {"overlay"},
+	} {
+		args := append([]string{"overlay", "failure-figure", "--out", filepath.Join(d, "x")}, bad...)
+		if name == "missing --out" {
+			args = []string{"overlay", "failure-figure", ok[0]}
+		}
+		if _, errs, code := runCLI(t, "", args...); code != 2 || errs == "" {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and a message", name, code, errs)
 		}
 	}
 }

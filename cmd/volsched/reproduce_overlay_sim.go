@@ -296,77 +296,38 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fracs := []float64{0.05, 0.1, 0.2, 0.4}
 	fmt.Fprintf(w, "\nFig. 18: finished computation with churn, normalized to the run without failures (%d nodes, %g h, fast link);\n", nodes, churnHours)
 	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", churnHours/2)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "policy\t")
-	for _, m := range medians {
-		fmt.Fprintf(tw, "churn %v\t", m.Duration())
-	}
-	for _, f := range fracs {
-		fmt.Fprintf(tw, "fail %g%%\t", 100*f)
-	}
-	fmt.Fprintln(tw)
-	rows = nil
-	var series []experiment.Series
-	var catSeries []experiment.Series
+	var fruns []failRun
 	for _, p := range policies {
-		fmt.Fprintf(tw, "%s\t", p)
 		r0, err := runOne(base(p, nodes, churnHours, des.FastLink))
-		if err != nil || r0.ComputationFinishedMI == 0 {
-			if err == nil {
-				err = fmt.Errorf("no computation finished without failures")
-			}
-			fmt.Fprintf(tw, "%s\t\n", note(p+" without failures", err))
+		if err == nil && r0.ComputationFinishedMI == 0 {
+			err = fmt.Errorf("no computation finished without failures")
+		}
+		if err != nil {
+			fruns = append(fruns, failRun{policy: p, failed: note(p+" without failures", err)})
 			continue
 		}
-		s := experiment.Series{Name: p}
+		fruns = append(fruns, failRun{policy: p, r: r0})
 		for _, m := range medians {
 			c := base(p, nodes, churnHours, des.FastLink)
 			c.Churn = failure.Churn{Median: m}
-			r, err := runOne(c)
-			if err != nil {
-				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s churn %v", p, m.Duration()), err))
-				continue
+			x := failRun{policy: p, kind: "churn", param: m.Seconds() / 60}
+			if x.r, err = runOne(c); err != nil {
+				x.r, x.failed = nil, note(fmt.Sprintf("%s churn %v", p, m.Duration()), err)
 			}
-			v := r.ComputationFinishedMI / r0.ComputationFinishedMI
-			fmt.Fprintf(tw, "%.3f\t", v)
-			s.X, s.Y = append(s.X, m.Seconds()/60), append(s.Y, v)
-			rows = append(rows, []string{p, "churn", strconv.FormatFloat(m.Seconds()/60, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+			fruns = append(fruns, x)
 		}
-		cs := experiment.Series{Name: p}
 		for _, f := range fracs {
 			c := base(p, nodes, churnHours, des.FastLink)
 			c.Catastrophe = failure.Catastrophe{Fraction: f, At: des.Seconds(churnHours * 1800)}
-			r, err := runOne(c)
-			if err != nil {
-				fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s catastrophe %g", p, f), err))
-				continue
+			x := failRun{policy: p, kind: "catastrophe", param: f}
+			if x.r, err = runOne(c); err != nil {
+				x.r, x.failed = nil, note(fmt.Sprintf("%s catastrophe %g", p, f), err)
 			}
-			v := r.ComputationFinishedMI / r0.ComputationFinishedMI
-			fmt.Fprintf(tw, "%.3f\t", v)
-			rows = append(rows, []string{p, "catastrophe", strconv.FormatFloat(f, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
-			cs.X, cs.Y = append(cs.X, 100*f), append(cs.Y, v)
-		}
-		fmt.Fprintln(tw)
-		if len(s.X) > 0 {
-			series = append(series, s)
-		}
-		if len(cs.X) > 0 {
-			catSeries = append(catSeries, cs)
+			fruns = append(fruns, x)
 		}
 	}
-	tw.Flush()
-	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
-	if opt.OutDir != "" && len(series) > 0 {
-		if err := writeCSVAndPlot(opt.OutDir, "overlay-sim-fig18", []string{"policy", "failure", "parameter", "normalized_computation"}, rows,
-			"Finished computation under churn (reduced)", "median session (min)", "normalized finished computation", series); err != nil {
-			return err
-		}
-		if len(catSeries) > 0 {
-			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-catastrophe.svg"),
-				fmt.Sprintf("Finished computation after a catastrophic failure at %g h (reduced)", churnHours/2), "nodes failed (%)", "normalized finished computation", catSeries); err != nil {
-				return err
-			}
-		}
+	if err := failureFigures(w, prefix, " (reduced)", fmt.Sprintf("%g h", churnHours/2), fruns); err != nil {
+		return err
 	}
 	if len(failures) > 0 {
 		fmt.Fprintf(w, "\n%d runs failed:\n", len(failures))
