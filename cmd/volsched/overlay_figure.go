@@ -429,12 +429,7 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 		} else {
 			fmt.Fprintln(tw, "-\t")
 		}
-		if len(s9.X) > 0 {
-			fig9 = append(fig9, s9)
-		}
-		if len(s11.X) > 0 {
-			fig11 = append(fig11, s11)
-		}
+		fig9, fig11 = withPoints(fig9, s9), withPoints(fig11, s11)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper: grows linearly with size for all three policies (absolute values not comparable: figure only)")
@@ -559,12 +554,7 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 			cell("catastrophe", f, &cs, 100*f)
 		}
 		fmt.Fprintln(tw)
-		if len(s.X) > 0 {
-			churn = append(churn, s)
-		}
-		if len(cs.X) > 0 {
-			cat = append(cat, cs)
-		}
+		churn, cat = withPoints(churn, s), withPoints(cat, cs)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
@@ -582,6 +572,15 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 	}
 	return experiment.LinePlot(prefix+"catastrophe.svg", fmt.Sprintf("Finished computation after a catastrophic failure at %s%s", catAt, note),
 		"nodes failed (%)", "normalized finished computation", cat)
+}
+
+// withPoints appends s to list if it has points (a figure's line for a
+// policy with no run is left out).
+func withPoints(list []experiment.Series, s experiment.Series) []experiment.Series {
+	if len(s.X) == 0 {
+		return list
+	}
+	return append(list, s)
 }
 
 // peak1s is a run's maximum link use in 1 s windows, if it was measured.
