@@ -199,11 +199,17 @@ func Makespan(app App, n int, now float64, ss ...MMPSummary) float64 {
 // holds (admits: "the nodes admit the request's n tasks by q", monotone in
 // q), given that some node can run the tasks: doubling from now + 1, then
 // bisection to a relative precision of 1e-9 of the makespan (q is an
-// estimate; admits(hi) holds throughout). Makespan and the centralized
+// estimate; admits(hi) holds throughout); +Inf if the doubling reaches
+// +Inf without admits holding. Makespan and the centralized
 // reference share it, so that both search the same way.
 func makespanSearch(now float64, admits func(q float64) bool) float64 {
 	lo, hi := now, now+1
 	for !admits(hi) {
+		if math.IsInf(hi, 0) || math.IsNaN(hi) {
+			// The nodes never admit the tasks (queue ends at +Inf, v = 0,
+			// a task of infinite or NaN length): no makespan.
+			return math.Inf(1)
+		}
 		lo, hi = hi, now+2*(hi-now)
 	}
 	for range 200 {

@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -108,4 +109,57 @@ func TestPlaceSortedMatchesStableSort(t *testing.T) {
 			t.Fatalf("placeSorted(%v, %d) = %v, the stable sort gives %v", cand, n, got, want)
 		}
 	})
+}
+
+// TestMMPFlatAFMatchesAF: the flat arrays' AF is MMPCluster.AF bit for bit,
+// over 200,000 random queue ends, powers, lengths and makespans spread over
+// many magnitudes (ratios that are not exact, so that another order of the
+// operations rounds differently somewhere), half of them within a few ulps of
+// a makespan at which the node takes a whole number of tasks (where the floor
+// depends on the rounding), including values past the 2^40 cap and queue ends
+// after the makespan.
+func TestMMPFlatAFMatchesAF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	logU := func(lo, hi float64) float64 {
+		return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
+	}
+	for i := range 200000 {
+		now := rng.Float64() * 1e6
+		c := MMPCluster{Mem: 1, Disk: 1, V: int32(1 + rng.IntN(1000)), Power: float32(logU(1e-3, 1e6)), Q: now + logU(1e-3, 1e7) - 1e3}
+		length := logU(1e-9, 1e9)
+		q := now + logU(1e-3, 1e12)
+		if i%2 == 1 {
+			// A makespan at which the node takes exactly k tasks, give or
+			// take a few ulps: where the floor depends on the rounding.
+			k := float64(1 + rng.IntN(50))
+			q = max(c.Q, now) + k*length/float64(c.Power)
+			for range rng.IntN(4) {
+				q = math.Nextafter(q, math.Inf(2*rng.IntN(2)-1))
+			}
+		}
+		var f mmpFlat
+		f.q, f.power, f.v = []float64{max(c.Q, now)}, []float64{float64(c.Power)}, []int{int(c.V)}
+		if got, want := f.af(0, q, length), c.AF(App{Length: length}, q, now); got != want {
+			t.Fatalf("draw %d: flat AF %d, MMPCluster.AF %d (cluster %+v, q %g, now %g, length %g)", i, got, want, c, q, now, length)
+		}
+	}
+}
+
+// TestMakespanNeverAdmitted: a request no node can ever take (every queue
+// end at +Inf, or a task of infinite length) has no makespan, and the
+// centralized reference places nothing, instead of searching forever.
+func TestMakespanNeverAdmitted(t *testing.T) {
+	busy := MMPSummary{{Mem: 4, Disk: 4, Power: 1, V: 1, Q: math.Inf(1)}}
+	idle := MMPSummary{{Mem: 4, Disk: 4, Power: 1, V: 1, Q: 0}}
+	for _, c := range []struct {
+		s   MMPSummary
+		app App
+	}{{busy, App{Length: 1}}, {idle, App{Length: math.Inf(1)}}} {
+		if q := Makespan(c.app, 3, 0, c.s); !math.IsInf(q, 1) {
+			t.Errorf("Makespan(%+v, %+v) = %g, want +Inf", c.app, c.s, q)
+		}
+		if p := placeMMP(0, Request{N: 3, App: c.app}, []Summary{c.s}, nil); len(p) != 0 {
+			t.Errorf("placeMMP(%+v, %+v) = %v, want nothing", c.app, c.s, p)
+		}
+	}
 }

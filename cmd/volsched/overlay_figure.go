@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,12 +71,53 @@ func readRunSummary(arg string) (name, dir string, r *oversim.Result, err error)
 	}
 	r = new(oversim.Result)
 	if err := json.Unmarshal(b, r); err != nil {
-		return "", "", nil, fmt.Errorf("run %q: summary.json: %w", arg, err)
+		return "", "", nil, usagef("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
 	}
-	if r.Policy == "" || r.Nodes == 0 {
-		return "", "", nil, fmt.Errorf("run %q: summary.json has no policy or nodes: not a 'volsched overlay sim' summary", arg)
+	if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
+		return "", "", nil, usagef("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
 	}
 	return name, dir, r, nil
+}
+
+// unfinished says why r (given as arg) did not simulate all its hours, or
+// "". Hours is stored as seconds/3600, so the comparison allows rounding.
+func unfinished(arg string, r *oversim.Result) error {
+	if want := r.Hours * 3600; r.SimulatedSeconds < want*(1-1e-9) {
+		return usagef("run %q: stopped at %.4g of its %g simulated hours (an interrupted run; resume it first)", arg, r.SimulatedSeconds/3600, r.Hours)
+	}
+	return nil
+}
+
+// setupDiff names the first setting, among those a figure keeps fixed, in
+// which two runs differ ("" if none). vary lists the settings the figure
+// varies: "nodes", "sfmax", "scheduler", "failure".
+func setupDiff(a, b *oversim.Result, vary ...string) string {
+	fixed := func(k string) bool { return !slices.Contains(vary, k) }
+	switch {
+	case a.Policy != b.Policy:
+		return fmt.Sprintf("policy %s against %s", a.Policy, b.Policy)
+	case fixed("nodes") && a.Nodes != b.Nodes:
+		return fmt.Sprintf("%d nodes against %d", a.Nodes, b.Nodes)
+	case fixed("sfmax") && a.SFMax != b.SFMax:
+		return fmt.Sprintf("SF_max %d against %d", a.SFMax, b.SFMax)
+	case fixed("scheduler") && a.Scheduler != b.Scheduler:
+		return fmt.Sprintf("scheduler %q against %q", a.Scheduler, b.Scheduler)
+	case a.Hours != b.Hours:
+		return fmt.Sprintf("%g h against %g h", a.Hours, b.Hours)
+	case a.Link != b.Link:
+		return fmt.Sprintf("the %s link against the %s link", a.Link, b.Link)
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("seed %d against %d", a.Seed, b.Seed)
+	case a.Scheduler == "" && b.Scheduler == "" && a.UpdateBandwidth != b.UpdateBandwidth:
+		return fmt.Sprintf("update limit %g B/s against %g B/s", a.UpdateBandwidth, b.UpdateBandwidth)
+	case fixed("failure") && (a.ChurnMedianMinutes != b.ChurnMedianMinutes || a.CatastropheFraction != b.CatastropheFraction ||
+		a.CatastropheHours != b.CatastropheHours):
+		return fmt.Sprintf("failures (churn %g min, catastrophe %g at %g h) against (churn %g min, catastrophe %g at %g h)",
+			a.ChurnMedianMinutes, a.CatastropheFraction, a.CatastropheHours, b.ChurnMedianMinutes, b.CatastropheFraction, b.CatastropheHours)
+	case !reflect.DeepEqual(a.WorkloadParams, b.WorkloadParams):
+		return "workload parameters (--params)"
+	}
+	return ""
 }
 
 // sizeFigure reads the summary.json of overlay runs (any policies, one run
@@ -91,15 +134,27 @@ func sizeFigure(w io.Writer, prefix string, args []string) error {
 		switch {
 		case r.Scheduler != "":
 			return usagef("run %q: the %s reference; Figs. 9 and 11 are the overlay's (runs without --scheduler)", a, r.Scheduler)
-		case first != nil && (r.Hours != first.Hours || r.Link != first.Link):
-			return usagef("run %q: %g h on the %s link, but %q is %g h on the %s link: the figures vary the size only",
-				a, r.Hours, r.Link, args[0], first.Hours, first.Link)
-		case r.SimulatedSeconds < r.Hours*3600:
-			return usagef("run %q: stopped at %.4g of its %g simulated hours (an interrupted run; resume it first)", a, r.SimulatedSeconds/3600, r.Hours)
+		case r.ChurnMedianMinutes > 0 || r.CatastropheFraction > 0:
+			return usagef("run %q: a run with failures; Figs. 9 and 11 are runs without (see failure-figure)", a)
 		}
-		for _, x := range runs {
+		if err := unfinished(a, r); err != nil {
+			return err
+		}
+		for i, x := range runs {
 			if x.policy == r.Policy && x.nodes == r.Nodes {
 				return usagef("run %q: a second %s run on %d nodes: one run per policy and size", a, r.Policy, r.Nodes)
+			}
+			// Any two runs share length, link, seed and workload; a policy's
+			// runs also their SF_max and update limit: only the size varies.
+			vary := []string{"nodes"}
+			if x.policy != r.Policy {
+				vary = append(vary, "sfmax")
+				y := *x.r
+				y.Policy, y.UpdateBandwidth = r.Policy, r.UpdateBandwidth
+				x.r = &y
+			}
+			if d := setupDiff(r, x.r, vary...); d != "" {
+				return usagef("run %q differs from %q in %s: the figures vary the network size only", a, args[i], d)
 			}
 		}
 		if first == nil {
@@ -129,11 +184,12 @@ func failureFigure(w io.Writer, prefix string, args []string) error {
 			return err
 		}
 		x := failRun{policy: r.Policy, r: r}
+		if err := unfinished(a, r); err != nil {
+			return err
+		}
 		switch {
 		case r.Scheduler != "":
 			return usagef("run %q: the %s reference; Fig. 18 is the overlay's (runs without --scheduler)", a, r.Scheduler)
-		case r.SimulatedSeconds < r.Hours*3600:
-			return usagef("run %q: stopped at %.4g of its %g simulated hours (an interrupted run; resume it first)", a, r.SimulatedSeconds/3600, r.Hours)
 		case r.ChurnMedianMinutes > 0 && r.CatastropheFraction > 0:
 			return usagef("run %q: both churn and a catastrophic failure; the figures take one kind of failure per run", a)
 		case r.ChurnMedianMinutes > 0:
@@ -145,16 +201,21 @@ func failureFigure(w io.Writer, prefix string, args []string) error {
 			}
 			catAt = r.CatastropheHours
 		}
-		for _, y := range runs {
-			if y.policy == x.policy && y.kind == x.kind && y.param == x.param {
-				return usagef("run %q: a second %s run with the same failure: one run per policy and failure", a, r.Policy)
+		for i, y := range runs {
+			if y.policy != x.policy {
+				continue
 			}
-			if y.policy == x.policy && (y.r.Nodes != r.Nodes || y.r.Hours != r.Hours || y.r.Link != r.Link || y.r.SFMax != r.SFMax) {
-				return usagef("run %q: %s on %d nodes, %g h, %s link, SF_max %d, but another %s run is on %d nodes, %g h, %s link, SF_max %d: a policy's runs differ only in their failures",
-					a, r.Policy, r.Nodes, r.Hours, r.Link, r.SFMax, y.policy, y.r.Nodes, y.r.Hours, y.r.Link, y.r.SFMax)
+			if y.kind == x.kind && y.param == x.param {
+				return usagef("run %q: a second %s run with the same failure as %q: one run per policy and failure", a, r.Policy, args[i])
+			}
+			if d := setupDiff(r, y.r, "failure"); d != "" {
+				return usagef("run %q differs from %q in %s: a policy's runs differ only in their failures", a, args[i], d)
 			}
 		}
 		if x.kind == "" {
+			if !(r.ComputationFinishedMI > 0) {
+				return usagef("run %q: %g MI of computation finished without failures: nothing to normalize by", a, r.ComputationFinishedMI)
+			}
 			base[x.policy] = r
 		}
 		runs = append(runs, x)
@@ -162,10 +223,17 @@ func failureFigure(w io.Writer, prefix string, args []string) error {
 	if len(runs) == 0 {
 		return usagef("no run directory given")
 	}
+	failures := 0
 	for _, x := range runs {
 		if base[x.policy] == nil {
 			return usagef("no %s run without failures: it is what the figures normalize by", x.policy)
 		}
+		if x.kind != "" {
+			failures++
+		}
+	}
+	if failures == 0 {
+		return usagef("no run with --churn or --fail: nothing to normalize")
 	}
 	fmt.Fprintln(w, "Fig. 18: finished computation with churn, normalized to the run without failures;")
 	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", max(catAt, 0))
@@ -192,6 +260,14 @@ func sfmaxFigure(w io.Writer, prefix string, args []string) error {
 		if len(runs) > 0 && (r.Policy != runs[0].Policy || r.Nodes != runs[0].Nodes) {
 			return usagef("run %q: %s on %d nodes, but %q is %s on %d nodes: one figure compares one policy at one size",
 				a, r.Policy, r.Nodes, args[0], runs[0].Policy, runs[0].Nodes)
+		}
+		if len(runs) > 0 {
+			if d := setupDiff(r, runs[0], "sfmax", "scheduler"); d != "" {
+				return usagef("run %q differs from %q in %s: the figures vary SF_max and the scheduler only", a, args[0], d)
+			}
+		}
+		if err := unfinished(a, r); err != nil {
+			return err
 		}
 		runs, names, dirs = append(runs, r), append(names, name), append(dirs, dir)
 	}
@@ -258,23 +334,23 @@ func sfmaxFigure(w io.Writer, prefix string, args []string) error {
 		return err
 	}
 	title := fmt.Sprintf("%s, %d nodes, %.3g h", runs[0].Policy, runs[0].Nodes, runs[0].Hours)
-	if err := makespanFigure(w, prefix, title, runs, names, dirs); err != nil {
-		return err
-	}
 	if err := experiment.LinePlot(prefix+"-tasks.svg", title+": tasks finished", "SF_max", "tasks finished",
 		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })); err != nil {
 		return err
 	}
-	return experiment.LinePlot(prefix+"-computation.svg", title+": computation finished", "SF_max", "computation finished (MI)",
-		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return r.ComputationFinishedMI }))
+	if err := experiment.LinePlot(prefix+"-computation.svg", title+": computation finished", "SF_max", "computation finished (MI)",
+		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return r.ComputationFinishedMI })); err != nil {
+		return err
+	}
+	return makespanFigure(w, prefix, title, runs, names, dirs)
 }
 
 // makespanFigure writes Fig. 15 from the runs' timeline.csv: the largest
 // makespan of the applications completed in each row's interval
 // (row_makespan_max_s) against simulated time, one line per run, as
-// prefix-makespan.csv (long form) and prefix-makespan.svg. Runs whose
-// timeline has no such column (written before it existed) are left out
-// and named; with none left, nothing is written.
+// prefix-makespan.csv (long form) and prefix-makespan.svg. Runs without
+// such a timeline (none, empty, written before the column existed, no row)
+// are named and left out; with none left, nothing is written.
 func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, names, dirs []string) error {
 	var series []experiment.Series
 	var rows [][]string
@@ -287,12 +363,12 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 				name = "overlay SF_max " + strconv.Itoa(r.SFMax)
 			}
 		}
-		t, m, ok, err := readMakespanTimeline(filepath.Join(dirs[i], "timeline.csv"))
+		t, m, why, err := readMakespanTimeline(filepath.Join(dirs[i], "timeline.csv"))
 		if err != nil {
 			return err
 		}
-		if !ok {
-			skipped = append(skipped, dirs[i])
+		if why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", dirs[i], why))
 			continue
 		}
 		sr := experiment.Series{Name: name}
@@ -300,10 +376,10 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 			sr.X, sr.Y = append(sr.X, t[k]/3600), append(sr.Y, m[k])
 			rows = append(rows, []string{name, dirs[i], strconv.FormatFloat(t[k]/3600, 'g', -1, 64), strconv.FormatFloat(m[k], 'g', -1, 64)})
 		}
-		series = append(series, sr)
+		series = withPoints(series, sr)
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(w, "makespan figure: no timeline.csv with a row_makespan_max_s column (written by volsched since 2026-11-23) in %s: left out\n", strings.Join(skipped, ", "))
+		fmt.Fprintf(w, "makespan figure (Fig. 15): left out %s\n", strings.Join(skipped, ", "))
 	}
 	if len(series) == 0 {
 		return nil
@@ -316,35 +392,46 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 }
 
 // readMakespanTimeline reads the time_s and row_makespan_max_s columns of
-// a timeline.csv; ok is false when there is no such file or it has no
-// row_makespan_max_s column.
-func readMakespanTimeline(path string) (t, m []float64, ok bool, err error) {
+// a timeline.csv. why says why there is nothing to read (no file, an empty
+// one, no row_makespan_max_s column: written by volsched before 2026-11-23,
+// no row); a malformed row is an error naming the file and line.
+func readMakespanTimeline(path string) (t, m []float64, why string, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, false, nil
+		return nil, nil, "no timeline.csv", nil
 	}
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("run timeline: %w", err)
+		return nil, nil, "", usagef("run timeline: %v", err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	text := strings.TrimSpace(string(b))
+	if text == "" {
+		return nil, nil, "empty timeline.csv", nil
+	}
+	lines := strings.Split(text, "\n")
 	head := strings.Split(lines[0], ",")
 	ti, mi := slices.Index(head, "time_s"), slices.Index(head, "row_makespan_max_s")
-	if ti < 0 || mi < 0 {
-		return nil, nil, false, nil
+	switch {
+	case ti < 0 || mi < 0:
+		return nil, nil, "timeline.csv without row_makespan_max_s: written by volsched before 2026-11-23", nil
+	case len(lines) == 1:
+		return nil, nil, "timeline.csv without rows", nil
 	}
 	for k, l := range lines[1:] {
 		f := strings.Split(l, ",")
 		if len(f) != len(head) {
-			return nil, nil, false, fmt.Errorf("%s line %d: %d fields, the header has %d", path, k+2, len(f), len(head))
+			return nil, nil, "", usagef("%s line %d: %d fields, the header has %d", path, k+2, len(f), len(head))
 		}
 		x, err1 := strconv.ParseFloat(f[ti], 64)
 		y, err2 := strconv.ParseFloat(f[mi], 64)
 		if err := cmp.Or(err1, err2); err != nil {
-			return nil, nil, false, fmt.Errorf("%s line %d: %w", path, k+2, err)
+			return nil, nil, "", usagef("%s line %d: %v", path, k+2, err)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || y < 0 {
+			return nil, nil, "", usagef("%s line %d: time_s %g, row_makespan_max_s %g (want finite values, the makespan >= 0)", path, k+2, x, y)
 		}
 		t, m = append(t, x), append(m, y)
 	}
-	return t, m, true, nil
+	return t, m, "", nil
 }
 
 // sizeRun is one run of Figs. 9 and 11: a policy at a network size, with
@@ -532,6 +619,9 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 		case r0.r == nil:
 			fmt.Fprintf(tw, "%s\t\n", r0.failed)
 			continue
+		case !(r0.r.ComputationFinishedMI > 0):
+			fmt.Fprint(tw, "no computation without failures\t\n")
+			continue
 		}
 		cell := func(kind string, param float64, s *experiment.Series, x float64) {
 			switch r := find(p, kind, param); {
@@ -558,14 +648,16 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
-	if prefix == "" || len(churn) == 0 {
+	if prefix == "" || len(rows) == 0 {
 		return nil
 	}
 	if err := experiment.WriteCSVFile(prefix+"fig18.csv", []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
 		return err
 	}
-	if err := experiment.LinePlot(prefix+"fig18.svg", "Finished computation under churn"+note, "median session (min)", "normalized finished computation", churn); err != nil {
-		return err
+	if len(churn) > 0 {
+		if err := experiment.LinePlot(prefix+"fig18.svg", "Finished computation under churn"+note, "median session (min)", "normalized finished computation", churn); err != nil {
+			return err
+		}
 	}
 	if len(cat) == 0 {
 		return nil

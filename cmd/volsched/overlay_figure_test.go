@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,12 +100,23 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 		}
 		dirs = append(dirs, dir)
 	}
-	old := writeSummary(t, filepath.Join(d, "old"), oversim.Result{Policy: "mmp", Nodes: 32, SFMax: 81})
-	out, errs, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), dirs[0], dirs[1], old)
+	// A run of the same setup at SF_max 81 without a timeline, and one whose
+	// timeline has a header only: both left out, named.
+	var o81 oversim.Result
+	b, err := os.ReadFile(filepath.Join(dirs[0], "summary.json"))
+	if err != nil || json.Unmarshal(b, &o81) != nil {
+		t.Fatal(err)
+	}
+	o81.SFMax = 81
+	old := writeSummary(t, filepath.Join(d, "old"), o81)
+	o81.SFMax = 9
+	headerOnly := writeSummary(t, filepath.Join(d, "header"), o81)
+	os.WriteFile(filepath.Join(headerOnly, "timeline.csv"), []byte(timelineHeader+"\n"), 0o644)
+	out, errs, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), dirs[0], dirs[1], old, headerOnly)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "paper (Fig. 15") || !strings.Contains(out, "left out") || !strings.Contains(out, old) {
+	if !strings.Contains(out, "paper (Fig. 15") || !strings.Contains(out, old+" (no timeline.csv)") || !strings.Contains(out, headerOnly+" (timeline.csv without rows)") {
 		t.Errorf("output lacks the paper's Fig. 15 or the run left out:\n%s", out)
 	}
 	csv, err := os.ReadFile(filepath.Join(d, "fig-makespan.csv"))
@@ -126,13 +139,18 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(d, "fig-makespan.svg")); err != nil || !strings.Contains(string(b), "random") {
 		t.Errorf("fig-makespan.svg: %v, or no line named random", err)
 	}
-	// A damaged timeline is an error naming it.
+	// A damaged timeline (a short row; a NaN makespan) is an error naming it.
 	tl := filepath.Join(dirs[1], "timeline.csv")
-	b, _ := os.ReadFile(tl)
-	os.WriteFile(tl, append(b, "7200,1,2\n"...), 0o644)
-	_, errs, code = runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), dirs[0], dirs[1])
-	if code == 0 || !strings.Contains(errs, "timeline.csv line 14") {
-		t.Fatalf("damaged timeline: exit %d, stderr %q", code, errs)
+	good, _ := os.ReadFile(tl)
+	lines = strings.Split(strings.TrimSpace(string(good)), "\n")
+	row := strings.Split(lines[len(lines)-1], ",")
+	row[len(row)-2] = "NaN" // row_makespan_max_s (wall_s is last)
+	for _, bad := range []string{"7200,1,2\n", strings.Join(row, ",") + "\n"} {
+		os.WriteFile(tl, append(slices.Clone(good), bad...), 0o644)
+		_, errs, code = runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), dirs[0], dirs[1])
+		if code != 2 || !strings.Contains(errs, "timeline.csv line 14") {
+			t.Fatalf("damaged timeline %q: exit %d, stderr %q", bad, code, errs)
+		}
 	}
 }
 
@@ -176,6 +194,21 @@ func TestOverlaySizeFigure(t *testing.T) {
 			t.Errorf("%s: %v, or no line named dp", f, err)
 		}
 	}
+	// A finished run whose length is not a whole number of hours in binary
+	// (1.1 h: 3960 s, but 1.1*3600 > 3960 in floating point) is accepted.
+	var f []string
+	for _, n := range []int{1000, 2000} {
+		f = append(f, writeSummary(t, filepath.Join(d, fmt.Sprint("f", n)), oversim.Result{Policy: "mmp", Nodes: n, Hours: 1.1, Link: "fast",
+			SimulatedSeconds: 3960, ThroughputTasksPerHour: 1}))
+	}
+	f1, f2 := f[0], f[1]
+	if _, errs, code := runCLI(t, "", "overlay", "size-figure", "--out", filepath.Join(d, "g"), f1, f2); code != 0 {
+		t.Errorf("runs of 1.1 h refused: exit %d: %s", code, errs)
+	}
+	seed2 := writeSummary(t, filepath.Join(d, "seed2"), oversim.Result{Policy: "dp", Nodes: 2000, Hours: 60, Link: "fast", Seed: 2,
+		SimulatedSeconds: 216000, ThroughputTasksPerHour: 1})
+	churn := writeSummary(t, filepath.Join(d, "churn"), oversim.Result{Policy: "ibp", Nodes: 8000, Hours: 60, Link: "fast",
+		SimulatedSeconds: 216000, ChurnMedianMinutes: 30})
 	c := run("c", "ibp", "centralized", 8000, 60, 60, 1, 0)
 	h12 := run("h12", "ibp", "", 8000, 12, 12, 1, 0)
 	dup := run("dup", "ibp", "", 1000, 60, 60, 1, 0)
@@ -185,6 +218,8 @@ func TestOverlaySizeFigure(t *testing.T) {
 		{"--out", filepath.Join(d, "x"), i1, h12},
 		{"--out", filepath.Join(d, "x"), i1, dup},
 		{"--out", filepath.Join(d, "x"), i1, cut},
+		{"--out", filepath.Join(d, "x"), i1, d1, seed2},
+		{"--out", filepath.Join(d, "x"), i1, churn},
 		{i1},
 	} {
 		_, errs, code := runCLI(t, "", append([]string{"overlay", "size-figure"}, bad...)...)
@@ -227,14 +262,37 @@ func TestOverlayFailureFigure(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// Catastrophes only: fig18.csv and the catastrophe figure, no churn figure.
+	out, errs, code = runCLI(t, "", "overlay", "failure-figure", "--out", filepath.Join(d, "cat"), ok[0], ok[3])
+	if code != 0 {
+		t.Fatalf("catastrophes only: exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "cat-fig18.csv")); err != nil || !strings.Contains(string(b), "ibp,catastrophe,0.2,0.95") {
+		t.Errorf("catastrophes only: cat-fig18.csv %v:\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(d, "cat-catastrophe.svg")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(d, "cat-fig18.svg")); err == nil {
+		t.Error("catastrophes only: a churn figure without churn runs")
+	}
+	badJSON := filepath.Join(d, "badjson")
+	os.MkdirAll(badJSON, 0o755)
+	os.WriteFile(filepath.Join(badJSON, "summary.json"), []byte("{"), 0o644)
+	otherSeed := writeSummary(t, filepath.Join(d, "seed"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, Link: "fast", SFMax: 225,
+		SimulatedSeconds: 216000, Seed: 7, ChurnMedianMinutes: 15, ComputationFinishedMI: 1})
 	for name, bad := range map[string][]string{
-		"no base":       {run("mmp", 1000, 30, 0, 0, 1)},
-		"duplicate":     {ok[0], ok[1], run("ibp", 1000, 60, 0, 0, 1)},
-		"other network": {ok[0], run("ibp", 2000, 30, 0, 0, 1)},
-		"both kinds":    {ok[0], run("ibp", 1000, 30, 0.1, 24, 1)},
-		"two times":     {ok[0], ok[3], run("ibp", 1000, 0, 0.4, 12, 1)},
-		"reference run": {ok[0], writeSummary(t, filepath.Join(d, "c"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, SimulatedSeconds: 216000, Scheduler: "random"})},
-		"missing --out": {"overlay"},
+		"zero base":      {run("mmp", 1000, 0, 0, 0, 0), run("mmp", 1000, 30, 0, 0, 1)},
+		"no failure run": {ok[0]},
+		"bad json":       {ok[0], badJSON},
+		"other seed":     {ok[0], otherSeed},
+		"no base":        {run("mmp", 1000, 30, 0, 0, 1)},
+		"duplicate":      {ok[0], ok[1], run("ibp", 1000, 60, 0, 0, 1)},
+		"other network":  {ok[0], run("ibp", 2000, 30, 0, 0, 1)},
+		"both kinds":     {ok[0], run("ibp", 1000, 30, 0.1, 24, 1)},
+		"two times":      {ok[0], ok[3], run("ibp", 1000, 0, 0.4, 12, 1)},
+		"reference run":  {ok[0], writeSummary(t, filepath.Join(d, "c"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, SimulatedSeconds: 216000, Scheduler: "random"})},
+		"missing --out":  {"overlay"},
 	} {
 		args := append([]string{"overlay", "failure-figure", "--out", filepath.Join(d, "x")}, bad...)
 		if name == "missing --out" {
