@@ -591,6 +591,75 @@ func (e *DPExec) LAt(now, d float64) float64 {
 	return max(l, 0)
 }
 
+// lScan evaluates LAt at one instant for many δ: one pass over the queue
+// (the work of each prefix of the queue and the suffix minima of LAt's
+// terms), then a binary search per δ, instead of a pass over the queue per
+// δ (Function evaluates l at every deadline: quadratic in the queue). The
+// additions are LAt's, in its order, and the minimum is exact, so at gives
+// the same bits as LAt (TestLScanMatchesLAt).
+type lScan struct {
+	e    *DPExec
+	now  float64
+	b    float64
+	work []float64 // work[k]: the work of runs[0..k], summed in queue order
+	suf  []float64 // suf[k]: the minimum over i >= k of Power·(runs[i].deadline − b) − work[i]
+	slow bool      // a NaN deadline: the queue is not a sorted order, use LAt
+}
+
+func (e *DPExec) scan(now float64) lScan {
+	s := lScan{e: e, now: now, b: e.base(now)}
+	n := len(e.runs)
+	buf := make([]float64, 2*n)
+	s.work, s.suf = buf[:n], buf[n:]
+	acc := 0.0
+	for k, r := range e.runs {
+		if math.IsNaN(r.deadline) {
+			s.slow = true
+			return s
+		}
+		acc += float64(r.n) * r.dur * e.Power
+		s.work[k] = acc
+	}
+	for k := n - 1; k >= 0; k-- {
+		s.suf[k] = e.Power*(e.runs[k].deadline-s.b) - s.work[k]
+		if k+1 < n {
+			s.suf[k] = min(s.suf[k], s.suf[k+1])
+		}
+	}
+	return s
+}
+
+// at is e.LAt(now, d) for the scan's instant now.
+func (s *lScan) at(d float64) float64 {
+	if s.slow {
+		return s.e.LAt(s.now, d)
+	}
+	if d <= s.b {
+		return 0
+	}
+	runs := s.e.runs
+	// The runs with a deadline <= d are a prefix of the queue (it is sorted
+	// by deadline), those LAt adds before its minimum.
+	j, hi := 0, len(runs)
+	for j < hi {
+		m := int(uint(j+hi) >> 1)
+		if runs[m].deadline <= d {
+			j = m + 1
+		} else {
+			hi = m
+		}
+	}
+	w := 0.0
+	if j > 0 {
+		w = s.work[j-1]
+	}
+	l := s.e.Power*(d-s.b) - w
+	if j < len(runs) {
+		l = min(l, s.suf[j])
+	}
+	return max(l, 0)
+}
+
 // Function returns l as an LFunc with samples at its breakpoints.
 func (e *DPExec) Function(now float64) LFunc {
 	b := e.base(now)
@@ -606,14 +675,15 @@ func (e *DPExec) Function(now float64) LFunc {
 	// deadline evaluated once).
 	pts := make([]LPoint, 0, 2*len(ts))
 	slices.Sort(ts)
-	v0 := e.LAt(now, ts[0])
+	sc := e.scan(now)
+	v0 := sc.at(ts[0])
 	for k, t := range ts {
 		pts = append(pts, LPoint{t, v0})
 		if k+1 < len(ts) {
 			// ramp from t with slope s until it meets the value at ts[k+1]
-			v1 := e.LAt(now, ts[k+1])
+			v1 := sc.at(ts[k+1])
 			if x := t + (v1-v0)/e.Power; x > t && x < ts[k+1] {
-				pts = append(pts, LPoint{x, e.LAt(now, x)})
+				pts = append(pts, LPoint{x, sc.at(x)})
 			}
 			v0 = v1
 		}
@@ -622,6 +692,12 @@ func (e *DPExec) Function(now float64) LFunc {
 	f.compact()
 	return f
 }
+
+// SummaryStable: while a task runs, l is measured from the end of that
+// task (base), not from now, so the summary holds until the next change of
+// state (the task's completion at end is one). An idle node's l starts at
+// now: it changes with time.
+func (e *DPExec) SummaryStable(now float64) bool { return e.running && e.end >= now }
 
 func (e *DPExec) Summary(now float64) Summary {
 	f := e.Function(now)

@@ -3,6 +3,7 @@ package overlay
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -369,5 +370,43 @@ func TestRouterBandwidthProperty(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestLScanMatchesLAt: the one-pass evaluation of l gives LAt's bits for
+// every δ — at the queue's deadlines (equal ones included), between them,
+// before the node is free and beyond the last deadline — over random
+// queues of random lengths (non-integer works, so that the order of the
+// additions shows), with or without a running task.
+func TestLScanMatchesLAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		e := &DPExec{Mem: 1, Disk: 1, Power: 0.1 + rng.Float64()*100}
+		now := rng.Float64() * 1e5
+		if rng.IntN(2) == 0 {
+			e.running, e.end = true, now+rng.Float64()*1e3
+		}
+		var dls []float64
+		for range rng.IntN(40) {
+			d := now + rng.Float64()*1e5
+			if len(dls) > 0 && rng.IntN(4) == 0 {
+				d = dls[rng.IntN(len(dls))] // equal deadlines
+			}
+			dls = append(dls, d)
+		}
+		slices.Sort(dls)
+		for _, d := range dls {
+			e.runs = append(e.runs, dpRun{n: 1 + rng.IntN(5), deadline: d, dur: rng.Float64() * 500})
+		}
+		sc := e.scan(now)
+		probes := append(slices.Clone(dls), now-1, now, e.base(now), now+2e5)
+		for range 20 {
+			probes = append(probes, now+rng.Float64()*1.2e5)
+		}
+		for _, d := range probes {
+			if got, want := sc.at(d), e.LAt(now, d); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("queue %d (%d runs), δ %v: scan %v, LAt %v", i, len(e.runs), d, got, want)
+			}
+		}
 	}
 }

@@ -18,6 +18,16 @@ type Exec interface {
 	Wake() float64
 }
 
+// StableSummary is implemented by an Exec whose Summary, once computed at
+// an instant, stays the summary it would compute at any later instant
+// until its state next changes (Accept, Advance): the centralized
+// reference may then keep it instead of recomputing it per request.
+type StableSummary interface {
+	// SummaryStable says whether Summary(now) holds from now on, until
+	// the next change of state.
+	SummaryStable(now float64) bool
+}
+
 // Leaf is the execution role at a leaf of the tree. Tasks are started and
 // finished by its Exec; the Leaf turns that into messages.
 type Leaf struct {

@@ -261,6 +261,10 @@ type MMPExec struct {
 	runs             []mmpRun
 }
 
+// SummaryStable: an MMP summary does not depend on the instant (its queue
+// end is absolute; AF takes max(Q, now)).
+func (e *MMPExec) SummaryStable(float64) bool { return true }
+
 func (e *MMPExec) Summary(float64) Summary {
 	return MMPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), Power: f32down(e.Power), Q: e.Q, V: 1}}
 }

@@ -698,4 +698,7 @@ func (s *Sim) readState(r *ckpt.Reader) {
 // loaded: the centralized reference's index of the leaves' states (IBP; an
 // IBP node's summary depends only on whether it is busy, not on the time,
 // so the index rebuilt from the restored leaves is the one the run had).
-func (s *Sim) rebuildDerived() { s.rebuildIndex(s.eng.Now()) }
+func (s *Sim) rebuildDerived() {
+	s.rebuildIndex(s.eng.Now())
+	clear(s.sumCache) // summaries of the nodes before the restore
+}

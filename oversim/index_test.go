@@ -140,3 +140,32 @@ func (c *indexChecks) check(t *testing.T, s *Sim, at des.Time) {
 		}
 	}
 }
+
+// TestCentralizedSummaryCacheMatchesScan: the centralized MMP and DP
+// references keep the summaries that hold until their node changes
+// (overlay.StableSummary) instead of recomputing every node's per request;
+// with churn and a catastrophe, every acceptance, the timeline and the
+// Result equal those of the reference that recomputes every summary, and
+// the cache is used.
+func TestCentralizedSummaryCacheMatchesScan(t *testing.T) {
+	for _, p := range []string{"mmp", "dp"} {
+		c := testConfig(t, p, 200, 8*des.Hour)
+		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
+		c.Churn = failure.Churn{Median: 30 * des.Minute}
+		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 4 * des.Hour}
+		s, a, sa, pa := runRecorded(t, c, nil)
+		scan := *c
+		scan.fullScan = true
+		s2, b, sb, pb := runRecorded(t, &scan, nil)
+		if s.sumCacheHits == 0 || s2.sumCache != nil {
+			t.Fatalf("%s: %d summaries from the cache; the scan has a cache: %v", p, s.sumCacheHits, s2.sumCache != nil)
+		}
+		if a.TasksFinished == 0 || a.Failures == 0 || a.TasksAborted == 0 {
+			t.Fatalf("%s: a run that exercises too little: %+v", p, a)
+		}
+		if !reflect.DeepEqual(a, b) || !slices.Equal(sa, sb) || !slices.Equal(pa, pb) {
+			t.Fatalf("%s: the cached and the recomputing reference differ:\n%+v\n%+v", p, a, b)
+		}
+		t.Logf("%s: %d acceptances, %d tasks finished, %d failures, %d summaries read from the cache: identical", p, len(pa), a.TasksFinished, a.Failures, s.sumCacheHits)
+	}
+}

@@ -163,9 +163,15 @@ type Sim struct {
 	placer  overlay.Placer
 	randSrc *rand.PCG             // Random's source (saved in checkpoints)
 	index   overlay.IndexedPlacer // the centralized reference's index (IBP), or nil
-	server  int32                 // host of the reference scheduler (index n of the network)
-	sums    []overlay.Summary
-	placed_ []overlay.Placement
+	// sumCache keeps, for the centralized reference without an index (MMP,
+	// DP), the summaries that hold until their node next changes
+	// (overlay.StableSummary), cleared at each step of the node; derived
+	// state, empty after a restore. nil with fullScan.
+	sumCache     []overlay.Summary
+	sumCacheHits uint64 // summaries read from sumCache (for tests)
+	server       int32  // host of the reference scheduler (index n of the network)
+	sums         []overlay.Summary
+	placed_      []overlay.Placement
 }
 
 // New builds the simulation: the tree, every node's roles, the network and
@@ -247,6 +253,9 @@ func New(cfg *Config) (*Sim, error) {
 		s.server = int32(n)
 		if s.index == nil {
 			s.sums = make([]overlay.Summary, n)
+			if cfg.Scheduler == "centralized" && !cfg.fullScan {
+				s.sumCache = make([]overlay.Summary, n)
+			}
 		}
 		s.st.Scheduler = cfg.Scheduler
 	}
@@ -437,6 +446,9 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 			// last sent equals it (it is replaced whenever it differs).
 			s.index.Update(int(li), l.Summary())
 		}
+		if s.sumCache != nil {
+			s.sumCache[li] = nil // the node may have changed
+		}
 		s.schedWake(v, l.Wake(), t)
 	} else {
 		r := &s.routers[s.rankOf[v]]
@@ -596,7 +608,16 @@ func (s *Sim) serve(t des.Time, m overlay.Msg) {
 		s.placed_ = s.index.PlaceIndexed(now, m.Req, s.placed_[:0])
 	case s.cfg.Scheduler == "centralized":
 		for i := range s.leaves {
-			s.sums[i] = s.leaves[i].Exec.Summary(now)
+			if s.sumCache != nil && s.sumCache[i] != nil {
+				s.sums[i] = s.sumCache[i]
+				s.sumCacheHits++
+				continue
+			}
+			e := s.leaves[i].Exec
+			s.sums[i] = e.Summary(now)
+			if st, ok := e.(overlay.StableSummary); ok && s.sumCache != nil && st.SummaryStable(now) {
+				s.sumCache[i] = s.sums[i]
+			}
 		}
 		s.placed_ = s.placer.Place(now, m.Req, s.sums, s.placed_[:0])
 		clear(s.sums) // no summary kept alive between requests
@@ -649,6 +670,9 @@ func (s *Sim) fail(t des.Time, h int32) {
 	s.runs[h] = s.runs[h][:0]
 	s.net.Fail(h, t)
 	s.leaves[h] = overlay.Leaf{Self: overlay.Addr(v), Father: s.tree.Father(overlay.Addr(v)), Exec: s.newExec(int(h))}
+	if s.sumCache != nil {
+		s.sumCache[h] = nil
+	}
 	s.wake[v] = des.Never
 	s.step(t, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
 	if int(h) < len(s.routerV) {
