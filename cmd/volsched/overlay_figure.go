@@ -354,7 +354,8 @@ func sfmaxFigure(w io.Writer, prefix string, args []string) error {
 func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, names, dirs []string) error {
 	var series []experiment.Series
 	var rows [][]string
-	var skipped []string
+	skipped := map[string][]string{} // by reason
+	var reasons []string
 	for i, r := range runs {
 		name := names[i]
 		if name == "" {
@@ -368,7 +369,10 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 			return err
 		}
 		if why != "" {
-			skipped = append(skipped, fmt.Sprintf("%s (%s)", dirs[i], why))
+			if !slices.Contains(reasons, why) {
+				reasons = append(reasons, why)
+			}
+			skipped[why] = append(skipped[why], dirs[i])
 			continue
 		}
 		sr := experiment.Series{Name: name}
@@ -378,8 +382,8 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 		}
 		series = withPoints(series, sr)
 	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(w, "makespan figure (Fig. 15): left out %s\n", strings.Join(skipped, ", "))
+	for _, why := range reasons {
+		fmt.Fprintf(w, "makespan figure (Fig. 15): left out (%s): %s\n", why, strings.Join(skipped[why], ", "))
 	}
 	if len(series) == 0 {
 		return nil

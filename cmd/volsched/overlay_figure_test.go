@@ -116,7 +116,7 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "paper (Fig. 15") || !strings.Contains(out, old+" (no timeline.csv)") || !strings.Contains(out, headerOnly+" (timeline.csv without rows)") {
+	if !strings.Contains(out, "paper (Fig. 15") || !strings.Contains(out, "(no timeline.csv): "+old) || !strings.Contains(out, "(timeline.csv without rows): "+headerOnly) {
 		t.Errorf("output lacks the paper's Fig. 15 or the run left out:\n%s", out)
 	}
 	csv, err := os.ReadFile(filepath.Join(d, "fig-makespan.csv"))
