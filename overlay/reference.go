@@ -79,7 +79,8 @@ func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Plac
 // clusters that cannot run the task are never visited again. The arithmetic
 // is AF's, term for term (TestCentralizedMMPMatchesMakespan).
 func placeMMP(now float64, req Request, nodes []Summary, out []Placement) []Placement {
-	var c mmpFlat
+	n0 := len(nodes) // one cluster per node for execution nodes' summaries
+	c := mmpFlat{node: make([]int32, 0, n0), q: make([]float64, 0, n0), power: make([]float64, 0, n0), v: make([]int, 0, n0)}
 	app := req.App
 	for i, s := range nodes {
 		for _, cl := range asMMP(s) {
