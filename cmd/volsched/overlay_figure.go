@@ -90,15 +90,17 @@ func unfinished(arg string, r *oversim.Result) error {
 
 // setupDiff names the first setting, among those a figure keeps fixed, in
 // which two runs differ ("" if none). vary lists the settings the figure
-// varies: "nodes", "sfmax", "scheduler", "failure".
+// varies: "nodes", "sfmax", "scheduler", "failure", and "policy" (which
+// lets SF_max and the update limit, set per policy, differ too).
 func setupDiff(a, b *oversim.Result, vary ...string) string {
 	fixed := func(k string) bool { return !slices.Contains(vary, k) }
+	samePolicy := fixed("policy")
 	switch {
-	case a.Policy != b.Policy:
+	case samePolicy && a.Policy != b.Policy:
 		return fmt.Sprintf("policy %s against %s", a.Policy, b.Policy)
 	case fixed("nodes") && a.Nodes != b.Nodes:
 		return fmt.Sprintf("%d nodes against %d", a.Nodes, b.Nodes)
-	case fixed("sfmax") && a.SFMax != b.SFMax:
+	case fixed("sfmax") && samePolicy && a.SFMax != b.SFMax:
 		return fmt.Sprintf("SF_max %d against %d", a.SFMax, b.SFMax)
 	case fixed("scheduler") && a.Scheduler != b.Scheduler:
 		return fmt.Sprintf("scheduler %q against %q", a.Scheduler, b.Scheduler)
@@ -108,7 +110,7 @@ func setupDiff(a, b *oversim.Result, vary ...string) string {
 		return fmt.Sprintf("the %s link against the %s link", a.Link, b.Link)
 	case a.Seed != b.Seed:
 		return fmt.Sprintf("seed %d against %d", a.Seed, b.Seed)
-	case a.Scheduler == "" && b.Scheduler == "" && a.UpdateBandwidth != b.UpdateBandwidth:
+	case samePolicy && a.Scheduler == "" && b.Scheduler == "" && a.UpdateBandwidth != b.UpdateBandwidth:
 		return fmt.Sprintf("update limit %g B/s against %g B/s", a.UpdateBandwidth, b.UpdateBandwidth)
 	case fixed("failure") && (a.ChurnMedianMinutes != b.ChurnMedianMinutes || a.CatastropheFraction != b.CatastropheFraction ||
 		a.CatastropheHours != b.CatastropheHours):
@@ -148,10 +150,7 @@ func sizeFigure(w io.Writer, prefix string, args []string) error {
 			// runs also their SF_max and update limit: only the size varies.
 			vary := []string{"nodes"}
 			if x.policy != r.Policy {
-				vary = append(vary, "sfmax")
-				y := *x.r
-				y.Policy, y.UpdateBandwidth = r.Policy, r.UpdateBandwidth
-				x.r = &y
+				vary = append(vary, "policy")
 			}
 			if d := setupDiff(r, x.r, vary...); d != "" {
 				return usagef("run %q differs from %q in %s: the figures vary the network size only", a, args[i], d)
