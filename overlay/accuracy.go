@@ -22,6 +22,10 @@ type AccuracyConfig struct {
 	// Clustering: "" or "exact" is Fig. 3 (what Aggregate does); "stars"
 	// is the authors' approximation (knn.go), to measure its effect.
 	Clustering string
+	// Cells: "" or "clamp" puts an attribute's maximum in the last of the
+	// grid's intervals (ours); "stars" gives it a cell of its own, as the
+	// authors' floor((x − min)·b/Δ) does, to measure the effect.
+	Cells string
 }
 
 // AccuracyResult is the fraction of the nodes' availability that the
@@ -124,13 +128,21 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	default:
 		return AccuracyResult{}, fmt.Errorf("clustering %q: want exact or stars", cfg.Clustering)
 	}
+	var starsCells bool
+	switch cfg.Cells {
+	case "", "clamp":
+	case "stars":
+		starsCells = true
+	default:
+		return AccuracyResult{}, fmt.Errorf("cells %q: want clamp or stars", cfg.Cells)
+	}
 	switch q := p.(type) {
 	case *IBP:
-		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
+		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	case *MMP:
-		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
+		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	case *DP:
-		q.NoGrid, q.Distance, q.knn = cfg.NoGrid, cfg.Distance, knn
+		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	}
 	return accuracyWith(cfg, p)
 }

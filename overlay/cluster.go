@@ -165,6 +165,7 @@ func inv(x float64) float64 {
 // simulator did (SF_max = base^d); docs/overlay.md compares with and
 // without it.
 type grid struct {
+	gm   gridMode
 	base int
 	lo   [4]float64
 	inv  [4]float64 // base/Δ
@@ -184,7 +185,47 @@ func newGrid(b, d, nodes int, lo, inv []float64) grid {
 
 func (g *grid) cell(i int, x float64) int {
 	c := int((x - g.lo[i]) * g.inv[i])
-	return max(0, min(c, g.base-1))
+	return max(0, min(c, g.gm.top(g.base)))
+}
+
+// gridMode is how the clustering uses the grid of SF_max^(1/d) equal
+// intervals per attribute.
+type gridMode uint8
+
+const (
+	// gridCells: b intervals per attribute, the maximum in the last (ours).
+	gridCells gridMode = iota
+	// gridNone: no grid (--grid=false).
+	gridNone
+	// gridStarsCells: the authors' cell index floor((x − min)·b/Δ) without
+	// a bound, so that the values equal to an attribute's maximum form a
+	// cell b of their own (b + 1 cells; AccuracyConfig.Cells "stars").
+	gridStarsCells
+)
+
+// gridModeOf is the grid mode of a policy's options.
+func gridModeOf(noGrid, starsCells bool) gridMode {
+	switch {
+	case noGrid:
+		return gridNone
+	case starsCells:
+		return gridStarsCells
+	}
+	return gridCells
+}
+
+// cell is the cell of a value at the fraction n of the attribute's range,
+// with b intervals: in [0, b−1] (gridCells) or [0, b] (gridStarsCells).
+func (gm gridMode) cell(n float64, b int) int {
+	return max(0, min(int(n*float64(b)), gm.top(b)))
+}
+
+// top is the highest cell index with b intervals.
+func (gm gridMode) top(b int) int {
+	if gm == gridStarsCells {
+		return b
+	}
+	return b - 1
 }
 
 // compactAlive keeps the elements of z whose alive flag is set, in order,

@@ -156,7 +156,7 @@ func TestKNNClustering(t *testing.T) {
 			total += vs[i].v
 		}
 		in := slices.Clone(vs)
-		m := prepareVecs(vs, 2, k, [4]bool{}, true, DistMSE)
+		m := prepareVecs(vs, 2, k, [4]bool{}, gridCells, DistMSE)
 		got := agglomerateKNN(vs, k, rapid.IntRange(1, 12).Draw(t, "K"), &m, func(c *vec) float64 { return c.v }, m.plain)
 		if len(got) > max(k, 1) {
 			t.Fatalf("%d functions, want <= %d", len(got), k)
@@ -176,4 +176,45 @@ func TestKNNClustering(t *testing.T) {
 			t.Fatalf("%g nodes, want %g", sum, total)
 		}
 	})
+}
+
+// TestStarsCellsByHand checks the two cell rules on hand-placed values: with
+// b = 2 intervals, gridCells puts an attribute's maximum in cell 1 and
+// gridStarsCells in a cell 2 of its own, taken from the value itself for
+// an attribute where less is better (MMP's queue end) as for the others.
+func TestStarsCellsByHand(t *testing.T) {
+	for _, c := range []struct {
+		gm   gridMode
+		n    float64
+		want int
+	}{{gridCells, 0, 0}, {gridCells, 0.49, 0}, {gridCells, 0.5, 1}, {gridCells, 1, 1},
+		{gridStarsCells, 0.49, 0}, {gridStarsCells, 0.5, 1}, {gridStarsCells, 0.99, 1}, {gridStarsCells, 1, 2}} {
+		if got := c.gm.cell(c.n, 2); got != c.want {
+			t.Errorf("mode %d cell(%v, 2) = %d, want %d", c.gm, c.n, got, c.want)
+		}
+	}
+	// memory, disk, power (more is better) and queue end (less is better);
+	// SF_max 16 over 4 attributes: 2 intervals each.
+	mk := func(m, q float64) vec { return vec{o: [4]float64{m, 50, 50, q}, v: 1} }
+	cells := func(gm gridMode) [3][2]int {
+		vs := []vec{mk(0, 0), mk(60, 40), mk(100, 100)}
+		m := prepareVecs(vs, 4, 16, mmpIsMax, gm, DistLoss)
+		var out [3][2]int
+		for i := range vs {
+			out[i] = [2]int{int(vs[i].cell & 0xff), int(vs[i].cell >> 24)}
+			if vs[i].cell != m.computeCell(&vs[i]) {
+				t.Fatalf("mode %d: stored cell differs from computeCell", gm)
+			}
+		}
+		return out
+	}
+	// ours: memory by value (100 in the last interval), queue by its
+	// distance from the largest queue end (100 → 0, 40 and 0 → 1)
+	if got, want := cells(gridCells), [3][2]int{{0, 1}, {1, 1}, {1, 0}}; got != want {
+		t.Errorf("gridCells: (memory, queue) cells %v, want %v", got, want)
+	}
+	// the authors': floor((x − min)·2/Δ) for both, the maxima alone in cell 2
+	if got, want := cells(gridStarsCells), [3][2]int{{0, 0}, {1, 0}, {2, 2}}; got != want {
+		t.Errorf("gridStarsCells: (memory, queue) cells %v, want %v", got, want)
+	}
 }

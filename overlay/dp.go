@@ -84,6 +84,8 @@ type DP struct {
 	// the paper's policy.
 	MaxPerNode int
 	knn        int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
+	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
+	starsCells bool
 }
 
 // NewDP validates the parameters; samples <= 0 and horizon <= 0 take the
@@ -370,6 +372,7 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	m.il = inv(span(ll, hl))
 	if !p.NoGrid {
 		m.g = newGrid(gridBase(p.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
+		m.g.gm = gridModeOf(false, p.starsCells)
 	}
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
@@ -443,6 +446,7 @@ func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64) grid {
 	if g.base >= 2 {
 		g.pen = msePenalty
 	}
+	g.gm = gridModeOf(false, p.starsCells)
 	return g
 }
 

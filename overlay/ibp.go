@@ -39,6 +39,8 @@ type IBP struct {
 	// Distance of the clustering (default DistMSE, the authors').
 	Distance Distance
 	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
+	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
+	starsCells bool
 }
 
 // NewIBP validates sfmax.
@@ -91,7 +93,7 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[IBPSummary](nil, x, 2)
 		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
 	}
-	return aggregateVecs[IBPSummary](&ibpKind, x, y, p.SFMax, !p.NoGrid, p.Distance)
+	return aggregateVecs[IBPSummary](&ibpKind, x, y, p.SFMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
 }
 
 // ibpKind is what aggregateVecs needs of IBP.
@@ -108,7 +110,7 @@ func (p *IBP) aggregateKNN(z []ibpFn) Summary {
 	for i := range z {
 		ibpVec(&vs[i], &z[i])
 	}
-	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, !p.NoGrid, p.Distance)
+	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
 	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {

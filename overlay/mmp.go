@@ -41,6 +41,8 @@ type MMP struct {
 	// Distance of the clustering (default DistMSE, the authors').
 	Distance Distance
 	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
+	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
+	starsCells bool
 }
 
 // NewMMP validates sfmax and beta.
@@ -101,7 +103,7 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 		buf := fnsOf[MMPSummary](nil, x, 4)
 		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
 	}
-	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.SFMax, !p.NoGrid, p.Distance)
+	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.SFMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
 }
 
 // mmpKind is what aggregateVecs needs of MMP.
@@ -120,7 +122,7 @@ func (p *MMP) aggregateKNN(z []mmpFn) Summary {
 	for i := range z {
 		mmpVec(&vs[i], &z[i])
 	}
-	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, !p.NoGrid, p.Distance)
+	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
 	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
 	out := z[:len(vs)]
 	for i := range vs {

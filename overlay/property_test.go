@@ -258,7 +258,7 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 			n = rapid.IntRange(maxCellGroup, 100).Draw(t, "n")
 		}
 		k := rapid.IntRange(1, 16).Draw(t, "k")
-		grid := rapid.Bool().Draw(t, "grid")
+		grid := gridMode(rapid.IntRange(int(gridCells), int(gridStarsCells)).Draw(t, "grid"))
 		dist := Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		vs := make([]vec, n)
 		jit := tieBreaker(t)

@@ -33,21 +33,22 @@ func TestAccuracyScale(t *testing.T) {
 
 // TestAccuracySeeds reports the spread of Table 2 over seeds, for each
 // distance (DistStars: DP only), with Fig. 3's clustering and the authors'
-// approximate one, and the effect of the grid (OVERLAY_SEEDS=1; a
-// measurement).
+// approximate one, our grid cells and the authors', and the effect of the
+// grid (OVERLAY_SEEDS=1; a measurement).
 func TestAccuracySeeds(t *testing.T) {
 	if os.Getenv("OVERLAY_SEEDS") == "" {
 		t.Skip("set OVERLAY_SEEDS=1")
 	}
 	for _, c := range []struct {
-		dist       Distance
-		clustering string
-	}{{DistMSE, "exact"}, {DistLoss, "exact"}, {DistMSE, "stars"}, {DistStars, "exact"}, {DistStars, "stars"}} {
+		dist              Distance
+		clustering, cells string
+	}{{DistMSE, "exact", "clamp"}, {DistLoss, "exact", "clamp"}, {DistMSE, "stars", "clamp"}, {DistStars, "exact", "clamp"},
+		{DistStars, "stars", "clamp"}, {DistMSE, "exact", "stars"}, {DistMSE, "stars", "stars"}, {DistStars, "stars", "stars"}} {
 		for _, pol := range []string{"ibp", "mmp", "dp"} {
 			if CheckDistance(pol, c.dist) != nil {
 				continue // DistStars: DP only
 			}
-			accuracySeeds(t, pol, c.dist, c.clustering)
+			accuracySeeds(t, pol, c.dist, c.clustering, c.cells)
 		}
 	}
 	// Without the grid penalty (seed 1).
@@ -66,14 +67,14 @@ func TestAccuracySeeds(t *testing.T) {
 
 // accuracySeeds logs the mean and standard deviation of Table 2's cells
 // of pol over 10 seeds.
-func accuracySeeds(t *testing.T, pol string, dist Distance, clustering string) {
+func accuracySeeds(t *testing.T, pol string, dist Distance, clustering, cells string) {
 	ks := PaperSFMax[pol]
 	for _, k := range ks {
 		{
 			sum, sq := map[string]float64{}, map[string]float64{}
 			const seeds = 10
 			for s := uint64(1); s <= seeds; s++ {
-				r, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 1024, SFMax: k, Seed: s, Distance: dist, Clustering: clustering})
+				r, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 1024, SFMax: k, Seed: s, Distance: dist, Clustering: clustering, Cells: cells})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -88,7 +89,7 @@ func accuracySeeds(t *testing.T, pol string, dist Distance, clustering string) {
 				sd := math.Sqrt(max(0, sq[a]/seeds-m*m))
 				line += fmt.Sprintf(" %s %.1f±%.1f (paper %.1f)", a, 100*m, 100*sd, 100*PaperTable2[pol][k][a])
 			}
-			t.Logf("%s %s %s sfmax=%d, 10 seeds:%s", dist, clustering, pol, k, line)
+			t.Logf("%s %s cells=%s %s sfmax=%d, 10 seeds:%s", dist, clustering, cells, pol, k, line)
 		}
 	}
 }

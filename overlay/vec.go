@@ -35,6 +35,11 @@ type vecMetric struct {
 	pen   float64
 	mse   bool
 	w2    [4]float64 // 1/Δ² per attribute (original units)
+	// gm is the grid's cell rule; with gridStarsCells the cell of a
+	// function is taken from its value's position in [lo, lo+Δ] (ws = 1/Δ)
+	// whatever the attribute's direction.
+	gm     gridMode
+	lo, ws [4]float64
 }
 
 func (m *vecMetric) dist(a, b *vec) float64 {
@@ -112,20 +117,22 @@ func (m *vecMetric) computeCell(c *vec) uint32 {
 	}
 	var code uint32
 	for k := 0; k < m.d; k++ {
-		x := int(c.n[k] * float64(m.base))
-		x = max(0, min(x, m.base-1))
-		code |= uint32(x) << (8 * k)
+		n := c.n[k]
+		if m.gm == gridStarsCells && m.isMax[k] {
+			n = (c.o[k] - m.lo[k]) * m.ws[k]
+		}
+		code |= uint32(m.gm.cell(n, m.base)) << (8 * k)
 	}
 	return code
 }
 
 // clusterVecs normalizes the d attributes of vs (o, lin, sq and v set),
 // clusters them down to k and returns the result (a prefix of vs).
-func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance) []vec {
+func clusterVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) []vec {
 	if len(vs) <= k {
 		return vs
 	}
-	m := prepareVecs(vs, d, k, isMax, useGrid, dist)
+	m := prepareVecs(vs, d, k, isMax, gm, dist)
 	if m.base >= 2 {
 		return agglomerateGrid(vs, k, &m)
 	}
@@ -133,7 +140,7 @@ func clusterVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance)
 }
 
 // prepareVecs normalizes vs and returns the metric of the clustering.
-func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance) vecMetric {
+func prepareVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) vecMetric {
 	var lo, hi [4]float64
 	for j := 0; j < d; j++ {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
@@ -153,8 +160,8 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance)
 		}
 		nodes += vs[i].v
 	}
-	m := vecMetric{d: d, isMax: isMax, mse: dist == DistMSE}
-	if useGrid {
+	m := vecMetric{d: d, isMax: isMax, mse: dist == DistMSE, gm: gm, lo: lo}
+	if gm != gridNone {
 		b := gridBase(k, d, dist)
 		if b >= 2 && b <= 255 {
 			m.base = b
@@ -168,6 +175,7 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, useGrid bool, dist Distance)
 	for j := 0; j < d; j++ {
 		ws[j] = inv(span(lo[j], hi[j]))
 		m.w2[j] = ws[j] * ws[j]
+		m.ws[j] = ws[j]
 	}
 	for i := range vs {
 		c := &vs[i]
@@ -226,7 +234,7 @@ type vecKind[C any] struct {
 // aggregateVecs is Aggregate for a vecKind policy: the union of x and y
 // (merged directly when both are plain and fit k), clustered down to k
 // functions when it holds more.
-func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int, useGrid bool, dist Distance) Summary {
+func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int, gm gridMode, dist Distance) Summary {
 	if s, ok := plainUnion[S](x, y, k, kd.cmpVals, kd.add); ok {
 		return s
 	}
@@ -241,7 +249,7 @@ func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int
 	for i := range z {
 		kd.toVec(&vs[i], &z[i])
 	}
-	vs = clusterVecs(vs, kd.d, k, kd.isMax, useGrid, dist)
+	vs = clusterVecs(vs, kd.d, k, kd.isMax, gm, dist)
 	out := z[:len(vs)]
 	for i := range vs {
 		kd.fromVec(&out[i], &vs[i], dist == DistMSE)

@@ -30,7 +30,7 @@ func init() {
 	var nodes, sfmax int
 	var seed uint64
 	var grid bool
-	var distance, clustering string
+	var distance, clustering, cells string
 	acc := &cobra.Command{
 		Use:   "accuracy",
 		Short: "Aggregation accuracy of one policy (seed 004, §7.1): JSON on stdout",
@@ -60,9 +60,12 @@ of the nodes' availability the root summary still represents:
 			if clustering != "exact" && clustering != "stars" {
 				return usagef("--clustering %q: want exact or stars", clustering)
 			}
+			if cells != "clamp" && cells != "stars" {
+				return usagef("--cells %q: want clamp or stars", cells)
+			}
 			st := time.Now()
 			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid,
-				Distance: dist, Clustering: clustering})
+				Distance: dist, Clustering: clustering, Cells: cells})
 			if err != nil {
 				return fmt.Errorf("overlay accuracy: %w", err)
 			}
@@ -78,6 +81,7 @@ of the nodes' availability the root summary still represents:
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	acc.Flags().BoolVar(&grid, "grid", true, "merge within the cells of the SF_max^(1/d) grid first (the authors' choice); --grid=false for the plain distance")
 	acc.Flags().StringVar(&clustering, "clustering", "exact", "exact (Fig. 3, what the overlay runs) or stars (the authors' approximate K-nearest clustering, to measure its effect)")
+	acc.Flags().StringVar(&cells, "cells", "clamp", "grid cells: clamp (an attribute's maximum in the last of the SF_max^(1/d) intervals) or stars (the authors' floor((x - min)·b/Δ), which gives the maximum a cell of its own), to measure the effect")
 	acc.Flags().StringVar(&distance, "distance", "mse", "distance of the clustering: mse (the authors': mean squared deviation of the nodes from the sum) loss (availability lost, this project's first reading) or stars (dp only: the authors' l distance and l cells, no sample reduction; docs/reproduction-004.md)")
 	overlayCmd.AddCommand(acc)
 
