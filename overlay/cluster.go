@@ -166,6 +166,7 @@ func inv(x float64) float64 {
 // without it.
 type grid struct {
 	gm   gridMode
+	span [4]float64 // gridStarsCells: Δ per axis (the cell is floor((x − lo)·b/Δ), exact at the maxima)
 	base int
 	lo   [4]float64
 	inv  [4]float64 // base/Δ
@@ -184,6 +185,9 @@ func newGrid(b, d, nodes int, lo, inv []float64) grid {
 }
 
 func (g *grid) cell(i int, x float64) int {
+	if g.gm == gridStarsCells {
+		return g.gm.cellDiv(x-g.lo[i], g.base, g.span[i])
+	}
 	c := int((x - g.lo[i]) * g.inv[i])
 	return max(0, min(c, g.gm.top(g.base)))
 }
@@ -218,6 +222,17 @@ func gridModeOf(noGrid, starsCells bool) gridMode {
 // with b intervals: in [0, b−1] (gridCells) or [0, b] (gridStarsCells).
 func (gm gridMode) cell(n float64, b int) int {
 	return max(0, min(int(n*float64(b)), gm.top(b)))
+}
+
+// cellDiv is the authors' cell floor(d·b/Δ) of a value at d above the
+// minimum of a range Δ (0 for an empty range), computed with a division so
+// that a value at the maximum lands in cell b exactly (d·(1/Δ)·b can round
+// below b).
+func (gm gridMode) cellDiv(d float64, b int, span float64) int {
+	if !(span > 0) {
+		return 0
+	}
+	return max(0, min(int(d*float64(b)/span), gm.top(b)))
 }
 
 // top is the highest cell index with b intervals.

@@ -218,3 +218,33 @@ func TestStarsCellsByHand(t *testing.T) {
 		t.Errorf("gridStarsCells: (memory, queue) cells %v, want %v", got, want)
 	}
 }
+
+// TestCellDivAtMaximum: with the authors' cells a value at the maximum of
+// its range lands in the extra cell b, exactly: computed as d·(1/Δ)·b the
+// product rounds below b for some ranges (found here), which the division
+// avoids; and a value just below a boundary stays below it.
+func TestCellDivAtMaximum(t *testing.T) {
+	rounded := 0
+	for s := 1.0; s <= 5000; s++ {
+		for _, b := range []int{2, 3, 6, 15} {
+			if int(s*(1/s*float64(b))) < b {
+				rounded++
+			}
+			if c := gridStarsCells.cellDiv(s, b, s); c != b {
+				t.Fatalf("cellDiv(%v, %d, %v) = %d, want %d", s, b, s, c, b)
+			}
+			if c := gridCells.cellDiv(s, b, s); c != b-1 {
+				t.Fatalf("gridCells.cellDiv(%v, %d, %v) = %d, want %d", s, b, s, c, b-1)
+			}
+			if c := gridStarsCells.cellDiv(s/float64(b)*float64(b-1)-1e-9*s, b, s); c != b-2 {
+				t.Fatalf("just below the last boundary: cellDiv = %d, want %d (span %v, b %d)", c, b-2, s, b)
+			}
+		}
+	}
+	if rounded == 0 {
+		t.Log("no range rounds below b with a multiplication (the division is then only a safeguard)")
+	}
+	if gridStarsCells.cellDiv(5, 2, 0) != 0 {
+		t.Error("an empty range must give cell 0")
+	}
+}

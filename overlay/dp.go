@@ -373,6 +373,7 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	if !p.NoGrid {
 		m.g = newGrid(gridBase(p.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
 		m.g.gm = gridModeOf(false, p.starsCells)
+		m.g.span = [4]float64{span(lm, hm), span(ld, hd), span(ll, hl)}
 	}
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
@@ -427,7 +428,7 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 		r += d * d
 	}
 	m.rl = inv(r / dpRefs)
-	m.g = p.mseGrid(nodes, lm, ld, im, id, m.rl)
+	m.g = p.mseGrid(nodes, lm, ld, im, id, m.rl, [3]float64{span(lm, hm), span(ld, hd), r / dpRefs})
 	for i := range items {
 		items[i].cell = m.computeCell(&items[i])
 	}
@@ -438,7 +439,7 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 // floor(SF_max^(1/3)) intervals per axis over memory and disk from their
 // minima lm, ld (scales im, id = 1/Δ) and over an l measure from 0 (scale
 // rl), with the penalty msePenalty.
-func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64) grid {
+func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64, spans [3]float64) grid {
 	if p.NoGrid {
 		return grid{}
 	}
@@ -447,6 +448,7 @@ func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64) grid {
 		g.pen = msePenalty
 	}
 	g.gm = gridModeOf(false, p.starsCells)
+	copy(g.span[:], spans[:])
 	return g
 }
 

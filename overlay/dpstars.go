@@ -46,7 +46,8 @@ const DistStars Distance = DistLoss + 1
 type dpStarsSummary struct {
 	vals   DPSummary
 	ext    []dpStarsExt
-	lo, hi LFunc // the nodes' minimum and maximum l, as the authors' (see DistStars)
+	lo, hi LFunc   // the nodes' minimum and maximum l, as the authors' (see DistStars)
+	hz     float64 // the nodes' horizon: the latest of their last samples (a free node's: now + 1 s)
 }
 
 // dpStarsExt is what DistStars keeps per function beyond its value.
@@ -129,7 +130,7 @@ func (m *dpStarsMetric) computeCell(c *dpStarsItem) uint32 {
 		return 0
 	}
 	var free uint32
-	if len(c.c.L.P) <= 1 {
+	if starsFree(&c.c.L) {
 		free = 1
 	}
 	lc := m.g.cell(2, sqdiffLFunc(&c.c.L, &m.lo, m.t0, m.h, &m.ts))
@@ -162,35 +163,47 @@ func (m *dpStarsMetric) dist(x, y *dpStarsItem) float64 {
 func (m *dpStarsMetric) sum(x, y *dpStarsItem) dpStarsItem {
 	a, b := &x.c, &y.c
 	va, vb := float64(a.V), float64(b.V)
-	h := dpStarsItem{c: DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: MinLFunc(&a.L, &b.L)}}
+	l := MinLFunc(&a.L, &b.L)
+	h := dpStarsItem{c: DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: truncAt(&l, m.h, min(a.L.Slope, b.L.Slope))}}
 	h.e.sm = spreadSum(x.e.sm, va, float64(a.Mem)-float64(h.c.Mem), y.e.sm, vb, float64(b.Mem)-float64(h.c.Mem))
 	h.e.sd = spreadSum(x.e.sd, va, float64(a.Disk)-float64(h.c.Disk), y.e.sd, vb, float64(b.Disk)-float64(h.c.Disk))
-	h.e.max = maxLFunc(&x.e.max, &y.e.max)
+	h.e.max = truncEnvelope(&x.e.max, &y.e.max, true)
 	h.e.asq = m.loss(x, y)
 	h.cell = m.computeCell(&h)
 	return h
 }
 
 // starsRange returns the authors' minimum and maximum l of the nodes of x
-// (false for the empty summary).
-func starsRange(x Summary) (lo, hi LFunc, ok bool) {
+// and their horizon (false for the empty summary).
+func starsRange(x Summary) (lo, hi LFunc, hz float64, ok bool) {
 	if v, ok := x.(*dpStarsSummary); ok {
-		return v.lo, v.hi, true
+		return v.lo, v.hi, v.hz, true
 	}
 	vals := asDP(x)
+	hz = math.Inf(-1)
 	for i := range vals {
 		if i == 0 {
 			lo, hi = vals[i].L, vals[i].L
 		} else {
 			lo, hi = truncEnvelope(&lo, &vals[i].L, false), truncEnvelope(&hi, &vals[i].L, true)
 		}
+		hz = max(hz, starsHorizon(&vals[i].L))
 	}
-	return lo, hi, len(vals) > 0
+	return lo, hi, hz, len(vals) > 0
+}
+
+// starsHorizon is a node's horizon as the authors' LDeltaFunction::getHorizon:
+// its last sample, or now + 1 s for a free node.
+func starsHorizon(f *LFunc) float64 {
+	if starsFree(f) {
+		return starsNow + 1
+	}
+	return f.P[len(f.P)-1].T
 }
 
 // truncEnvelope is the authors' minimum (upper: maximum) of f and g kept
 // for a summary: exact up to f's last sample (g's when f is a free node's
-// ramp, a single sample), then linear with the smaller (larger) slope.
+// ramp), then linear with the smaller (larger) slope.
 func truncEnvelope(f, g *LFunc, upper bool) LFunc {
 	var e LFunc
 	if upper {
@@ -199,11 +212,11 @@ func truncEnvelope(f, g *LFunc, upper bool) LFunc {
 		e = MinLFunc(f, g)
 	}
 	h := f
-	if len(f.P) <= 1 {
+	if starsFree(f) {
 		h = g
 	}
-	if len(h.P) <= 1 || len(e.P) == 0 {
-		return e // two ramps: their envelope is a ramp
+	if starsFree(h) || len(e.P) == 0 {
+		return e // two free nodes' ramps: their envelope is a ramp
 	}
 	t := h.P[len(h.P)-1].T
 	v := e.At(t)
@@ -215,21 +228,63 @@ func truncEnvelope(f, g *LFunc, upper bool) LFunc {
 	if upper {
 		out.Slope = max(f.Slope, g.Slope)
 	}
-	out.compact()
-	return out
+	return keepLast(out)
+}
+
+// keepLast compacts f but keeps its last sample, which marks the horizon
+// the authors' functions end at (and tells a busy envelope from a free
+// node's ramp: see starsFree).
+func keepLast(f LFunc) LFunc {
+	last := f.P[len(f.P)-1]
+	f.compact()
+	if f.P[len(f.P)-1].T < last.T {
+		f.P = append(f.P, last)
+	}
+	return f
+}
+
+// starsNow is the time of the accuracy test, the only place DistStars
+// runs (a free node's l is a ramp from it).
+const starsNow = 0.0
+
+// starsFree says whether f is a free node's l as the authors' code tells
+// it (LDeltaFunction::isFree: no sample, available from now on): a single
+// sample at now. A node whose only task is running also has a single
+// sample, at that task's end, and is not free.
+func starsFree(f *LFunc) bool {
+	return len(f.P) == 0 || len(f.P) == 1 && f.P[0].L == 0 && f.P[0].T <= starsNow
+}
+
+// truncAt is f kept up to h, then linear from f(h) with the given slope:
+// the authors' minimum of two cluster functions (LDeltaFunction::minAndLoss)
+// steps up to the summary's horizon h, ends with the point (h, min) and
+// takes the smaller final slope, which under-estimates the minimum beyond
+// h when the lower function at h is the steeper one.
+func truncAt(f *LFunc, h, slope float64) LFunc {
+	if len(f.P) == 0 {
+		return *f
+	}
+	if starsFree(f) {
+		return *f // free nodes only: a ramp from now
+	}
+	k := 0
+	for k < len(f.P) && f.P[k].T < h {
+		k++
+	}
+	return keepLast(LFunc{P: append(f.P[:k:k], LPoint{h, f.At(h)}), Slope: slope})
 }
 
 // aggregateStars is Aggregate with DistStars.
 func (p *DP) aggregateStars(x, y Summary) Summary {
 	z := starsItems(starsItems(make([]dpStarsItem, 0, lenOf(x)+lenOf(y)), x), y)
-	lo, hi, okx := starsRange(x)
-	if ly, hy, oky := starsRange(y); !okx {
-		lo, hi = ly, hy
+	lo, hi, hz, okx := starsRange(x)
+	if ly, hy, hzy, oky := starsRange(y); !okx {
+		lo, hi, hz = ly, hy, hzy
 	} else if oky {
-		lo, hi = truncEnvelope(&lo, &ly, false), truncEnvelope(&hi, &hy, true)
+		lo, hi, hz = truncEnvelope(&lo, &ly, false), truncEnvelope(&hi, &hy, true), max(hz, hzy)
 	}
 	if len(z) > p.SFMax {
-		m := p.prepareStars(z, lo, hi)
+		m := p.prepareStars(z, lo, hi, hz)
 		switch {
 		case p.knn > 0:
 			z = agglomerateKNN(z, p.SFMax, p.knn, m, func(c *dpStarsItem) float64 { return float64(c.c.V) }, m.plain)
@@ -242,7 +297,7 @@ func (p *DP) aggregateStars(x, y Summary) Summary {
 	if len(z) == 0 {
 		return nil
 	}
-	s := &dpStarsSummary{vals: make(DPSummary, len(z)), ext: make([]dpStarsExt, len(z)), lo: lo, hi: hi}
+	s := &dpStarsSummary{vals: make(DPSummary, len(z)), ext: make([]dpStarsExt, len(z)), lo: lo, hi: hi, hz: hz}
 	for i := range z {
 		s.vals[i], s.ext[i] = z[i].c, z[i].e
 	}
@@ -251,9 +306,9 @@ func (p *DP) aggregateStars(x, y Summary) Summary {
 
 // prepareStars fixes the window, the ranges and the grid of z (lo and hi:
 // the nodes' minimum and maximum l) and sets the items' cells.
-func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc) *dpStarsMetric {
+func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc, hz float64) *dpStarsMetric {
 	inf := math.Inf(1)
-	lm, hm, ld, hd, t0, h := inf, -inf, inf, -inf, inf, -inf
+	lm, hm, ld, hd, t0 := inf, -inf, inf, -inf, inf
 	nodes := 0
 	m := &dpStarsMetric{lo: lo}
 	for i := range z {
@@ -262,21 +317,22 @@ func (p *DP) prepareStars(z []dpStarsItem, lo, hi LFunc) *dpStarsMetric {
 		lm, hm = min(lm, float64(c.Mem)), max(hm, float64(c.Mem)+float64(z[i].e.sm.Far))
 		ld, hd = min(ld, float64(c.Disk)), max(hd, float64(c.Disk)+float64(z[i].e.sd.Far))
 		for _, f := range []*LFunc{&c.L, &z[i].e.max} {
-			if n := len(f.P); n > 0 {
+			if len(f.P) > 0 {
 				t0 = min(t0, f.P[0].T)
-				h = max(h, f.P[n-1].T)
 			}
 		}
 	}
 	if math.IsInf(t0, 1) {
 		t0 = 0
 	}
-	// a window of at least a second (the authors' horizon of a free node)
-	m.t0, m.h = t0, max(h, t0+1)
+	// up to the nodes' horizon (the authors' reference->horizon), a window
+	// of at least a second
+	m.t0, m.h = t0, max(hz, t0+1)
 	im, id := inv(span(lm, hm)), inv(span(ld, hd))
 	m.wm2, m.wd2 = im*im, id*id
-	m.ra = inv(sqdiffLFunc(&hi, &m.lo, m.t0, m.h, &m.ts))
-	m.g = p.mseGrid(nodes, lm, ld, im, id, m.ra)
+	r := sqdiffLFunc(&hi, &m.lo, m.t0, m.h, &m.ts)
+	m.ra = inv(r)
+	m.g = p.mseGrid(nodes, lm, ld, im, id, m.ra, [3]float64{span(lm, hm), span(ld, hd), r})
 	for i := range z {
 		z[i].cell = m.computeCell(&z[i])
 	}
@@ -332,9 +388,10 @@ func starsLoss(a, b *LFunc, va, vb float64, ma, mb *LFunc, t0, h float64, buf *[
 	fa, fb, ca, cb := wa.at(u), wb.at(u), wma.at(u), wmb.at(u)
 	s := 0.0
 	piece := func(dt, fa0, fb0, ca0, cb0, fa1, fb1, ca1, cb1 float64) {
-		// I: the higher over the piece (they do not cross inside)
+		// I: the higher over the piece (they do not cross inside), told by
+		// the midpoint: at a crossing the two are equal up to rounding
 		d0, d1, c0, c1, v := fa0-fb0, fa1-fb1, ca0, ca1, va
-		if fa0 < fb0 || (fa0 == fb0 && fa1 < fb1) {
+		if fa0+fa1 < fb0+fb1 {
 			d0, d1, c0, c1, v = -d0, -d1, cb0, cb1, vb
 		}
 		s += max(0, v*dt*(d0*d0+d0*d1+d1*d1)/3)

@@ -58,8 +58,8 @@ func TestStarsDistanceByHand(t *testing.T) {
 	p := &DP{SFMax: 1, Distance: DistStars}
 	x := DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
 	z := starsItems(nil, x)
-	lo, hi, _ := starsRange(x)
-	m := p.prepareStars(z, lo, hi)
+	lo, hi, hz, _ := starsRange(x)
+	m := p.prepareStars(z, lo, hi, hz)
 	if m.t0 != 0 || m.h != 4 {
 		t.Fatalf("window [%v, %v], want [0, 4]", m.t0, m.h)
 	}
@@ -78,7 +78,7 @@ func TestStarsDistanceByHand(t *testing.T) {
 	// With SF_max 8 (2 intervals per axis): a is a free node's ramp and b
 	// not, and their l cells differ (∫(a − b)²·2/R = 2 → the last cell; b: 0).
 	p.SFMax = 8
-	m = p.prepareStars(z, lo, hi)
+	m = p.prepareStars(z, lo, hi, hz)
 	if z[0].cell == z[1].cell || z[0].cell>>16&0xff != 1 || z[1].cell>>16&0xff != 0 || z[0].cell>>24 != 1 || z[1].cell>>24 != 0 {
 		t.Errorf("cells %x %x", z[0].cell, z[1].cell)
 	}
@@ -161,5 +161,61 @@ func TestTruncEnvelope(t *testing.T) {
 	// a free node's ramp first: cut at the other's last sample (6)
 	if e := truncEnvelope(&starsA, &d, false); !near(e.At(6), 0) || !near(e.At(8), 2*1) {
 		t.Errorf("min(a, d) at 6, 8: %v %v, want 0 2", e.At(6), e.At(8))
+	}
+}
+
+// TestStarsLossCrossingTail checks DistStars' loss against a numerical
+// integral on two nodes of the authors' test (seed 1, nodes 19 and 30)
+// whose functions cross after both last samples: the piece after the
+// crossing starts with the two equal up to rounding, and the higher one
+// over it must be told by its midpoint (telling it by the start dropped
+// the cross term, 1.1e21 instead of 7.0e21).
+func TestStarsLossCrossingTail(t *testing.T) {
+	a := LFunc{P: []LPoint{{777.117704, 0}, {4718.24718, 8035963.001564}, {10733.74252, 8035963.001564}}, Slope: 2039}
+	b := LFunc{P: []LPoint{{264.192949, 0}, {375.10724, 298914.014245}, {2134.264934, 298914.014245}, {2417.831918, 1063127.036125},
+		{6847.507606, 1063127.036125}, {7031.271615, 1558371.04038}, {11968.058256, 1558371.04038}, {12044.332842, 1763931.04965},
+		{20646.609646, 1763931.04965}, {22619.616326, 7081184.05225}, {24181.065676, 7081184.05225}}, Slope: 2695}
+	var buf []float64
+	for _, h := range []float64{24181.065676, 67000, 261696.281492} {
+		got := starsLoss(&a, &b, 1, 1, &a, &b, 0, h, &buf)
+		const steps = 400000
+		dt, want := h/steps, 0.0
+		for k := range steps {
+			x := (float64(k) + 0.5) * dt
+			lo, hi := min(a.At(x), b.At(x)), max(a.At(x), b.At(x))
+			want += ((hi-lo)*(hi-lo) + (hi-lo)*hi) * dt
+		}
+		if math.Abs(got-want) > 1e-6*want {
+			t.Errorf("h = %v: loss %g, numerical integral %g", h, got, want)
+		}
+	}
+}
+
+// TestStarsFreeAndEnvelopeHorizon: a node whose only task runs has one
+// sample, at the task's end, and is not free; the authors' upper envelope
+// of a busy node and a free one keeps the busy node's horizon as its last
+// sample (their LDeltaFunction::max ends with it), so it is not taken for a
+// free node's ramp at the next join.
+func TestStarsFreeAndEnvelopeHorizon(t *testing.T) {
+	free := LFunc{P: []LPoint{{starsNow, 0}}, Slope: 2500}
+	running := LFunc{P: []LPoint{{600, 0}}, Slope: 1000}
+	busy := LFunc{P: []LPoint{{100, 0}, {200, 100000}, {5000, 100000}}, Slope: 1000}
+	if !starsFree(&free) || starsFree(&running) || starsFree(&busy) {
+		t.Fatalf("starsFree: free %v, running %v, busy %v; want true, false, false", starsFree(&free), starsFree(&running), starsFree(&busy))
+	}
+	for _, upper := range []bool{true, false} {
+		e := truncEnvelope(&busy, &free, upper)
+		if starsFree(&e) || e.P[len(e.P)-1].T != 5000 {
+			t.Errorf("upper %v: envelope %v: want a last sample at the busy node's horizon 5000", upper, e)
+		}
+		if got, want := e.At(3000), map[bool]float64{true: free.At(3000), false: busy.At(3000)}[upper]; math.Abs(got-want) > 1e-6 {
+			t.Errorf("upper %v: envelope at 3000 = %v, want %v", upper, got, want)
+		}
+	}
+	if h := starsHorizon(&busy); h != 5000 {
+		t.Errorf("horizon of a busy node %v, want 5000", h)
+	}
+	if h := starsHorizon(&free); h != starsNow+1 {
+		t.Errorf("horizon of a free node %v, want now + 1 s", h)
 	}
 }

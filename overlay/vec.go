@@ -36,10 +36,10 @@ type vecMetric struct {
 	mse   bool
 	w2    [4]float64 // 1/Δ² per attribute (original units)
 	// gm is the grid's cell rule; with gridStarsCells the cell of a
-	// function is taken from its value's position in [lo, lo+Δ] (ws = 1/Δ)
-	// whatever the attribute's direction.
-	gm     gridMode
-	lo, ws [4]float64
+	// function is floor((x − lo)·b/Δ) from its value x whatever the
+	// attribute's direction (lo and span Δ of each attribute).
+	gm       gridMode
+	lo, span [4]float64
 }
 
 func (m *vecMetric) dist(a, b *vec) float64 {
@@ -117,11 +117,13 @@ func (m *vecMetric) computeCell(c *vec) uint32 {
 	}
 	var code uint32
 	for k := 0; k < m.d; k++ {
-		n := c.n[k]
-		if m.gm == gridStarsCells && m.isMax[k] {
-			n = (c.o[k] - m.lo[k]) * m.ws[k]
+		var x int
+		if m.gm == gridStarsCells {
+			x = m.gm.cellDiv(c.o[k]-m.lo[k], m.base, m.span[k])
+		} else {
+			x = m.gm.cell(c.n[k], m.base)
 		}
-		code |= uint32(m.gm.cell(n, m.base)) << (8 * k)
+		code |= uint32(x) << (8 * k)
 	}
 	return code
 }
@@ -175,7 +177,7 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) 
 	for j := 0; j < d; j++ {
 		ws[j] = inv(span(lo[j], hi[j]))
 		m.w2[j] = ws[j] * ws[j]
-		m.ws[j] = ws[j]
+		m.span[j] = span(lo[j], hi[j])
 	}
 	for i := range vs {
 		c := &vs[i]

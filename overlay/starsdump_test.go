@@ -1,0 +1,141 @@
+package overlay
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestStarsDumpAccuracy aggregates the DP nodes of a run of the authors'
+// aggregation test, dumped one line per node in leaf order (memory, disk,
+// power, final slope, then (δ, l) pairs; none for a free node), with our DP
+// under our default and under the authors' choices (DistStars, their
+// clustering and cells), so that the two tools are compared on the same
+// nodes. With STARS_ROOT, their root summary (one line per function: v,
+// memory, disk, slope, pairs) is read too: its accuracy by our code, and
+// whether our root under the authors' choices is the same set of (v,
+// memory, disk, slope). A measurement against a file outside the
+// repository (STARS_DUMP=file STARS_N=nodes STARS_SF=sfmax; how the dump is
+// made: docs/reproduction-004.md, "The authors' tool, built and run").
+func TestStarsDumpAccuracy(t *testing.T) {
+	path := os.Getenv("STARS_DUMP")
+	if path == "" {
+		t.Skip("set STARS_DUMP")
+	}
+	n, _ := strconv.Atoi(os.Getenv("STARS_N"))
+	sf, _ := strconv.Atoi(os.Getenv("STARS_SF"))
+	type node struct {
+		m, d float64
+		l    LFunc
+	}
+	var nodes []node
+	for _, x := range readDump(t, path, n) {
+		nodes = append(nodes, node{m: x[0], d: x[1], l: dumpedL(x[3], x[4:])})
+	}
+	if len(nodes) != n {
+		t.Fatalf("%d nodes in %s, want %d", len(nodes), path, n)
+	}
+	ls := make([]LFunc, n)
+	for i := range nodes {
+		ls[i] = nodes[i].l
+	}
+	var theirs DPSummary
+	if rp := os.Getenv("STARS_ROOT"); rp != "" {
+		for _, x := range readDump(t, rp, math.MaxInt) {
+			theirs = append(theirs, DPCluster{V: int32(x[0]), Mem: float32(x[1]), Disk: float32(x[2]), L: dumpedL(x[3], x[4:])})
+		}
+		t.Logf("their root (%d functions, %d nodes): l accuracy by our code %.4f", len(theirs), theirs.Nodes(), 100*lAccuracy(ls, theirs))
+	}
+	for _, c := range []struct {
+		dist    Distance
+		knn     int
+		stars   bool
+		authors bool
+	}{{DistMSE, 0, false, false}, {DistStars, 20, true, true}} {
+		pol, _ := NewDP(sf, accDPSamples, accDPHorizon)
+		pol.Distance, pol.knn, pol.starsCells = c.dist, c.knn, c.stars
+		leaves := make([]Summary, n)
+		var tm, td float64
+		for i, nd := range nodes {
+			l := LFunc{P: append([]LPoint(nil), nd.l.P...), Slope: nd.l.Slope}
+			if c.dist != DistStars {
+				l.reduce(pol.Samples, pol.Horizon)
+			}
+			leaves[i] = DPSummary{{Mem: f32down(nd.m), Disk: f32down(nd.d), V: 1, L: l}}
+			tm += nd.m
+			td += nd.d
+		}
+		var agg func(lo, hi int) Summary
+		agg = func(lo, hi int) Summary {
+			if hi-lo == 1 {
+				return leaves[lo]
+			}
+			mid := lo + (hi-lo+1)/2
+			return pol.Aggregate(agg(lo, mid), agg(mid, hi))
+		}
+		root := asDP(agg(0, n))
+		var am, ad float64
+		for i := range root {
+			am += float64(root[i].V) * float64(root[i].Mem)
+			ad += float64(root[i].V) * float64(root[i].Disk)
+		}
+		// the authors' minimum: N × the generator's lower bound
+		lo := func(b float64) float64 { return float64(n) * b }
+		t.Logf("%s, authors' clustering and cells %v, n=%d sf=%d: memory %.4f disk %.4f l %.4f (%d functions)", c.dist, c.authors, n, sf,
+			100*(am-lo(accMemLo))/(tm-lo(accMemLo)), 100*(ad-lo(accDiskLo))/(td-lo(accDiskLo)), 100*lAccuracy(ls, root), len(root))
+		if c.authors && theirs != nil {
+			key := func(s DPSummary) map[[4]float64]int {
+				k := map[[4]float64]int{}
+				for i := range s {
+					k[[4]float64{float64(s[i].V), float64(s[i].Mem), float64(s[i].Disk), s[i].L.Slope}]++
+				}
+				return k
+			}
+			a, b := key(root), key(theirs)
+			same := len(a) == len(b)
+			for k, v := range a {
+				same = same && b[k] == v
+			}
+			t.Logf("  root the same (v, memory, disk, slope) as theirs: %v", same)
+		}
+	}
+}
+
+// readDump reads up to max lines of numbers from a dump file.
+func readDump(t *testing.T, path string, max int) [][]float64 {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]float64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() && len(out) < max {
+		fs := strings.Fields(sc.Text())
+		x := make([]float64, len(fs))
+		for i := range fs {
+			if x[i], err = strconv.ParseFloat(fs[i], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// dumpedL is a dumped l function: (δ, l) pairs, none for a free node
+// (theirs: free from now on at the slope; ours: a single sample (now, 0)).
+func dumpedL(slope float64, pts []float64) LFunc {
+	l := LFunc{Slope: slope}
+	for i := 0; i+1 < len(pts); i += 2 {
+		l.P = append(l.P, LPoint{T: pts[i], L: pts[i+1]})
+	}
+	if len(l.P) == 0 {
+		l.P = []LPoint{{starsNow, 0}}
+	}
+	return l
+}
