@@ -139,3 +139,68 @@ func dumpedL(slope float64, pts []float64) LFunc {
 	}
 	return l
 }
+
+// TestStarsDumpMMP is TestStarsDumpAccuracy for MMP: nodes dumped by the
+// authors' MMP test (memory, disk, power, queue end), aggregated with our
+// default and with the authors' clustering and cells; with STARS_ROOT,
+// whether our root under their choices is theirs (v, memory, disk, power,
+// queue end). STARS_MMP_DUMP=file STARS_N=nodes STARS_SF=sfmax.
+func TestStarsDumpMMP(t *testing.T) {
+	path := os.Getenv("STARS_MMP_DUMP")
+	if path == "" {
+		t.Skip("set STARS_MMP_DUMP")
+	}
+	n, _ := strconv.Atoi(os.Getenv("STARS_N"))
+	sf, _ := strconv.Atoi(os.Getenv("STARS_SF"))
+	nodes := readDump(t, path, n)
+	if len(nodes) != n {
+		t.Fatalf("%d nodes in %s, want %d", len(nodes), path, n)
+	}
+	var theirs [][]float64
+	if rp := os.Getenv("STARS_ROOT"); rp != "" {
+		theirs = readDump(t, rp, math.MaxInt)
+	}
+	for _, authors := range []bool{false, true} {
+		pol, _ := NewMMP(sf, accDefaultBeta)
+		if authors {
+			pol.knn, pol.starsCells = 10, true
+		}
+		leaves := make([]Summary, n)
+		var tm, td, tp, tq, maxQ float64
+		for i, x := range nodes {
+			leaves[i] = MMPSummary{{Mem: f32down(x[0]), Disk: f32down(x[1]), Power: f32down(x[2]), Q: x[3], V: 1}}
+			tm, td, tp, tq, maxQ = tm+x[0], td+x[1], tp+x[2], tq+x[3], max(maxQ, x[3])
+		}
+		var agg func(lo, hi int) Summary
+		agg = func(lo, hi int) Summary {
+			if hi-lo == 1 {
+				return leaves[lo]
+			}
+			mid := lo + (hi-lo+1)/2
+			return pol.Aggregate(agg(lo, mid), agg(mid, hi))
+		}
+		root := asMMP(agg(0, n))
+		var am, ad, ap, aq float64
+		for _, c := range root {
+			v := float64(c.V)
+			am, ad, ap, aq = am+v*float64(c.Mem), ad+v*float64(c.Disk), ap+v*float64(c.Power), aq+v*(maxQ-c.Q)
+		}
+		N := float64(n)
+		t.Logf("authors' clustering and cells %v, n=%d sf=%d: memory %.4f disk %.4f power %.4f queue %.4f (%d functions)", authors, n, sf,
+			100*(am-N*accMemLo)/(tm-N*accMemLo), 100*(ad-N*accDiskLo)/(td-N*accDiskLo), 100*(ap-N*accPowLo)/(tp-N*accPowLo),
+			100*aq/(N*maxQ-tq), len(root))
+		if authors && theirs != nil {
+			key := map[[5]float64]int{}
+			for _, c := range root {
+				key[[5]float64{float64(c.V), float64(c.Mem), float64(c.Disk), float64(c.Power), c.Q}]++
+			}
+			same := len(theirs) == len(root)
+			for _, x := range theirs {
+				k := [5]float64{x[0], x[1], x[2], x[3], x[4]}
+				same = same && key[k] > 0
+				key[k]--
+			}
+			t.Logf("  root the same (v, memory, disk, power, queue end) as theirs: %v", same)
+		}
+	}
+}
