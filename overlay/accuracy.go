@@ -37,6 +37,8 @@ type AccuracyResult struct {
 	Seed         uint64             `json:"seed"`
 	Grid         bool               `json:"grid"` // grid penalty used
 	Distance     string             `json:"distance"`
+	Clustering   string             `json:"clustering,omitempty"` // "stars" when the authors' clustering was used
+	Cells        string             `json:"cells,omitempty"`      // "stars" when the authors' cells were used
 	Accuracy     map[string]float64 `json:"accuracy"`
 	Aggregations int                `json:"-"` // calls of Aggregate
 	Clusters     int                `json:"-"` // size of the root summary
@@ -225,6 +227,12 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	el := time.Since(st)
 	res := AccuracyResult{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
 		Grid: !cfg.NoGrid, Distance: cfg.Distance.String(), Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
+	if cfg.Clustering == "stars" {
+		res.Clustering = "stars"
+	}
+	if cfg.Cells == "stars" {
+		res.Cells = "stars"
+	}
 	if got := root.Nodes(); got != n {
 		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
 	}

@@ -20,11 +20,13 @@ func accuracyJSON(t *testing.T, args ...string) (out string, r accuracyOut) {
 }
 
 type accuracyOut struct {
-	Policy   string             `json:"policy"`
-	Nodes    int                `json:"nodes"`
-	SFMax    int                `json:"sfmax"`
-	Distance string             `json:"distance"`
-	Accuracy map[string]float64 `json:"accuracy"`
+	Policy     string             `json:"policy"`
+	Nodes      int                `json:"nodes"`
+	SFMax      int                `json:"sfmax"`
+	Distance   string             `json:"distance"`
+	Clustering string             `json:"clustering"`
+	Cells      string             `json:"cells"`
+	Accuracy   map[string]float64 `json:"accuracy"`
 }
 
 func TestOverlayAccuracyJSON(t *testing.T) {
@@ -55,6 +57,8 @@ func TestOverlayAccuracyBadInput(t *testing.T) {
 		{[]string{"--distance", "l2"}, "--distance"},
 		{[]string{"--policy", "ibp", "--distance", "stars"}, "policy dp only"},
 		{[]string{"--policy", "mmp", "--distance", "stars"}, "policy dp only"},
+		{[]string{"--cells", "max"}, `--cells "max"`},
+		{[]string{"--clustering", "knn"}, `--clustering "knn"`},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"overlay", "accuracy"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -67,5 +71,22 @@ func TestOverlayAccuracyStars(t *testing.T) {
 	_, r := accuracyJSON(t, "--policy", "dp", "--nodes", "256", "--sfmax", "8", "--distance", "stars")
 	if r.Distance != "stars" || len(r.Accuracy) != 3 {
 		t.Fatalf("got %+v", r)
+	}
+}
+
+// TestOverlayAccuracyAuthorsChoices: the authors' three choices are
+// recorded in the JSON, and their cells change a small-SF_max result.
+func TestOverlayAccuracyAuthorsChoices(t *testing.T) {
+	_, def := accuracyJSON(t, "--policy", "mmp", "--nodes", "1024", "--sfmax", "16")
+	if def.Clustering != "" || def.Cells != "" {
+		t.Fatalf("default run records clustering %q, cells %q; want neither", def.Clustering, def.Cells)
+	}
+	_, r := accuracyJSON(t, "--policy", "mmp", "--nodes", "1024", "--sfmax", "16", "--clustering", "stars", "--cells", "stars")
+	if r.Clustering != "stars" || r.Cells != "stars" {
+		t.Fatalf("got clustering %q, cells %q; want stars, stars", r.Clustering, r.Cells)
+	}
+	_, c := accuracyJSON(t, "--policy", "mmp", "--nodes", "1024", "--sfmax", "16", "--cells", "stars")
+	if c.Accuracy["memory"] == def.Accuracy["memory"] {
+		t.Errorf("--cells stars left memory at %v", c.Accuracy["memory"])
 	}
 }
