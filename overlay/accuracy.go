@@ -212,18 +212,8 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			leaves[i] = dpLeaves[i : i+1 : i+1]
 		}
 	}
-	aggs := 0
-	var agg func(lo, hi int) Summary
-	agg = func(lo, hi int) Summary {
-		if hi-lo == 1 {
-			return leaves[lo]
-		}
-		mid := lo + (hi-lo+1)/2
-		aggs++
-		return p.Aggregate(agg(lo, mid), agg(mid, hi))
-	}
 	st := time.Now()
-	root := agg(0, n)
+	root, aggs := aggregateTree(p, leaves)
 	el := time.Since(st)
 	res := AccuracyResult{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
 		Grid: !cfg.NoGrid, Distance: cfg.Distance.String(), Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
@@ -271,6 +261,22 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		res.Accuracy["l"] = lAccuracy(ls, s)
 	}
 	return res, nil
+}
+
+// aggregateTree aggregates leaves recursively up a balanced binary tree
+// (NewTree's halving) and returns the root and the number of aggregations.
+func aggregateTree(p Policy, leaves []Summary) (Summary, int) {
+	aggs := 0
+	var agg func(lo, hi int) Summary
+	agg = func(lo, hi int) Summary {
+		if hi-lo == 1 {
+			return leaves[lo]
+		}
+		mid := lo + (hi-lo+1)/2
+		aggs++
+		return p.Aggregate(agg(lo, mid), agg(mid, hi))
+	}
+	return agg(0, len(leaves)), aggs
 }
 
 // lAccuracy is the accuracy of l, as the authors' test computes it

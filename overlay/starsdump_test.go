@@ -21,12 +21,7 @@ import (
 // repository (STARS_DUMP=file STARS_N=nodes STARS_SF=sfmax; how the dump is
 // made: docs/reproduction-004.md, "The authors' tool, built and run").
 func TestStarsDumpAccuracy(t *testing.T) {
-	path := os.Getenv("STARS_DUMP")
-	if path == "" {
-		t.Skip("set STARS_DUMP")
-	}
-	n, _ := strconv.Atoi(os.Getenv("STARS_N"))
-	sf, _ := strconv.Atoi(os.Getenv("STARS_SF"))
+	path, n, sf := dumpEnv(t, "STARS_DUMP")
 	type node struct {
 		m, d float64
 		l    LFunc
@@ -68,15 +63,8 @@ func TestStarsDumpAccuracy(t *testing.T) {
 			tm += nd.m
 			td += nd.d
 		}
-		var agg func(lo, hi int) Summary
-		agg = func(lo, hi int) Summary {
-			if hi-lo == 1 {
-				return leaves[lo]
-			}
-			mid := lo + (hi-lo+1)/2
-			return pol.Aggregate(agg(lo, mid), agg(mid, hi))
-		}
-		root := asDP(agg(0, n))
+		r, _ := aggregateTree(pol, leaves)
+		root := asDP(r)
 		var am, ad float64
 		for i := range root {
 			am += float64(root[i].V) * float64(root[i].Mem)
@@ -146,12 +134,7 @@ func dumpedL(slope float64, pts []float64) LFunc {
 // whether our root under their choices is theirs (v, memory, disk, power,
 // queue end). STARS_MMP_DUMP=file STARS_N=nodes STARS_SF=sfmax.
 func TestStarsDumpMMP(t *testing.T) {
-	path := os.Getenv("STARS_MMP_DUMP")
-	if path == "" {
-		t.Skip("set STARS_MMP_DUMP")
-	}
-	n, _ := strconv.Atoi(os.Getenv("STARS_N"))
-	sf, _ := strconv.Atoi(os.Getenv("STARS_SF"))
+	path, n, sf := dumpEnv(t, "STARS_MMP_DUMP")
 	nodes := readDump(t, path, n)
 	if len(nodes) != n {
 		t.Fatalf("%d nodes in %s, want %d", len(nodes), path, n)
@@ -171,15 +154,8 @@ func TestStarsDumpMMP(t *testing.T) {
 			leaves[i] = MMPSummary{{Mem: f32down(x[0]), Disk: f32down(x[1]), Power: f32down(x[2]), Q: x[3], V: 1}}
 			tm, td, tp, tq, maxQ = tm+x[0], td+x[1], tp+x[2], tq+x[3], max(maxQ, x[3])
 		}
-		var agg func(lo, hi int) Summary
-		agg = func(lo, hi int) Summary {
-			if hi-lo == 1 {
-				return leaves[lo]
-			}
-			mid := lo + (hi-lo+1)/2
-			return pol.Aggregate(agg(lo, mid), agg(mid, hi))
-		}
-		root := asMMP(agg(0, n))
+		r, _ := aggregateTree(pol, leaves)
+		root := asMMP(r)
 		var am, ad, ap, aq float64
 		for _, c := range root {
 			v := float64(c.V)
@@ -203,4 +179,22 @@ func TestStarsDumpMMP(t *testing.T) {
 			t.Logf("  root the same (v, memory, disk, power, queue end) as theirs: %v", same)
 		}
 	}
+}
+
+// dumpEnv reads the dump's path from the variable key (skipping the test
+// without it), the number of nodes (STARS_N) and SF_max (STARS_SF).
+func dumpEnv(t *testing.T, key string) (path string, n, sf int) {
+	path = os.Getenv(key)
+	if path == "" {
+		t.Skip("set " + key)
+	}
+	n, err := strconv.Atoi(os.Getenv("STARS_N"))
+	if err != nil || n < 1 {
+		t.Fatalf("STARS_N %q: want a number of nodes", os.Getenv("STARS_N"))
+	}
+	sf, err = strconv.Atoi(os.Getenv("STARS_SF"))
+	if err != nil || sf < 1 {
+		t.Fatalf("STARS_SF %q: want SF_max", os.Getenv("STARS_SF"))
+	}
+	return path, n, sf
 }
