@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -128,55 +129,93 @@ func dumpedL(slope float64, pts []float64) LFunc {
 	return l
 }
 
-// TestStarsDumpMMP is TestStarsDumpAccuracy for MMP: nodes dumped by the
-// authors' MMP test (memory, disk, power, queue end), aggregated with our
-// default and with the authors' clustering and cells; with STARS_ROOT,
-// whether our root under their choices is theirs (v, memory, disk, power,
-// queue end). STARS_MMP_DUMP=file STARS_N=nodes STARS_SF=sfmax.
-func TestStarsDumpMMP(t *testing.T) {
-	path, n, sf := dumpEnv(t, "STARS_MMP_DUMP")
+// TestStarsDumpVec is TestStarsDumpAccuracy for IBP and MMP: nodes dumped
+// by the authors' IBP test (memory, disk) or MMP test (memory, disk,
+// power, queue end), aggregated with our default and with the authors'
+// clustering and cells; with STARS_ROOT, whether our root under their
+// choices is theirs (v, memory, disk[, power, queue end]).
+// STARS_VEC_DUMP=file STARS_N=nodes STARS_SF=sfmax.
+func TestStarsDumpVec(t *testing.T) {
+	path, n, sf := dumpEnv(t, "STARS_VEC_DUMP")
 	nodes := readDump(t, path, n)
 	if len(nodes) != n {
 		t.Fatalf("%d nodes in %s, want %d", len(nodes), path, n)
 	}
+	mmp := len(nodes[0]) == 4
 	var theirs [][]float64
 	if rp := os.Getenv("STARS_ROOT"); rp != "" {
 		theirs = readDump(t, rp, math.MaxInt)
 	}
 	for _, authors := range []bool{false, true} {
-		pol, _ := NewMMP(sf, accDefaultBeta)
-		if authors {
-			pol.knn, pol.starsCells = 10, true
-		}
+		var pol Policy
 		leaves := make([]Summary, n)
-		var tm, td, tp, tq, maxQ float64
+		if mmp {
+			p, _ := NewMMP(sf, accDefaultBeta)
+			if authors {
+				p.knn, p.starsCells = 10, true
+			}
+			pol = p
+		} else {
+			p, _ := NewIBP(sf)
+			if authors {
+				p.knn, p.starsCells = 10, true
+			}
+			pol = p
+		}
+		var tot [4]float64
+		maxQ := 0.0
 		for i, x := range nodes {
-			leaves[i] = MMPSummary{{Mem: f32down(x[0]), Disk: f32down(x[1]), Power: f32down(x[2]), Q: x[3], V: 1}}
-			tm, td, tp, tq, maxQ = tm+x[0], td+x[1], tp+x[2], tq+x[3], max(maxQ, x[3])
+			if mmp {
+				leaves[i] = MMPSummary{{Mem: f32down(x[0]), Disk: f32down(x[1]), Power: f32down(x[2]), Q: x[3], V: 1}}
+				maxQ = max(maxQ, x[3])
+			} else {
+				leaves[i] = IBPSummary{{Mem: f32down(x[0]), Disk: f32down(x[1]), V: 1}}
+			}
+			for k := range x {
+				tot[k] += x[k]
+			}
 		}
 		r, _ := aggregateTree(pol, leaves)
-		root := asMMP(r)
-		var am, ad, ap, aq float64
-		for _, c := range root {
-			v := float64(c.V)
-			am, ad, ap, aq = am+v*float64(c.Mem), ad+v*float64(c.Disk), ap+v*float64(c.Power), aq+v*(maxQ-c.Q)
+		// our root as rows like theirs: v, memory, disk[, power, queue end]
+		var rows [][]float64
+		if mmp {
+			for _, c := range asMMP(r) {
+				rows = append(rows, []float64{float64(c.V), float64(c.Mem), float64(c.Disk), float64(c.Power), c.Q})
+			}
+		} else {
+			for _, c := range asIBP(r) {
+				rows = append(rows, []float64{float64(c.V), float64(c.Mem), float64(c.Disk)})
+			}
+		}
+		var agg [4]float64
+		for _, c := range rows {
+			for k := 1; k < len(c); k++ {
+				if k == 4 {
+					agg[3] += c[0] * (maxQ - c[4])
+				} else {
+					agg[k-1] += c[0] * c[k]
+				}
+			}
 		}
 		N := float64(n)
-		t.Logf("authors' clustering and cells %v, n=%d sf=%d: memory %.4f disk %.4f power %.4f queue %.4f (%d functions)", authors, n, sf,
-			100*(am-N*accMemLo)/(tm-N*accMemLo), 100*(ad-N*accDiskLo)/(td-N*accDiskLo), 100*(ap-N*accPowLo)/(tp-N*accPowLo),
-			100*aq/(N*maxQ-tq), len(root))
+		acc := func(k int, lo float64) float64 { return 100 * (agg[k] - N*lo) / (tot[k] - N*lo) }
+		line := fmt.Sprintf("memory %.4f disk %.4f", acc(0, accMemLo), acc(1, accDiskLo))
+		if mmp {
+			line += fmt.Sprintf(" power %.4f queue %.4f", acc(2, accPowLo), 100*agg[3]/(N*maxQ-tot[3]))
+		}
+		t.Logf("authors' clustering and cells %v, n=%d sf=%d: %s (%d functions)", authors, n, sf, line, len(rows))
 		if authors && theirs != nil {
 			key := map[[5]float64]int{}
-			for _, c := range root {
-				key[[5]float64{float64(c.V), float64(c.Mem), float64(c.Disk), float64(c.Power), c.Q}]++
+			for _, c := range rows {
+				key[[5]float64(append(c, 0, 0)[:5])]++
 			}
-			same := len(theirs) == len(root)
+			same := len(theirs) == len(rows)
 			for _, x := range theirs {
-				k := [5]float64{x[0], x[1], x[2], x[3], x[4]}
+				k := [5]float64(append(x, 0, 0)[:5])
 				same = same && key[k] > 0
 				key[k]--
 			}
-			t.Logf("  root the same (v, memory, disk, power, queue end) as theirs: %v", same)
+			t.Logf("  root the same as theirs: %v", same)
 		}
 	}
 }
