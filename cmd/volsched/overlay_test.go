@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,34 @@ func TestOverlayAccuracyAuthorsChoices(t *testing.T) {
 	_, c := accuracyJSON(t, "--policy", "mmp", "--nodes", "1024", "--sfmax", "16", "--cells", "stars")
 	if c.Accuracy["memory"] == def.Accuracy["memory"] {
 		t.Errorf("--cells stars left memory at %v", c.Accuracy["memory"])
+	}
+}
+
+// TestReproduceOverlayQuick: the reduced Tables 2 and 3 are printed, Table 2
+// twice (ours, then with the authors' choices), and a cell of the second
+// is what `overlay accuracy` gives with the same flags.
+func TestReproduceOverlayQuick(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "reproduce", "--quick", "--only", "overlay", "--seed", "1")
+	if code != 0 || strings.Contains(out, "FAILED") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	const authors = "Table 2 with the authors' choices"
+	for _, want := range []string{"Table 2: 1024 nodes", authors, "Table 3:"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// the DP l row of the authors' table: first cell is SF_max 8
+	var cell string
+	for _, line := range strings.Split(out[strings.Index(out, authors):], "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "l" {
+			cell = f[1]
+			break
+		}
+	}
+	_, r := accuracyJSON(t, "--policy", "dp", "--nodes", "1024", "--sfmax", "8", "--seed", "1",
+		"--distance", "stars", "--clustering", "stars", "--cells", "stars")
+	if want := fmt.Sprintf("%.1f", 100*r.Accuracy["l"]); cell != want {
+		t.Errorf("authors' table DP l at SF_max 8: %q, overlay accuracy gives %s", cell, want)
 	}
 }
