@@ -261,11 +261,8 @@ func starsFree(f *LFunc) bool {
 // takes the smaller final slope, which under-estimates the minimum beyond
 // h when the lower function at h is the steeper one.
 func truncAt(f *LFunc, h, slope float64) LFunc {
-	if len(f.P) == 0 {
-		return *f
-	}
 	if starsFree(f) {
-		return *f // free nodes only: a ramp from now
+		return *f // free nodes only (or nothing): a ramp from now
 	}
 	k := 0
 	for k < len(f.P) && f.P[k].T < h {
