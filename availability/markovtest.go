@@ -1,0 +1,123 @@
+package availability
+
+import (
+	"math"
+	"slices"
+
+	"github.com/volsched/volsched/trace"
+)
+
+// KSDiscrete is the one-sample Kolmogorov–Smirnov statistic D = sup_x
+// |F_n(x) − F(x)| of integer observations x against a distribution on the
+// integers given by its CDF (cdf(n) = P(X ≤ n)). Both functions are step
+// functions jumping at integers, so the supremum is taken at each distinct
+// observation v and at v − 1. (trace.KSStatistic is for continuous laws:
+// on tied data it compares F(v) with the empirical CDF just below v and
+// overstates D.)
+func KSDiscrete(x []int, cdf func(n int) float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := float64(len(s))
+	d := 0.0
+	for i := 0; i < len(s); {
+		v := s[i]
+		j := i
+		for j < len(s) && s[j] == v {
+			j++
+		}
+		// F_n(v−1) = i/n (no observation in (v−1, v)), F_n(v) = j/n.
+		d = math.Max(d, math.Max(math.Abs(float64(j)/n-cdf(v)), math.Abs(float64(i)/n-cdf(v-1))))
+		i = j
+	}
+	return d
+}
+
+// GeometricCDF is the CDF of the number of slots a Markov chain stays in a
+// state with P(stay) = stay: P(N ≤ n) = 1 − stay^n for n ≥ 0.
+func GeometricCDF(stay float64) func(n int) float64 {
+	return func(n int) float64 {
+		if n <= 0 {
+			return 0
+		}
+		if stay <= 0 {
+			return 1
+		}
+		return -math.Expm1(float64(n) * math.Log(stay))
+	}
+}
+
+// SojournTest is the test of the Markov assumption for one state: are the
+// complete sojourns observed in that state distributed as the geometric law
+// the estimated chain implies (P(N = n) = P_ii^(n−1)·(1 − P_ii))? For
+// several processors, each sojourn is compared with its own processor's
+// law, pooled: the tested CDF is the mixture Σ_h (n_h/n)·G_h, n_h the
+// number of sojourns of processor h.
+//
+// The p-value is Kolmogorov's asymptotic one (trace.KSPValue). It is
+// conservative twice over: on discrete data the null distribution of D is
+// stochastically smaller than Kolmogorov's, and the chain was estimated
+// from the same observations (Lilliefors). A small p-value is therefore
+// strong evidence against the Markov assumption; a large one is weak
+// evidence for it.
+type SojournTest struct {
+	State        State   `json:"-"`
+	Name         string  `json:"state"`                // u, r, d
+	Sojourns     int     `json:"sojourns"`             // complete sojourns observed
+	Mean         float64 `json:"mean_slots"`           // their mean length
+	ExpectedMean float64 `json:"geometric_mean_slots"` // the mean under the chain(s): 1/(1 − P_ii), pooled as the mixture
+	KS           float64 `json:"ks"`                   // D of KSDiscrete
+	P            float64 `json:"ks_p"`                 // trace.KSPValue(D, Sojourns), conservative
+}
+
+// MarkovTest tests the sojourns of processors against their chains:
+// sojourns[h] holds processor h's complete sojourns per state (Sojourns),
+// chains[h] its estimated chain. It returns one result per state with at
+// least one sojourn, in state order.
+func MarkovTest(chains []Chain, sojourns [][3][]int) []SojournTest {
+	var out []SojournTest
+	for s := Up; s <= Down; s++ {
+		var all []int
+		type comp struct {
+			w    float64
+			stay float64
+		}
+		var mix []comp
+		total := 0
+		for h := range sojourns {
+			total += len(sojourns[h][s])
+		}
+		if total == 0 {
+			continue
+		}
+		t := SojournTest{State: s, Name: s.String(), Sojourns: total}
+		for h := range sojourns {
+			x := sojourns[h][s]
+			if len(x) == 0 {
+				continue
+			}
+			all = append(all, x...)
+			stay := chains[h].P[s][s]
+			w := float64(len(x)) / float64(total)
+			mix = append(mix, comp{w, stay})
+			t.ExpectedMean += w / (1 - stay)
+			for _, v := range x {
+				t.Mean += float64(v)
+			}
+		}
+		t.Mean /= float64(total)
+		cdf := func(n int) float64 {
+			f := 0.0
+			for _, c := range mix {
+				f += c.w * GeometricCDF(c.stay)(n)
+			}
+			return f
+		}
+		t.KS = KSDiscrete(all, cdf)
+		t.P = trace.KSPValue(t.KS, total)
+		out = append(out, t)
+	}
+	return out
+}
