@@ -121,3 +121,33 @@ func MarkovTest(chains []Chain, sojourns [][3][]int) []SojournTest {
 	}
 	return out
 }
+
+// HostMarkov is one host's chain, estimated from its whole trace, and the
+// test of its sojourns against it.
+type HostMarkov struct {
+	Host  string        `json:"host"`
+	Chain Chain         `json:"chain"`
+	Tests []SojournTest `json:"tests"`
+}
+
+// TraceMarkov estimates every host's chain from all its slots (an
+// Estimator with the given prior, no wrap-around) and runs MarkovTest on
+// each host's complete sojourns, and on all hosts pooled.
+func TraceMarkov(sl *SlotTrace, prior [3][3]float64) (pooled []SojournTest, hosts []HostMarkov, err error) {
+	var chains []Chain
+	var soj [][3][]int
+	for h := 0; h < sl.Hosts(); h++ {
+		e, err := NewEstimator(prior)
+		if err != nil {
+			return nil, nil, err
+		}
+		sl.Observe(e, h)
+		c := e.Chain()
+		s := sl.Sojourns(h)
+		id, _ := sl.Host(h)
+		hosts = append(hosts, HostMarkov{Host: id, Chain: c, Tests: MarkovTest([]Chain{c}, [][3][]int{s})})
+		chains = append(chains, c)
+		soj = append(soj, s)
+	}
+	return MarkovTest(chains, soj), hosts, nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
 )
@@ -103,6 +104,7 @@ func init() {
 		Short: "Availability traces (Failure Trace Archive format): fit, generate",
 	}
 	var rate float64
+	var mk markovFlags
 	fit := &cobra.Command{
 		Use:   "fit FILE",
 		Short: "Fit exponential, Weibull and log-normal to a trace's availability intervals (MLE, KS)",
@@ -113,11 +115,22 @@ event_end_reason; event_type 1 = available, 0 = unavailable; epoch seconds;
 (times --rate, e.g. operations per second), and prints the
 maximum-likelihood fits with the Kolmogorov–Smirnov statistic as JSON.
 The KS p-values ignore that the parameters were fitted to the same data
-(they are too high; a Lilliefors correction would lower them).`,
+(they are too high; a Lilliefors correction would lower them).
+
+With --slot S, it also tests the Markov assumption (docs/whatif.md): the
+trace is cut into slots of S seconds (a slot takes the worst state it
+contains; unavailability is --unavailable, time between events DOWN), each
+host's 3-state chain is estimated from all its slots (the default prior),
+and the complete sojourns in each state are compared with the geometric
+law the chain implies (discrete KS statistic, conservative p-value), per
+host and pooled, under "markov".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(rate > 0) || math.IsInf(rate, 0) {
 				return usagef("--rate %v: want a finite number > 0", rate)
+			}
+			if err := mk.check(); err != nil {
+				return err
 			}
 			data, source, err := readInput(args[0], cmd.InOrStdin())
 			if err != nil {
@@ -135,21 +148,28 @@ The KS p-values ignore that the parameters were fitted to the same data
 			if err != nil {
 				return fmt.Errorf("%s: %w", source, err)
 			}
+			markov, err := mk.report(tr, source)
+			if err != nil {
+				return err
+			}
 			out := struct {
-				Trace     string      `json:"trace"`
-				Hosts     int         `json:"hosts"`
-				Start     float64     `json:"start"`
-				End       float64     `json:"end"`
-				Rate      float64     `json:"rate"`
-				Intervals int         `json:"intervals"`
-				Fits      []trace.Fit `json:"fits"`
-			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fits}
+				Trace     string        `json:"trace"`
+				Hosts     int           `json:"hosts"`
+				Start     float64       `json:"start"`
+				End       float64       `json:"end"`
+				Rate      float64       `json:"rate"`
+				Intervals int           `json:"intervals"`
+				Fits      []trace.Fit   `json:"fits"`
+				Markov    *markovReport `json:"markov,omitempty"`
+			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fits, markov}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
 		},
 	}
 	fit.Flags().Float64Var(&rate, "rate", 1, "multiply durations by this (e.g. operations per second)")
+	fit.Flags().Float64Var(&mk.slot, "slot", 0, "slot length in seconds for the test of the Markov assumption (0: no test)")
+	fit.Flags().StringVar(&mk.unavailable, "unavailable", "down", "state of the trace's unavailability events for the Markov test: down or reclaimed")
 
 	var preset, out string
 	var seed uint64
@@ -189,4 +209,56 @@ intervals (mean one hour; the paper gives no model of them).
 
 	traceCmd.AddCommand(fit, gen)
 	rootCmd.AddCommand(traceCmd)
+}
+
+// markovFlags are trace fit's options for the test of the Markov
+// assumption.
+type markovFlags struct {
+	slot        float64
+	unavailable string
+}
+
+func (m markovFlags) check() error {
+	if math.IsNaN(m.slot) || math.IsInf(m.slot, 0) || m.slot < 0 {
+		return usagef("--slot %v: want a finite number of seconds > 0 (0: no Markov test)", m.slot)
+	}
+	if m.unavailable != "down" && m.unavailable != "reclaimed" {
+		return usagef("--unavailable %q: want down or reclaimed", m.unavailable)
+	}
+	return nil
+}
+
+// markovReport is trace fit's "markov" section.
+type markovReport struct {
+	Slot        float64                    `json:"slot_seconds"`
+	Unavailable string                     `json:"unavailable_as"`
+	Slots       int                        `json:"slots"`
+	Pooled      []availability.SojournTest `json:"pooled"`
+	Hosts       []availability.HostMarkov  `json:"hosts"`
+	Rejected    map[string]int             `json:"hosts_rejected_at_1pct"`
+}
+
+// report runs the test (nil when --slot is 0).
+func (m markovFlags) report(tr *trace.Trace, source string) (*markovReport, error) {
+	if m.slot == 0 {
+		return nil, nil
+	}
+	un, _ := availability.ParseState(m.unavailable)
+	sl, err := availability.FromFTA(tr, un).Slots(m.slot, availability.Down)
+	if err != nil {
+		return nil, fmt.Errorf("%s: --slot %v: %w", source, m.slot, err)
+	}
+	pooled, hosts, err := availability.TraceMarkov(sl, availability.DefaultPrior())
+	if err != nil {
+		return nil, err
+	}
+	rej := map[string]int{}
+	for _, h := range hosts {
+		for _, t := range h.Tests {
+			if t.P < 0.01 {
+				rej[t.Name]++
+			}
+		}
+	}
+	return &markovReport{Slot: m.slot, Unavailable: m.unavailable, Slots: sl.Len, Pooled: pooled, Hosts: hosts, Rejected: rej}, nil
 }
