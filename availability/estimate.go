@@ -106,13 +106,18 @@ func (e *Estimator) Transitions() float64 {
 func (e *Estimator) Chain() Chain {
 	var c Chain
 	for i := range c.P {
-		sum := 0.0
-		for j := range c.P[i] {
-			sum += e.Prior[i][j] + e.Counts[i][j]
-		}
-		for j := range c.P[i] {
-			c.P[i][j] = (e.Prior[i][j] + e.Counts[i][j]) / sum
-		}
+		e.rowInto(&c, i)
 	}
 	return c
+}
+
+// rowInto sets row i of c to the estimate's row i.
+func (e *Estimator) rowInto(c *Chain, i int) {
+	sum := 0.0
+	for j := range c.P[i] {
+		sum += e.Prior[i][j] + e.Counts[i][j]
+	}
+	for j := range c.P[i] {
+		c.P[i][j] = (e.Prior[i][j] + e.Counts[i][j]) / sum
+	}
 }

@@ -40,6 +40,9 @@ type viewProc struct {
 	head int     // next ring slot to write
 	n    int     // transitions in the ring
 	last State
+	// dirty has bit i set when row i's counts changed since the last
+	// re-estimation (only those rows are recomputed).
+	dirty uint8
 }
 
 // NewView returns the view of p processors that have not been seen yet:
@@ -92,6 +95,7 @@ func (v *View) Observe(states []State) {
 				if pr.n == len(pr.ring) {
 					old := pr.ring[pr.head]
 					pr.est.Counts[old/3][old%3]--
+					pr.dirty |= 1 << (old / 3)
 				} else {
 					pr.n++
 				}
@@ -102,6 +106,7 @@ func (v *View) Observe(states []State) {
 				}
 			}
 			pr.est.Counts[pr.last][s]++
+			pr.dirty |= 1 << pr.last
 		}
 		pr.last = s
 	}
@@ -113,9 +118,16 @@ func (v *View) Observe(states []State) {
 
 func (v *View) refresh() {
 	for q := range v.procs {
-		if !v.fixed[q] {
-			v.chains[q] = v.procs[q].est.Chain()
+		pr := &v.procs[q]
+		if v.fixed[q] || pr.dirty == 0 {
+			continue
 		}
+		for i := 0; i < 3; i++ {
+			if pr.dirty&(1<<i) != 0 {
+				pr.est.rowInto(&v.chains[q], i)
+			}
+		}
+		pr.dirty = 0
 	}
 	v.epoch++
 }
