@@ -164,6 +164,7 @@ type rawWorker struct {
 }
 
 type rawAvail struct {
+	Comment    json.RawMessage `json:"comment"`
 	Chain      json.RawMessage `json:"chain"`
 	Trace      *string         `json:"trace"`
 	Host       *string         `json:"host"`
@@ -172,6 +173,7 @@ type rawAvail struct {
 }
 
 type rawSemiMarkov struct {
+	Comment   json.RawMessage `json:"comment"`
 	Up        json.RawMessage `json:"up"`
 	Reclaimed json.RawMessage `json:"reclaimed"`
 	Down      json.RawMessage `json:"down"`
@@ -179,12 +181,13 @@ type rawSemiMarkov struct {
 }
 
 type rawDist struct {
-	Dist         *string  `json:"dist"`
-	MeanSeconds  *float64 `json:"mean_seconds"`
-	Shape        *float64 `json:"shape"`
-	ScaleSeconds *float64 `json:"scale_seconds"`
-	Mu           *float64 `json:"mu"`
-	Sigma        *float64 `json:"sigma"`
+	Comment      json.RawMessage `json:"comment"`
+	Dist         *string         `json:"dist"`
+	MeanSeconds  *float64        `json:"mean_seconds"`
+	Shape        *float64        `json:"shape"`
+	ScaleSeconds *float64        `json:"scale_seconds"`
+	Mu           *float64        `json:"mu"`
+	Sigma        *float64        `json:"sigma"`
 }
 
 // slotsOf converts seconds to whole slots, rounding up (a value within
