@@ -148,7 +148,8 @@ func (f *Figure) FullCaption() string {
 	return c + " " + note
 }
 
-// Validate checks the figure: a title, axis labels, at least one series,
+// Validate checks the figure: a title, the paper's title (Source) when
+// the paper has a counterpart, a caption, axis labels, at least one series,
 // matching lengths, finite values (positive on a log axis), error bars ≥ 0,
 // and paper series exactly when Paper is PaperValues. Errors name the
 // field, the value and what was expected.
@@ -157,16 +158,22 @@ func (f *Figure) Validate() error {
 	if strings.TrimSpace(f.Title) == "" {
 		return errors.New("figure: Title is empty, want what the figure shows (e.g. \"Figure 2: average dfb against w_min\")")
 	}
+	switch f.Paper {
+	case PaperNone, PaperValues, PaperPicture:
+	default:
+		return fmt.Errorf("figure %q: Paper = %d, want PaperNone, PaperValues or PaperPicture", name, int(f.Paper))
+	}
+	if f.Paper != PaperNone && strings.TrimSpace(f.Source) == "" {
+		return fmt.Errorf("figure %q: Source is empty but Paper is %s, want the paper's title", name, f.Paper)
+	}
+	if strings.TrimSpace(f.Caption) == "" {
+		return fmt.Errorf("figure %q: Caption is empty, want the run: seed and parameters", name)
+	}
 	if strings.TrimSpace(f.X.Label) == "" || strings.TrimSpace(f.Y.Label) == "" {
 		return fmt.Errorf("figure %q: X.Label %q, Y.Label %q, want both axes labelled", name, f.X.Label, f.Y.Label)
 	}
 	if len(f.Series) == 0 {
 		return fmt.Errorf("figure %q: no series", name)
-	}
-	switch f.Paper {
-	case PaperNone, PaperValues, PaperPicture:
-	default:
-		return fmt.Errorf("figure %q: Paper = %d, want PaperNone, PaperValues or PaperPicture", name, int(f.Paper))
 	}
 	for _, a := range []struct {
 		n string

@@ -121,7 +121,7 @@ func TestTicksOnAxes(t *testing.T) {
 		{[]float64{0.5, 0.51}, []float64{0.5932, 0.5886}, false},
 	}
 	for _, c := range cases {
-		f := Figure{Title: "t", X: Axis{Label: "x", Log: c.logX}, Y: Axis{Label: "y"}, Series: []Series{{Name: "s", X: c.x, Y: c.y}}}
+		f := Figure{Title: "t", Caption: "c", X: Axis{Label: "x", Log: c.logX}, Y: Axis{Label: "y"}, Series: []Series{{Name: "s", X: c.x, Y: c.y}}}
 		g, err := f.drawable()
 		if err != nil {
 			t.Fatal(err)
@@ -276,7 +276,7 @@ func overlap(a, b vg.Rectangle) bool {
 }
 
 func TestCanvasGrowsForLongNames(t *testing.T) {
-	short, err := (&Figure{Title: "t", X: Axis{Label: "x"}, Y: Axis{Label: "y"}, Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}).Layout()
+	short, err := (&Figure{Title: "t", Caption: "c", X: Axis{Label: "x"}, Y: Axis{Label: "y"}, Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}).Layout()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestFullCaption(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	ok := func() Figure {
-		return Figure{Title: "t", X: Axis{Label: "x"}, Y: Axis{Label: "y"}, Series: []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{3, 4}}}}
+		return Figure{Title: "t", Caption: "seed 1", X: Axis{Label: "x"}, Y: Axis{Label: "y"}, Series: []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{3, 4}}}}
 	}
 	base := ok()
 	if err := base.Validate(); err != nil {
@@ -333,6 +333,8 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"no title", func(f *Figure) { f.Title = " " }, "Title is empty"},
+		{"no caption", func(f *Figure) { f.Caption = "" }, "Caption is empty, want the run"},
+		{"no source", func(f *Figure) { f.Paper = PaperPicture }, "Source is empty but Paper is picture"},
 		{"no x label", func(f *Figure) { f.X.Label = "" }, "want both axes labelled"},
 		{"no series", func(f *Figure) { f.Series = nil }, "no series"},
 		{"lengths", func(f *Figure) { f.Series[0].Y = []float64{1} }, "2 x and 1 y values"},
@@ -345,9 +347,9 @@ func TestValidate(t *testing.T) {
 		{"error bars count", func(f *Figure) { f.Series[0].Err = []float64{1} }, "1 error bars for 2 points"},
 		{"negative error", func(f *Figure) { f.Series[0].Err = []float64{1, -1} }, "error bar 1 is -1"},
 		{"unnamed series", func(f *Figure) { f.Series[0].Name = "" }, "has no name"},
-		{"values without paper series", func(f *Figure) { f.Paper = PaperValues }, "no series has Paper set"},
+		{"values without paper series", func(f *Figure) { f.Paper, f.Source = PaperValues, "A Paper" }, "no series has Paper set"},
 		{"paper series, kind picture", func(f *Figure) {
-			f.Paper = PaperPicture
+			f.Paper, f.Source = PaperPicture, "A Paper"
 			f.Series = append(f.Series, Series{Paper: true, X: []float64{1}, Y: []float64{1}})
 		}, "Paper is picture, want PaperValues"},
 		{"bad kind", func(f *Figure) { f.Paper = 7 }, "Paper = 7"},
