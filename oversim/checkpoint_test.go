@@ -189,7 +189,7 @@ func smallConfig(t testing.TB) *Config {
 
 func TestCheckpointMismatchRefused(t *testing.T) {
 	c := smallConfig(t)
-	data := smallCheckpoint(t, c, 2001)
+	data := smallCheckpoint(t, c, 1001)
 	for _, tc := range []struct {
 		field  string
 		change func(c *Config)
@@ -240,7 +240,7 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 
 func TestCheckpointCorruptRefused(t *testing.T) {
 	c := smallConfig(t)
-	data := smallCheckpoint(t, c, 2001)
+	data := smallCheckpoint(t, c, 1001)
 	bad := map[string][]byte{
 		"empty":     {},
 		"short":     data[:3],
@@ -284,7 +284,7 @@ func withCRC(b []byte) []byte {
 // indices) and accepts changed values (a changed float is a valid state).
 func FuzzReadCheckpoint(f *testing.F) {
 	c := smallConfig(f)
-	f.Add(smallCheckpoint(f, c, 2001))
+	f.Add(smallCheckpoint(f, c, 1001))
 	f.Add(smallCheckpoint(f, c, 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, withCRC(b)} {

@@ -233,6 +233,9 @@ func New(cfg *Config) (*Sim, error) {
 		p := cfg.Params
 		s.st.WorkloadParams = &p
 	}
+	if cfg.Jobs == nil && cfg.Dists != nil && cfg.Dists.Model != "" {
+		s.st.Workload = "embedded model " + cfg.Dists.Model
+	}
 	if cfg.Catastrophe.Enabled() {
 		s.st.CatastropheFraction = cfg.Catastrophe.Fraction
 		s.st.CatastropheHours = cfg.Catastrophe.At.Seconds() / 3600

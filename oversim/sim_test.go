@@ -12,17 +12,11 @@ import (
 	"github.com/volsched/volsched/workload"
 )
 
-func loadDists(t testing.TB) *workload.Distributions {
-	t.Helper()
-	dir := workload.FindDataDir()
-	if dir == "" {
-		t.Skipf("site-level workload data not found (set %s)", workload.DataDirEnv)
-	}
-	d, err := workload.LoadDistributions(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+// loadDists returns the site-level distributions of the tests: the
+// embedded fitted model (docs/workload-model.md), so that the simulator's
+// tests need no files outside the repository.
+func loadDists(testing.TB) *workload.Distributions {
+	return workload.EmbeddedDistributions()
 }
 
 func testConfig(t testing.TB, policy string, nodes int, length des.Time) *Config {

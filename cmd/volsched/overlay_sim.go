@@ -174,15 +174,8 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			c.Jobs = []workload.Job{}
 		}
 	default:
-		dir := f.data
-		if dir == "" {
-			dir = workload.FindDataDir()
-		}
-		if dir == "" {
-			return nil, usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder (or --workload FILE)")
-		}
-		if c.Dists, err = workload.LoadDistributions(dir); err != nil {
-			return nil, fmt.Errorf("--data: %w", err)
+		if c.Dists, err = siteDistributions(f.data); err != nil {
+			return nil, err
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -464,7 +457,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	fl.StringVar(&f.swf, "swf", "", "replay this Standard Workload Format log")
 	fl.Float64Var(&f.swfPower, "swf-power", 1000, "MIPS of the machines of the SWF log (run time × power = task length)")
 	fl.StringVar(&f.params, "params", "", paramsUsage)
-	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
+	fl.StringVar(&f.data, "data", "", dataUsage)
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
 	fl.DurationVar(&f.probeEvery, "probe-every", 0, "submit a probe request (Fig. 10 allocation time) at this interval (0: none)")
@@ -512,16 +505,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if !(wf.hours > 0 && wf.hours <= 24*365) {
 				return usagef("--hours %g: want a value in (0, 8760]", wf.hours)
 			}
-			dir := wf.data
-			if dir == "" {
-				dir = workload.FindDataDir()
-			}
-			if dir == "" {
-				return usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder")
-			}
-			d, err := workload.LoadDistributions(dir)
+			d, err := siteDistributions(wf.data)
 			if err != nil {
-				return fmt.Errorf("--data: %w", err)
+				return err
 			}
 			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 			if err != nil {
@@ -533,7 +519,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
 	gen.Flags().Float64Var(&wf.hours, "hours", 60, "hours of submissions")
 	gen.Flags().Uint64Var(&wf.seed, "seed", 1, "random seed (the same seed as 'overlay sim' gives the same jobs)")
-	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
+	gen.Flags().StringVar(&wf.data, "data", "", dataUsage)
 	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
 	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
 	overlayCmd.AddCommand(gen)

@@ -63,12 +63,7 @@ func init() {
 }
 
 func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions) error {
-	dir := workload.FindDataDir()
-	if dir == "" {
-		fmt.Fprintf(w, "overlay-sim: skipped, the site-level workload data was not found beside the checkout (set %s)\n", workload.DataDirEnv)
-		return nil
-	}
-	dists, err := workload.LoadDistributions(dir)
+	dists, err := workload.DefaultDistributions()
 	if err != nil {
 		return err
 	}
@@ -113,7 +108,12 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
 	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
 	fmt.Fprintf(w, "update limit 1 KB/s (IBP, DP) and 10 KB/s (MMP), processing %v + %d ns/byte per message.\n", des.DefaultProcessing.PerMessage, des.DefaultProcessing.PerByte)
-	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n\n")
+	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n")
+	if dists.Model != "" {
+		fmt.Fprintf(w, "Workload: the embedded model %s fitted to the authors' empirical distributions (docs/workload-model.md),\n", dists.Model)
+		fmt.Fprintf(w, "not the distributions themselves: set %s to their folder to use them.\n", workload.DataDirEnv)
+	}
+	fmt.Fprintln(w)
 
 	// Table 4.
 	fmt.Fprintf(w, "Table 4: maximum link use over nodes (%d nodes, %g h; update limit 100 kbit/s = %g bytes/s, as the paper's Table 4)\n", nodes, hours, table4UpdateBandwidth)
