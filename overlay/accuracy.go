@@ -12,9 +12,9 @@ import (
 
 // AccuracyConfig describes one aggregation-accuracy test (§7.1).
 type AccuracyConfig struct {
-	Policy string // "ibp", "mmp" or "dp"
-	Nodes  int    // number of execution nodes (leaves)
-	SFMax  int    // maximum summary size
+	Policy Policy
+	Nodes  int // number of execution nodes (leaves)
+	SFMax  int // maximum summary size
 	Seed   uint64
 	NoGrid bool // no grid (cells) in the distance
 	// Distance of the clustering (default DistMSE, the authors').
@@ -31,7 +31,7 @@ type AccuracyConfig struct {
 // AccuracyResult is the fraction of the nodes' availability that the
 // root's summary still represents, per attribute (see docs/reproduction-004.md).
 type AccuracyResult struct {
-	Policy       string             `json:"policy"`
+	Policy       Policy             `json:"policy"`
 	Nodes        int                `json:"nodes"`
 	SFMax        int                `json:"sfmax"`
 	Seed         uint64             `json:"seed"`
@@ -61,29 +61,12 @@ const (
 	accAppLo, accAppHi   = 600000, 14400000 // DP application length, MFLOP
 	accAppTasks          = 10               // DP tasks per application: U{1..10}
 	accAppStop           = 8                // DP: another application unless U{1..8} = 1
-	accDPHorizon         = 100000.0
-	accDPSteps           = 1000 // l accuracy: trapezoid over this many steps
-	accDPStretch         = 2.2  // ... of [now, 2.2·latest breakpoint]
+	accDPSteps           = 1000             // l accuracy: trapezoid over this many steps
+	accDPStretch         = 2.2              // ... of [now, 2.2·latest breakpoint]
 	accuracyLabel        = 0x0a6c0004
-	accDPSamples         = 10
-	accDefaultBeta       = 0.5
 )
 
 func uniformInt(r *rand.Rand, lo, hi int) float64 { return float64(lo + r.IntN(hi-lo+1)) }
-
-// NewPolicy builds a policy by name with the paper's defaults (β = 0.5 for
-// MMP; 10 samples and a 100000 s horizon for DP).
-func NewPolicy(name string, sfmax int) (Policy, error) {
-	switch name {
-	case "ibp":
-		return NewIBP(sfmax)
-	case "mmp":
-		return NewMMP(sfmax, accDefaultBeta)
-	case "dp":
-		return NewDP(sfmax, accDPSamples, accDPHorizon)
-	}
-	return nil, fmt.Errorf("policy %q: want ibp, mmp or dp", name)
-}
 
 // accAttr accumulates, for one attribute, the total over nodes and the
 // smallest node value.
@@ -111,7 +94,9 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	if err := ParseTreeSize(cfg.Nodes); err != nil {
 		return AccuracyResult{}, err
 	}
-	p, err := NewPolicy(cfg.Policy, cfg.SFMax)
+	o := DefaultOptions(cfg.Policy)
+	o.SFMax = cfg.SFMax
+	p, err := NewRules(o)
 	if err != nil {
 		return AccuracyResult{}, err
 	}
@@ -124,7 +109,7 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	case "stars":
 		// the authors' list lengths (ClusteringList K: 10; the DP test: 20)
 		knn = 10
-		if cfg.Policy == "dp" {
+		if cfg.Policy == PolicyDP {
 			knn = 20
 		}
 	default:
@@ -140,22 +125,22 @@ func Accuracy(cfg AccuracyConfig) (AccuracyResult, error) {
 	}
 	switch q := p.(type) {
 	case *IBP:
-		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
+		q.o.NoGrid, q.o.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	case *MMP:
-		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
+		q.o.NoGrid, q.o.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	case *DP:
-		q.NoGrid, q.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
+		q.o.NoGrid, q.o.Distance, q.knn, q.starsCells = cfg.NoGrid, cfg.Distance, knn, starsCells
 	}
 	return accuracyWith(cfg, p)
 }
 
 // accuracyNoGrid is Accuracy without the grid penalty (for comparison).
-func accuracyNoGrid(pol string, nodes, sfmax int, seed uint64) (AccuracyResult, error) {
+func accuracyNoGrid(pol Policy, nodes, sfmax int, seed uint64) (AccuracyResult, error) {
 	return Accuracy(AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: true})
 }
 
-func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
-	code := map[string]uint64{"ibp": 1, "mmp": 2, "dp": 3}[cfg.Policy]
+func accuracyWith(cfg AccuracyConfig, p Rules) (AccuracyResult, error) {
+	code := uint64(cfg.Policy) // the stream label of the policy: 1, 2, 3
 	r := stream.New(cfg.Seed, accuracyLabel, code, uint64(cfg.Nodes))
 	n := cfg.Nodes
 	inf := math.Inf(1)
@@ -163,11 +148,11 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	leaves := make([]Summary, n)
 	maxQ := math.Inf(-1)
 	var qs []float64
-	if cfg.Policy == "mmp" {
+	if cfg.Policy == PolicyMMP {
 		qs = make([]float64, n)
 	}
 	var ls []LFunc // DP: the nodes' exact l
-	if cfg.Policy == "dp" {
+	if cfg.Policy == PolicyDP {
 		ls = make([]LFunc, n)
 	}
 	dp, _ := p.(*DP)
@@ -177,11 +162,11 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 	var mmpLeaves MMPSummary
 	var dpLeaves DPSummary
 	switch cfg.Policy {
-	case "ibp":
+	case PolicyIBP:
 		ibpLeaves = make(IBPSummary, n)
-	case "mmp":
+	case PolicyMMP:
 		mmpLeaves = make(MMPSummary, n)
-	case "dp":
+	case PolicyDP:
 		dpLeaves = make(DPSummary, n)
 	}
 	for i := range n {
@@ -190,10 +175,10 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		mem.add(m)
 		disk.add(d)
 		switch cfg.Policy {
-		case "ibp":
+		case PolicyIBP:
 			ibpLeaves[i] = IBPCluster{Mem: f32down(m), Disk: f32down(d), V: 1}
 			leaves[i] = ibpLeaves[i : i+1 : i+1]
-		case "mmp":
+		case PolicyMMP:
 			s := uniformInt(r, accPowLo, accPowHi)
 			q := uniformInt(r, 0, accQueueHi)
 			pow.add(s)
@@ -201,12 +186,12 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			maxQ = max(maxQ, q)
 			mmpLeaves[i] = MMPCluster{Mem: f32down(m), Disk: f32down(d), Power: f32down(s), Q: q, V: 1}
 			leaves[i] = mmpLeaves[i : i+1 : i+1]
-		case "dp":
+		case PolicyDP:
 			s := uniformInt(r, accPowLo, accPowHi)
 			ls[i] = randomDPNode(r, s).Function(0)
 			f := LFunc{P: slices.Clone(ls[i].P), Slope: ls[i].Slope}
-			if dp.Distance != DistStars { // the authors did not reduce l
-				f.reduce(dp.Samples, dp.Horizon)
+			if dp.o.Distance != DistStars { // the authors did not reduce l
+				f.reduce(dp.o.Samples, dp.o.Horizon)
 			}
 			dpLeaves[i] = DPCluster{Mem: f32down(m), Disk: f32down(d), V: 1, L: f}
 			leaves[i] = dpLeaves[i : i+1 : i+1]
@@ -227,7 +212,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
 	}
 	switch cfg.Policy {
-	case "ibp":
+	case PolicyIBP:
 		s := asIBP(root)
 		var am, ad float64
 		for _, c := range s {
@@ -235,7 +220,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 			ad += float64(c.V) * float64(c.Disk)
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-	case "mmp":
+	case PolicyMMP:
 		s := asMMP(root)
 		for _, q := range qs {
 			queue.add(maxQ - q)
@@ -250,7 +235,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 		}
 		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
 		res.Accuracy["power"], res.Accuracy["queue"] = pow.frac(ap, n), queue.frac(aq, n)
-	case "dp":
+	case PolicyDP:
 		s := asDP(root)
 		var am, ad float64
 		for i := range s {
@@ -265,7 +250,7 @@ func accuracyWith(cfg AccuracyConfig, p Policy) (AccuracyResult, error) {
 
 // aggregateTree aggregates leaves recursively up a balanced binary tree
 // (NewTree's halving) and returns the root and the number of aggregations.
-func aggregateTree(p Policy, leaves []Summary) (Summary, int) {
+func aggregateTree(p Rules, leaves []Summary) (Summary, int) {
 	aggs := 0
 	var agg func(lo, hi int) Summary
 	agg = func(lo, hi int) Summary {

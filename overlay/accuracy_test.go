@@ -4,9 +4,9 @@ import "testing"
 
 func TestAccuracyQuick(t *testing.T) {
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+	}{{PolicyIBP, 9}, {PolicyIBP, 64}, {PolicyIBP, 225}, {PolicyMMP, 16}, {PolicyMMP, 81}, {PolicyMMP, 256}, {PolicyDP, 8}, {PolicyDP, 64}, {PolicyDP, 216}} {
 		r, err := Accuracy(AccuracyConfig{Policy: c.pol, Nodes: 1024, SFMax: c.k, Seed: 1})
 		if err != nil {
 			t.Fatal(err)

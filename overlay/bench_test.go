@@ -9,19 +9,19 @@ import (
 
 // fullSummaries returns two summaries of sfmax sampled functions each, as
 // aggregated from random nodes (what a router at a high level aggregates).
-func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summary) {
+func fullSummaries(b testing.TB, pol Policy, sfmax int) (Rules, Summary, Summary) {
 	return fullSummariesDist(b, pol, sfmax, DistMSE)
 }
 
 // fullSummariesDist is fullSummaries with distance dist (DistStars: DP
 // leaves keep their whole l, as the authors' did).
-func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Policy, Summary, Summary) {
-	p, err := NewPolicy(pol, sfmax)
+func fullSummariesDist(b testing.TB, pol Policy, sfmax int, dist Distance) (Rules, Summary, Summary) {
+	p, err := newRules(pol, sfmax)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if dp, ok := p.(*DP); ok {
-		dp.Distance = dist
+		dp.o.Distance = dist
 	}
 	r := stream.New(7, 0xbe7c)
 	var s [2]Summary
@@ -30,11 +30,11 @@ func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Poli
 			var leaf Summary
 			m, d := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000)
 			switch pol {
-			case "ibp":
+			case PolicyIBP:
 				leaf = IBPSummary{{Mem: float32(m), Disk: float32(d), V: 1}}
-			case "mmp":
+			case PolicyMMP:
 				leaf = MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(uniformInt(r, 1, 3000)), Q: uniformInt(r, 0, 2000), V: 1}}
-			case "dp":
+			case PolicyDP:
 				f := randomDPNode(r, uniformInt(r, accPowLo, accPowHi)).Function(0)
 				if dist != DistStars {
 					f.reduce(10, 100000)
@@ -48,20 +48,29 @@ func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Poli
 }
 
 // BenchmarkAggregateFull: one aggregation of two full summaries (2·SF_max
-// sampled functions clustered down to SF_max), the worst case of Fig. 3;
-// dp-stars is DP with DistStars.
+// sampled functions clustered down to SF_max), the worst case of Fig. 3.
 func BenchmarkAggregateFull(b *testing.B) {
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216},
-		{"dp-stars", 8}, {"dp-stars", 64}, {"dp-stars", 216}} {
+	}{{PolicyIBP, 9}, {PolicyIBP, 64}, {PolicyIBP, 225}, {PolicyMMP, 16}, {PolicyMMP, 81}, {PolicyMMP, 256}, {PolicyDP, 8}, {PolicyDP, 64}, {PolicyDP, 216}} {
 		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
-			pol, dist := c.pol, DistMSE
-			if pol == "dp-stars" {
-				pol, dist = "dp", DistStars
+			p, x, y := fullSummariesDist(b, c.pol, c.k, DistMSE)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				p.Aggregate(x, y)
 			}
-			p, x, y := fullSummariesDist(b, pol, c.k, dist)
+		})
+	}
+}
+
+// BenchmarkAggregateStars is BenchmarkAggregateFull for DP with
+// DistStars (the authors' l clustering).
+func BenchmarkAggregateStars(b *testing.B) {
+	for _, k := range []int{8, 64, 216} {
+		b.Run(fmt.Sprintf("dp-stars/sfmax=%d", k), func(b *testing.B) {
+			p, x, y := fullSummariesDist(b, PolicyDP, k, DistStars)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -76,9 +85,9 @@ func BenchmarkAggregateFull(b *testing.B) {
 // authors' tool reports.
 func BenchmarkAccuracy1024(b *testing.B) {
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+	}{{PolicyIBP, 9}, {PolicyIBP, 64}, {PolicyIBP, 225}, {PolicyMMP, 16}, {PolicyMMP, 81}, {PolicyMMP, 256}, {PolicyDP, 8}, {PolicyDP, 64}, {PolicyDP, 216}} {
 		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -53,8 +53,8 @@ func ParseDistance(s string) (Distance, error) {
 // CheckDistance says whether policy pol (ibp, mmp, dp) has distance d:
 // DistStars is the authors' DP l clustering; for IBP and MMP the authors'
 // distance is DistMSE.
-func CheckDistance(pol string, d Distance) error {
-	if d == DistStars && pol != "dp" {
+func CheckDistance(pol Policy, d Distance) error {
+	if d == DistStars && pol != PolicyDP {
 		return fmt.Errorf("distance stars is the authors' DP l clustering, for policy dp only (for %s the authors' distance is mse)", pol)
 	}
 	return nil

@@ -21,9 +21,9 @@ func closeF(got float32, want float64) bool {
 func TestSpreadExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(2, 60).Draw(t, "n")
-		ibp, _ := NewIBP(1)
-		mmp, _ := NewMMP(1, 0.5)
-		dp, _ := NewDP(1, 10, 1000)
+		ibp, _ := newIBP(1)
+		mmp, _ := newMMP(1, 0.5)
+		dp, _ := newDP(1, 10, 1000)
 		is, ms, ds := make([]Summary, n), make([]Summary, n), make([]Summary, n)
 		var mem, disk, pow, q []float64
 		for i := range n {

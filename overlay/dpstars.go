@@ -280,15 +280,15 @@ func (p *DP) aggregateStars(x, y Summary) Summary {
 	} else if oky {
 		lo, hi, hz = truncEnvelope(&lo, &ly, false), truncEnvelope(&hi, &hy, true), max(hz, hzy)
 	}
-	if len(z) > p.SFMax {
+	if len(z) > p.o.SFMax {
 		m := p.prepareStars(z, lo, hi, hz)
 		switch {
 		case p.knn > 0:
-			z = agglomerateKNN(z, p.SFMax, p.knn, m, func(c *dpStarsItem) float64 { return float64(c.c.V) }, m.plain)
+			z = agglomerateKNN(z, p.o.SFMax, p.knn, m, func(c *dpStarsItem) float64 { return float64(c.c.V) }, m.plain)
 		case m.g.base >= 2:
-			z = agglomerateGrid(z, p.SFMax, m)
+			z = agglomerateGrid(z, p.o.SFMax, m)
 		default:
-			z = agglomerate(z, p.SFMax, m)
+			z = agglomerate(z, p.o.SFMax, m)
 		}
 	}
 	if len(z) == 0 {

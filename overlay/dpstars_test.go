@@ -55,7 +55,7 @@ func TestStarsDistanceByHand(t *testing.T) {
 	// memory 10 and 20 (range 10, Sq 10² → 1), equal disk (no range), l as
 	// above over the window [0, 4]: R = ∫(max − min)² = ∫(a − b)² = 32/3,
 	// A/R = (76/3)/(32/3) = 19/8; distance (1 + 0 + 19/8)/2 = 27/16.
-	p := &DP{SFMax: 1, Distance: DistStars}
+	p := &DP{o: Options{Policy: PolicyDP, SFMax: 1, Distance: DistStars}}
 	x := DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
 	z := starsItems(nil, x)
 	lo, hi, hz, _ := starsRange(x)
@@ -77,7 +77,7 @@ func TestStarsDistanceByHand(t *testing.T) {
 	}
 	// With SF_max 8 (2 intervals per axis): a is a free node's ramp and b
 	// not, and their l cells differ (∫(a − b)²·2/R = 2 → the last cell; b: 0).
-	p.SFMax = 8
+	p.o.SFMax = 8
 	m = p.prepareStars(z, lo, hi, hz)
 	if z[0].cell == z[1].cell || z[0].cell>>16&0xff != 1 || z[1].cell>>16&0xff != 0 || z[0].cell>>24 != 1 || z[1].cell>>24 != 0 {
 		t.Errorf("cells %x %x", z[0].cell, z[1].cell)
@@ -115,17 +115,17 @@ func TestMaxLFunc(t *testing.T) {
 // minima (TestSummaryConservative draws them too), keep l unreduced and
 // are accepted by Forward, Equal and the accuracy test only for DP.
 func TestStarsSummary(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp"} {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP} {
 		if _, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 16, SFMax: 4, Seed: 1, Distance: DistStars}); err == nil {
 			t.Errorf("%s with distance stars: no error", pol)
 		}
 	}
-	r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 8, Seed: 1, Distance: DistStars})
+	r, err := Accuracy(AccuracyConfig{Policy: PolicyDP, Nodes: 256, SFMax: 8, Seed: 1, Distance: DistStars})
 	if err != nil || r.Distance != "stars" || r.Clusters > 8 {
 		t.Fatalf("dp stars: %+v, %v", r, err)
 	}
 	for _, cl := range []string{"exact", "stars"} {
-		r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 64, Seed: 2, Distance: DistStars, Clustering: cl})
+		r, err := Accuracy(AccuracyConfig{Policy: PolicyDP, Nodes: 256, SFMax: 64, Seed: 2, Distance: DistStars, Clustering: cl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestStarsSummary(t *testing.T) {
 			}
 		}
 	}
-	p := &DP{SFMax: 1, Distance: DistStars}
+	p := &DP{o: Options{Policy: PolicyDP, SFMax: 1, Distance: DistStars}}
 	x := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
 	y := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
 	if !p.Equal(x, y) || p.Equal(x, DPSummary{{Mem: 10, Disk: 5, V: 2, L: starsA}}) {

@@ -79,14 +79,14 @@ func (n *net) run(q []Msg) {
 
 func TestDriverIBPSmall(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewIBP(4)
+	p, _ := newIBP(4)
 	execs := []Exec{
 		&IBPExec{Mem: 100, Disk: 100, Power: 1},
 		&IBPExec{Mem: 200, Disk: 200, Power: 1},
 		&IBPExec{Mem: 300, Disk: 300, Power: 1},
 		&IBPExec{Mem: 400, Disk: 400, Power: 1},
 	}
-	n := newNet(tr, &Config{Policy: p}, execs)
+	n := newNet(tr, &Config{Rules: p}, execs)
 	if got := n.routers[0].Summary().Nodes(); got != 4 {
 		t.Fatalf("root covers %d nodes, want 4", got)
 	}

@@ -84,8 +84,8 @@ func TestDPExecMeetsDeadlines(t *testing.T) {
 }
 
 func TestRouterBandwidthGroupsUpdates(t *testing.T) {
-	p, _ := NewIBP(4)
-	c := &Config{Policy: p, Bandwidth: 10} // bytes per second
+	p, _ := newIBP(4)
+	c := &Config{Rules: p, Bandwidth: 10} // bytes per second
 	tr := NewTree(4)
 	r := tr.Router(tr.Left(tr.Root())) // a router with a father
 	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
@@ -117,8 +117,8 @@ func TestRouterBandwidthGroupsUpdates(t *testing.T) {
 
 func TestMMPBoundsPropagate(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewMMP(4, 0.5)
-	c := &Config{Policy: p}
+	p, _ := newMMP(4, 0.5)
+	c := &Config{Rules: p}
 	execs := []Exec{&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 5}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 50},
 		&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 7}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 9}}
 	n := newNet(tr, c, execs)
@@ -133,14 +133,14 @@ func TestMMPBoundsPropagate(t *testing.T) {
 }
 
 func TestReferences(t *testing.T) {
-	ibp, _ := NewIBP(4)
+	ibp, _ := newIBP(4)
 	nodes := []Summary{IBPSummary{{Mem: 100, Disk: 100, V: 1}}, nil, IBPSummary{{Mem: 10, Disk: 10, V: 1}}, IBPSummary{{Mem: 50, Disk: 50, V: 1}}}
 	got := Centralized{ibp}.Place(0, Request{App: App{Length: 1, Mem: 20, Disk: 20}, N: 5}, nodes, nil)
 	// fitting idle: nodes 0 and 3; closest first: 3, then 0.
 	if len(got) != 2 || got[0] != (Placement{3, 1}) || got[1] != (Placement{0, 1}) {
 		t.Fatalf("centralized IBP: %+v", got)
 	}
-	mmp, _ := NewMMP(4, 0.5)
+	mmp, _ := newMMP(4, 0.5)
 	mn := []Summary{MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 0, V: 1}}, MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 10, V: 1}}}
 	got = Centralized{mmp}.Place(0, Request{App: App{Length: 1}, N: 12}, mn, nil)
 	if len(got) != 2 || got[0] != (Placement{0, 11}) || got[1] != (Placement{1, 1}) {
@@ -163,9 +163,9 @@ func newTestRand() *rand.Rand { return stream.New(1, 0x7e57) }
 
 func TestNoBoundsToLeaves(t *testing.T) {
 	tr := NewTree(2)
-	p, _ := NewMMP(4, 0.5)
+	p, _ := newMMP(4, 0.5)
 	r := tr.Router(tr.Root())
-	out := r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	out := r.Step(&Config{Rules: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
 	for _, m := range out {
 		if m.Kind == KindBound {
 			t.Fatalf("bound sent to leaf %d", m.To)
@@ -174,7 +174,7 @@ func TestNoBoundsToLeaves(t *testing.T) {
 	// A router whose children are routers does send them.
 	tr = NewTree(4)
 	r = tr.Router(tr.Root())
-	out = r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	out = r.Step(&Config{Rules: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
 	n := 0
 	for _, m := range out {
 		if m.Kind == KindBound && m.To == r.Right && m.Bound == 5 {
@@ -187,7 +187,7 @@ func TestNoBoundsToLeaves(t *testing.T) {
 }
 
 func TestCentralizedDP(t *testing.T) {
-	dp, _ := NewDP(4, 10, 1000)
+	dp, _ := newDP(4, 10, 1000)
 	lf := func(s float64) LFunc { return LFunc{P: []LPoint{{0, 0}}, Slope: s} }
 	nodes := []Summary{DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(3)}}, DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(1)}},
 		DPSummary{{Mem: 1, Disk: 1, V: 1, L: lf(9)}}}
@@ -201,8 +201,8 @@ func TestCentralizedDP(t *testing.T) {
 
 func TestChildRestartedResendsBound(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewMMP(4, 0.5)
-	c := &Config{Policy: p}
+	p, _ := newMMP(4, 0.5)
+	c := &Config{Rules: p}
 	r := tr.Router(tr.Root())
 	r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
 	if out := r.ChildRestarted(c, r.Left, nil); len(out) != 0 {
@@ -219,19 +219,19 @@ func TestChildRestartedResendsBound(t *testing.T) {
 
 // countingPolicy counts the aggregations of the policy it wraps.
 type countingPolicy struct {
-	Policy
+	Rules
 	n int
 }
 
 func (p *countingPolicy) Aggregate(x, y Summary) Summary {
 	p.n++
-	return p.Policy.Aggregate(x, y)
+	return p.Rules.Aggregate(x, y)
 }
 
 func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
-	ibp, _ := NewIBP(4)
-	p := &countingPolicy{Policy: ibp}
-	c := &Config{Policy: p, Bandwidth: 10}
+	ibp, _ := newIBP(4)
+	p := &countingPolicy{Rules: ibp}
+	c := &Config{Rules: p, Bandwidth: 10}
 	tr := NewTree(4)
 	r := tr.Router(tr.Left(tr.Root()))
 	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
@@ -287,12 +287,12 @@ func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
 // are delivered, the last update sent is the aggregate of the children's
 // latest summaries (grouping loses nothing).
 func TestRouterBandwidthProperty(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		t.Run(pol, func(t *testing.T) {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
+		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				p, _ := NewPolicy(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
+				p, _ := newRules(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
 				bw := float64(rapid.IntRange(1, 200).Draw(t, "bandwidth"))
-				c := &Config{Policy: p, Bandwidth: bw}
+				c := &Config{Rules: p, Bandwidth: bw}
 				tr := NewTree(4)
 				r := tr.Router(tr.Left(tr.Root()))
 				_, leaves := drawNodes(t, pol)

@@ -13,9 +13,9 @@ import (
 // buildOverlay builds n leaves with random execution nodes of the policy
 // and delivers every update bottom-up, returning what a simulator would
 // keep: the tree, routers, leaves and the execs they point to.
-func buildOverlay(pol string, n, sfmax int) (*Tree, []Router, []Leaf) {
-	p, _ := NewPolicy(pol, sfmax)
-	c := &Config{Policy: p}
+func buildOverlay(pol Policy, n, sfmax int) (*Tree, []Router, []Leaf) {
+	p, _ := newRules(pol, sfmax)
+	c := &Config{Rules: p}
 	t := NewTree(n)
 	routers := make([]Router, t.Vertices())
 	leaves := make([]Leaf, n)
@@ -25,11 +25,11 @@ func buildOverlay(pol string, n, sfmax int) (*Tree, []Router, []Leaf) {
 		m, d, s := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000), uniformInt(r, 1, 3000)
 		var e Exec
 		switch pol {
-		case "ibp":
+		case PolicyIBP:
 			e = &IBPExec{Mem: m, Disk: d, Power: s}
-		case "mmp":
+		case PolicyMMP:
 			e = &MMPExec{Mem: m, Disk: d, Power: s, Q: uniformInt(r, 0, 2000)}
-		case "dp":
+		case PolicyDP:
 			de := &DPExec{Mem: m, Disk: d, Power: s}
 			de.Accept(0, App{Length: s * uniformInt(r, 300, 3600), Deadline: 5000}, 1, 0)
 			e = de
@@ -79,10 +79,10 @@ func TestFootprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 225}, {"mmp", 256}, {"dp", 216}} {
-		if p := os.Getenv("OVERLAY_FOOTPRINT_POLICY"); p != "" && p != c.pol {
+	}{{PolicyIBP, 225}, {PolicyMMP, 256}, {PolicyDP, 216}} {
+		if p := os.Getenv("OVERLAY_FOOTPRINT_POLICY"); p != "" && p != c.pol.String() {
 			continue
 		}
 		var before, after runtime.MemStats

@@ -77,7 +77,7 @@ func (l *Leaf) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 		}
 	}
 	s := l.Exec.Summary(now)
-	if !l.started || !c.Policy.Equal(s, l.sent) {
+	if !l.started || !c.Rules.Equal(s, l.sent) {
 		l.started = true
 		l.sent = s
 		if l.Father != NoAddr {

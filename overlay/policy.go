@@ -30,12 +30,16 @@ type Fork struct {
 	Bound                     float64 // MMP: max queue end outside the branch (-Inf if unknown)
 }
 
-// Policy is a scheduling policy (§6): its summaries' sum and distance (used
-// by Aggregate, Fig. 3), its availability function and its forwarding
-// algorithm. Implementations: *IBP, *MMP, *DP. A Policy is read-only and
-// may be shared by any number of goroutines.
-type Policy interface {
-	Name() string
+// Rules are a scheduling policy's rules (§6): its summaries' sum and
+// distance (used by Aggregate, Fig. 3), its availability function and its
+// forwarding algorithm. Implementations: *IBP, *MMP, *DP, built by
+// NewRules. Rules are read-only and may be shared by any number of
+// goroutines.
+type Rules interface {
+	// Policy is the policy these rules implement.
+	Policy() Policy
+	// Options are the (defaulted) options the rules were built with.
+	Options() Options
 	// Aggregate returns the summary of the union of x and y, clustered down
 	// to SF_max sampled functions (Fig. 3). x and y are not modified.
 	Aggregate(x, y Summary) Summary
@@ -52,7 +56,7 @@ type Policy interface {
 
 // Config is shared by all routers of one overlay.
 type Config struct {
-	Policy Policy
+	Rules Rules
 	// Bandwidth limits update messages on each link, in bytes per second
 	// (§4.3): after sending an update of b bytes a router waits b/Bandwidth
 	// seconds before the next one, grouping the changes that arrive
@@ -102,7 +106,7 @@ func (r *Router) Current(c *Config) Summary {
 	if !r.dirty {
 		return r.sent
 	}
-	return c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
+	return c.Rules.Aggregate(r.LeftInfo, r.RightInfo)
 }
 
 // Wake returns when the router wants a KindTick (children's updates waiting
@@ -117,7 +121,7 @@ func (r *Router) Wake() float64 {
 // Step consumes one message at time now and appends the messages to send.
 func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 	r.init()
-	p := c.Policy
+	p := c.Rules
 	switch m.Kind {
 	case KindUpdate:
 		switch m.From {
@@ -177,8 +181,8 @@ func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
 		return out
 	}
 	r.dirty = false
-	agg := c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
-	if c.Policy.Equal(agg, r.sent) {
+	agg := c.Rules.Aggregate(r.LeftInfo, r.RightInfo)
+	if c.Rules.Equal(agg, r.sent) {
 		return out
 	}
 	r.sent = agg
@@ -196,7 +200,7 @@ func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
 }
 
 // bounds sends each child the maximum queue end outside its branch (MMP).
-func (r *Router) bounds(p Policy, out []Msg) []Msg {
+func (r *Router) bounds(p Rules, out []Msg) []Msg {
 	ql, qr := p.MaxQueue(r.LeftInfo), p.MaxQueue(r.RightInfo)
 	if math.IsInf(ql, -1) && math.IsInf(qr, -1) && math.IsInf(r.Bound, -1) {
 		return out
@@ -227,5 +231,5 @@ func (r *Router) ChildRestarted(c *Config, child Addr, out []Msg) []Msg {
 	default:
 		return out
 	}
-	return r.bounds(c.Policy, out)
+	return r.bounds(c.Rules, out)
 }

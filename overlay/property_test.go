@@ -11,7 +11,7 @@ import (
 
 // randomTreeAggregate aggregates leaves over a random binary tree shape
 // (random split points) and calls visit on every internal summary.
-func randomTreeAggregate(t *rapid.T, p Policy, leaves []Summary, visit func(lo, hi int, s Summary)) Summary {
+func randomTreeAggregate(t *rapid.T, p Rules, leaves []Summary, visit func(lo, hi int, s Summary)) Summary {
 	var rec func(lo, hi int) Summary
 	rec = func(lo, hi int) Summary {
 		if hi-lo == 1 {
@@ -30,7 +30,7 @@ type nodeState struct {
 	l                   LFunc
 }
 
-func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
+func drawNodes(t *rapid.T, pol Policy) ([]nodeState, []Summary) {
 	n := rapid.IntRange(1, 60).Draw(t, "nodes")
 	ns := make([]nodeState, n)
 	ss := make([]Summary, n)
@@ -42,11 +42,11 @@ func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
 			q:     float64(rapid.IntRange(0, 50).Draw(t, "q")),
 		}
 		switch pol {
-		case "ibp":
+		case PolicyIBP:
 			ss[i] = IBPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1}}
-		case "mmp":
+		case PolicyMMP:
 			ss[i] = MMPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), Power: float32(s.power), Q: s.q, V: 1}}
-		case "dp":
+		case PolicyDP:
 			s.l = drawLFunc(t, s.power)
 			ss[i] = DPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1, L: s.l}}
 		}
@@ -89,25 +89,25 @@ func drawLFunc(t *rapid.T, s float64) LFunc {
 // covers exactly its nodes (v conserved) and never says its nodes can take
 // more tasks than they can (for random requirements).
 func TestSummaryConservative(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		t.Run(pol, func(t *testing.T) {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
+		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				k := rapid.IntRange(1, 12).Draw(t, "sfmax")
-				p, _ := NewPolicy(pol, k)
+				p, _ := newRules(pol, k)
 				if rapid.Bool().Draw(t, "nogrid") {
 					switch q := p.(type) {
 					case *IBP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					case *MMP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					case *DP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					}
 				}
 				if dp, ok := p.(*DP); ok {
-					dp.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
+					dp.o.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
 					if rapid.Bool().Draw(t, "stars") {
-						dp.Distance = DistStars // the authors' l clustering, no reduction
+						dp.o.Distance = DistStars // the authors' l clustering, no reduction
 					}
 				}
 				ns, leaves := drawNodes(t, pol)
@@ -115,7 +115,7 @@ func TestSummaryConservative(t *testing.T) {
 					for i := range leaves {
 						c := leaves[i].(DPSummary)[0]
 						c.L = LFunc{P: slices.Clone(c.L.P), Slope: c.L.Slope}
-						c.L.reduce(dp.Samples, dp.Horizon)
+						c.L.reduce(dp.o.Samples, dp.o.Horizon)
 						leaves[i] = DPSummary{c}
 					}
 				}
@@ -175,8 +175,8 @@ func TestSummaryConservative(t *testing.T) {
 								t.Fatalf("DP summary admits %d tasks of %+v, nodes take %d", got, a, want)
 							}
 							for i := range ss {
-								if len(ss[i].L.P) > p.(*DP).Samples {
-									t.Fatalf("l has %d samples, limit %d", len(ss[i].L.P), p.(*DP).Samples)
+								if len(ss[i].L.P) > p.(*DP).o.Samples {
+									t.Fatalf("l has %d samples, limit %d", len(ss[i].L.P), p.(*DP).o.Samples)
 								}
 							}
 						}
@@ -196,7 +196,7 @@ func TestMinLFuncSymmetric(t *testing.T) {
 	// the case that exposed it
 	a := LFunc{P: []LPoint{{18, 0}, {23, 22.727002204348963}, {24, 22.727002204348963}, {32, 40.90860396782813}}, Slope: 4.545400440869793}
 	b := LFunc{P: []LPoint{{0, 0}, {1, 0}, {2, 3.5741689061940316}, {19, 3.5741689061940316}}, Slope: 3.5741689061940316}
-	dp := &DP{Samples: 4, Horizon: 100}
+	dp := &DP{o: Options{Policy: PolicyDP, Samples: 4, Horizon: 100}}
 	x, y := dp.Sum(&DPCluster{L: a, V: 1}, &DPCluster{L: b, V: 1}), dp.Sum(&DPCluster{L: b, V: 1}, &DPCluster{L: a, V: 1})
 	if !x.L.equal(&y.L) {
 		t.Fatalf("sum(a, b) = %v, sum(b, a) = %v", x.L, y.L)
@@ -323,9 +323,9 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 func TestDPGridClusteringExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(1, 12).Draw(t, "k")
-		p, _ := NewDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
+		p, _ := newDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
 		n := rapid.IntRange(k+1, 50).Draw(t, "n")
-		p.Distance = Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
+		p.o.Distance = Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		z := make([]dpFn, n)
 		jit := tieBreaker(t)
 		for i := range z {
@@ -333,8 +333,8 @@ func TestDPGridClusteringExact(t *testing.T) {
 			// different (equally close) pairs
 			z[i].c = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem") + jit()), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk") + jit()),
 				V: int32(rapid.IntRange(1, 4).Draw(t, "v")), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s")+jit())}
-			z[i].c.L.reduce(p.Samples, p.Horizon)
-			if z[i].c.V > 1 && p.Distance == DistMSE {
+			z[i].c.L.reduce(p.o.Samples, p.o.Horizon)
+			if z[i].c.V > 1 && p.o.Distance == DistMSE {
 				for a := range 3 {
 					l := rapid.Float64Range(0, 50).Draw(t, "lin")
 					z[i].s[a] = Spread{float32(l), float32(l * l), float32(l)}
@@ -406,13 +406,13 @@ func TestAggregateToOneIsSum(t *testing.T) {
 		f := func(name string) float64 { return float64(rapid.IntRange(0, 100).Draw(t, name)) }
 		a := IBPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), V: int32(rapid.IntRange(1, 5).Draw(t, "v1"))}
 		b := IBPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), V: int32(rapid.IntRange(1, 5).Draw(t, "v2"))}
-		ibp := &IBP{SFMax: 1}
+		ibp := &IBP{o: Options{Policy: PolicyIBP, SFMax: 1}}
 		if got := asIBP(ibp.Aggregate(IBPSummary{a}, IBPSummary{b})); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
 			t.Fatalf("IBP: %v, want %v", got, ibp.Sum(&a, &b))
 		}
 		c := MMPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), Power: float32(f("s1")), Q: f("q1"), V: 1}
 		d := MMPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), Power: float32(f("s2")), Q: f("q2"), V: 2}
-		mmp := &MMP{SFMax: 1, Beta: 0.5}
+		mmp := &MMP{o: Options{Policy: PolicyMMP, SFMax: 1, Beta: 0.5}}
 		want := MMPCluster{Mem: min(c.Mem, d.Mem), Disk: min(c.Disk, d.Disk), Power: min(c.Power, d.Power), Q: max(c.Q, d.Q), V: 3}
 		// the nodes' spread: c covers 1 node, d 2; deviations from the sum
 		dev := [4][2]float64{{float64(c.Mem - want.Mem), float64(d.Mem - want.Mem)}, {float64(c.Disk - want.Disk), float64(d.Disk - want.Disk)},

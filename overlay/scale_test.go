@@ -17,9 +17,9 @@ func TestAccuracyScale(t *testing.T) {
 		t.Skip("set OVERLAY_SCALE=1")
 	}
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 225}, {"mmp", 256}, {"dp", 216}} {
+	}{{PolicyIBP, 225}, {PolicyMMP, 256}, {PolicyDP, 216}} {
 		for _, n := range []int{512, 2048, 8192, 32768, 131072} {
 			st := time.Now()
 			r, err := Accuracy(AccuracyConfig{Policy: c.pol, Nodes: n, SFMax: c.k, Seed: 1})
@@ -44,7 +44,7 @@ func TestAccuracySeeds(t *testing.T) {
 		clustering, cells string
 	}{{DistMSE, "exact", "clamp"}, {DistLoss, "exact", "clamp"}, {DistMSE, "stars", "clamp"}, {DistStars, "exact", "clamp"},
 		{DistStars, "stars", "clamp"}, {DistMSE, "exact", "stars"}, {DistMSE, "stars", "stars"}, {DistStars, "stars", "stars"}} {
-		for _, pol := range []string{"ibp", "mmp", "dp"} {
+		for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
 			if CheckDistance(pol, c.dist) != nil {
 				continue // DistStars: DP only
 			}
@@ -53,9 +53,9 @@ func TestAccuracySeeds(t *testing.T) {
 	}
 	// Without the grid penalty (seed 1).
 	for _, c := range []struct {
-		pol string
+		pol Policy
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
+	}{{PolicyIBP, 9}, {PolicyIBP, 64}, {PolicyIBP, 225}, {PolicyMMP, 16}, {PolicyMMP, 81}, {PolicyMMP, 256}, {PolicyDP, 8}, {PolicyDP, 64}, {PolicyDP, 216}} {
 		st := time.Now()
 		r, err := accuracyNoGrid(c.pol, 1024, c.k, 1)
 		if err != nil {
@@ -67,7 +67,7 @@ func TestAccuracySeeds(t *testing.T) {
 
 // accuracySeeds logs the mean and standard deviation of Table 2's cells
 // of pol over 10 seeds.
-func accuracySeeds(t *testing.T, pol string, dist Distance, clustering, cells string) {
+func accuracySeeds(t *testing.T, pol Policy, dist Distance, clustering, cells string) {
 	ks := PaperSFMax[pol]
 	for _, k := range ks {
 		{
@@ -114,7 +114,7 @@ func TestAccuracyCPU(t *testing.T) {
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
 		for _, sf := range PaperSFMax[pol] {
 			const reps = 30
 			c0 := cpu()

@@ -51,14 +51,14 @@ func TestStarsDumpAccuracy(t *testing.T) {
 		stars   bool
 		authors bool
 	}{{DistMSE, 0, false, false}, {DistStars, 20, true, true}} {
-		pol, _ := NewDP(sf, accDPSamples, accDPHorizon)
-		pol.Distance, pol.knn, pol.starsCells = c.dist, c.knn, c.stars
+		pol, _ := newDP(sf, DefaultSamples, DefaultHorizon)
+		pol.o.Distance, pol.knn, pol.starsCells = c.dist, c.knn, c.stars
 		leaves := make([]Summary, n)
 		var tm, td float64
 		for i, nd := range nodes {
 			l := LFunc{P: append([]LPoint(nil), nd.l.P...), Slope: nd.l.Slope}
 			if c.dist != DistStars {
-				l.reduce(pol.Samples, pol.Horizon)
+				l.reduce(pol.o.Samples, pol.o.Horizon)
 			}
 			leaves[i] = DPSummary{{Mem: f32down(nd.m), Disk: f32down(nd.d), V: 1, L: l}}
 			tm += nd.m
@@ -147,16 +147,16 @@ func TestStarsDumpVec(t *testing.T) {
 		theirs = readDump(t, rp, math.MaxInt)
 	}
 	for _, authors := range []bool{false, true} {
-		var pol Policy
+		var pol Rules
 		leaves := make([]Summary, n)
 		if mmp {
-			p, _ := NewMMP(sf, accDefaultBeta)
+			p, _ := newMMP(sf, DefaultBeta)
 			if authors {
 				p.knn, p.starsCells = 10, true
 			}
 			pol = p
 		} else {
-			p, _ := NewIBP(sf)
+			p, _ := newIBP(sf)
 			if authors {
 				p.knn, p.starsCells = 10, true
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/volsched/volsched/overlay"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -103,27 +104,27 @@ func TestCheckpointExact(t *testing.T) {
 	cases := []struct {
 		name  string
 		setup func(c *Config)
-		pol   string
+		pol   overlay.Policy
 		nodes int
 		cuts  []float64 // fractions of the run's events
 	}{
-		{"ibp-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, "ibp", 300, []float64{0.5}},
+		{"ibp-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, overlay.PolicyIBP, 300, []float64{0.5}},
 		{"mmp-catastrophe-probes", func(c *Config) {
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 80 * des.Minute}
 			c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 50, 5000
-		}, "mmp", 200, []float64{0.3, 0.7}},
+		}, overlay.PolicyMMP, 200, []float64{0.3, 0.7}},
 		{"dp-churn-catastrophe", func(c *Config) {
 			c.Churn = failure.Churn{Median: 30 * des.Minute}
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.1, At: time90}
-		}, "dp", 200, []float64{0.25, 0.5, 0.9}},
+		}, overlay.PolicyDP, 200, []float64{0.25, 0.5, 0.9}},
 		{"centralized-ibp-churn", func(c *Config) {
 			c.Scheduler, c.CentralPerNode = "centralized", 100
 			c.Churn = failure.Churn{Median: 20 * des.Minute}
-		}, "ibp", 200, []float64{0.6}},
+		}, overlay.PolicyIBP, 200, []float64{0.6}},
 		{"random-dp-catastrophe", func(c *Config) {
 			c.Scheduler = "random"
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: des.Hour}
-		}, "dp", 200, []float64{0.4}},
+		}, overlay.PolicyDP, 200, []float64{0.4}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +182,7 @@ func smallCheckpoint(t testing.TB, c *Config, at uint64) []byte {
 }
 
 func smallConfig(t testing.TB) *Config {
-	c := testConfig(t, "dp", 24, des.Hour)
+	c := testConfig(t, overlay.PolicyDP, 24, des.Hour)
 	c.Churn = failure.Churn{Median: 10 * des.Minute}
 	c.Sample = 10 * des.Minute
 	return c
@@ -198,7 +199,7 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 		{"--seed", func(c *Config) { c.Seed = 2 }},
 		{"--churn", func(c *Config) { c.Churn.Median = 11 * des.Minute }},
 		{"--sample", func(c *Config) { c.Sample = 0 }},
-		{"--policy", func(c *Config) { c.Policy = "ibp" }},
+		{"--policy", func(c *Config) { c.Policy = overlay.PolicyIBP }},
 		{"--hours", func(c *Config) { c.Length = 2 * des.Hour }},
 		{"--params", func(c *Config) { c.Params.ContinueA = 0.7 }},
 	} {
@@ -308,14 +309,18 @@ func TestCheckpointScale(t *testing.T) {
 	if spec == "" {
 		t.Skip("set VOLSCHED_CKPT_SCALE=policy:nodes:hours")
 	}
-	var pol string
+	var name string
 	var nodes int
 	var hours float64
-	if _, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%s %d %g", &pol, &nodes, &hours); err != nil {
+	if _, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%s %d %g", &name, &nodes, &hours); err != nil {
 		t.Fatalf("VOLSCHED_CKPT_SCALE=%q: %v", spec, err)
 	}
+	pol, err := overlay.ParsePolicy(name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := testConfig(t, pol, nodes, des.Seconds(hours*3600))
-	c.SFMax = DefaultSFMax(pol)
+	c.SFMax = pol.DefaultSFMax()
 	c.Sample = 10 * des.Minute
 	heap := func() uint64 {
 		runtime.GC()
@@ -380,7 +385,7 @@ func TestCheckpointScale(t *testing.T) {
 // (OnCheckpoint, at every 4,096th event here) do not change the run, and
 // the last one resumes to the same result.
 func TestCheckpointPeriodic(t *testing.T) {
-	c := testConfig(t, "mmp", 200, 2*des.Hour)
+	c := testConfig(t, overlay.PolicyMMP, 200, 2*des.Hour)
 	c.Churn = failure.Churn{Median: 20 * des.Minute}
 	c.Sample = 10 * des.Minute
 	whole := runWhole(t, c)

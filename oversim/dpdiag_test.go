@@ -34,12 +34,12 @@ func TestDebugDP(t *testing.T) {
 		scheds = []string{v}
 	}
 	for _, sch := range scheds {
-		pol := "dp"
+		pol := overlay.PolicyDP
 		if v := os.Getenv("DPPOLICY"); v != "" {
-			pol = v
+			pol, _ = overlay.ParsePolicy(v)
 		}
 		c := testConfig(t, pol, nodes, des.Time(hours*float64(des.Hour)))
-		c.SFMax = DefaultSFMax(pol)
+		c.SFMax = pol.DefaultSFMax()
 		if v, err := strconv.ParseFloat(os.Getenv("DPCHURN"), 64); err == nil && v > 0 {
 			c.Churn = failure.Churn{Median: des.Time(v * float64(des.Minute))}
 		}
@@ -49,7 +49,7 @@ func TestDebugDP(t *testing.T) {
 			c.SFMax = sf
 		}
 		if v, err := strconv.Atoi(os.Getenv("DPCAP")); err == nil {
-			c.DPMaxPerNode = v
+			c.MaxPerNode = v
 		}
 		s, err := New(c)
 		if err != nil {
@@ -198,8 +198,8 @@ func TestDebugDP(t *testing.T) {
 // like random placement. The measured mechanism of docs/reproduction-004.md.
 func TestDPPacksRequests(t *testing.T) {
 	busy := func(sched string, perNode int) (float64, float64) {
-		c := testConfig(t, "dp", 128, 3*des.Hour)
-		c.SFMax, c.Scheduler, c.DPMaxPerNode, c.Sample = 216, sched, perNode, des.Minute
+		c := testConfig(t, overlay.PolicyDP, 128, 3*des.Hour)
+		c.SFMax, c.Scheduler, c.MaxPerNode, c.Sample = 216, sched, perNode, des.Minute
 		s, err := New(c)
 		if err != nil {
 			t.Fatal(err)

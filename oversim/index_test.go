@@ -64,7 +64,7 @@ func TestCentralizedIndexMatchesScan(t *testing.T) {
 		cases = cases[:1]
 	}
 	for _, k := range cases {
-		c := testConfig(t, "ibp", k.nodes, k.hours*des.Hour)
+		c := testConfig(t, overlay.PolicyIBP, k.nodes, k.hours*des.Hour)
 		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
 		c.Churn = failure.Churn{Median: k.churn}
 		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: k.hours * des.Hour / 2}
@@ -116,7 +116,7 @@ type indexChecks struct{ samples, idle int }
 // state) and the full scan, on requests of a few sizes and requirements.
 func (c *indexChecks) check(t *testing.T, s *Sim, at des.Time) {
 	now := at.Seconds()
-	ref := overlay.Centralized{Policy: s.oc.Policy}
+	ref := overlay.Centralized{Rules: s.oc.Rules}
 	rebuilt := ref.Index(len(s.leaves))
 	sums := make([]overlay.Summary, len(s.leaves))
 	for i := range s.leaves {
@@ -148,7 +148,7 @@ func (c *indexChecks) check(t *testing.T, s *Sim, at des.Time) {
 // Result equal those of the reference that recomputes every summary, and
 // the cache is used.
 func TestCentralizedSummaryCacheMatchesScan(t *testing.T) {
-	for _, p := range []string{"mmp", "dp"} {
+	for _, p := range []overlay.Policy{overlay.PolicyMMP, overlay.PolicyDP} {
 		c := testConfig(t, p, 200, 8*des.Hour)
 		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
 		c.Churn = failure.Churn{Median: 30 * des.Minute}

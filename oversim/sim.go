@@ -187,6 +187,7 @@ func New(cfg *Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts := pol.Options() // with the defaults
 	hosts := cfg.Nodes
 	if cfg.reference() {
 		hosts++ // the reference scheduler's server
@@ -197,7 +198,7 @@ func New(cfg *Config) (*Sim, error) {
 	}
 	n := cfg.Nodes
 	t := overlay.NewTree(n)
-	s := &Sim{cfg: cfg, oc: overlay.Config{Policy: pol, Bandwidth: cfg.UpdateBandwidth}, tree: t, net: nw, end: cfg.Length}
+	s := &Sim{cfg: cfg, oc: overlay.Config{Rules: pol, Bandwidth: cfg.UpdateBandwidth}, tree: t, net: nw, end: cfg.Length}
 	nv := t.Vertices()
 	s.leafOf = make([]int32, nv)
 	s.rankOf = make([]int32, nv)
@@ -226,7 +227,7 @@ func New(cfg *Config) (*Sim, error) {
 		v := overlay.Addr(s.leafV[i])
 		s.leaves[i] = overlay.Leaf{Self: v, Father: t.Father(v), Exec: s.newExec(i)}
 	}
-	s.st = Result{Policy: cfg.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: cfg.SFMax,
+	s.st = Result{Policy: opts.Policy.String(), Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
 	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
@@ -240,7 +241,7 @@ func New(cfg *Config) (*Sim, error) {
 	s.eng.Grow(2 * n)
 	switch cfg.Scheduler {
 	case "centralized":
-		c := overlay.Centralized{Policy: pol}
+		c := overlay.Centralized{Rules: pol}
 		s.placer = c
 		if !cfg.fullScan {
 			s.index = c.Index(n)
@@ -305,12 +306,13 @@ func (s *Sim) newExec(i int) overlay.Exec {
 		hw = d.NodeOf(s.cfg.Seed, i)
 	}
 	switch s.cfg.Policy {
-	case "ibp":
+	case overlay.PolicyIBP:
 		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
-	case "mmp":
+	case overlay.PolicyMMP:
 		return &overlay.MMPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
 	}
-	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
+	o := s.oc.Rules.Options()
+	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS, Samples: o.Samples, Horizon: o.Horizon}
 }
 
 // OnSample sets a function called with each timeline row (every
@@ -562,7 +564,7 @@ func (s *Sim) submit(t des.Time, wj *workload.Job) {
 	dl := math.Inf(1)
 	if wj.Deadline > 0 {
 		dl = wj.Deadline.Seconds()
-	} else if s.cfg.Policy == "dp" {
+	} else if s.cfg.Policy == overlay.PolicyDP {
 		slack := s.cfg.NoDeadlineSlack
 		if slack <= 0 {
 			slack = 7 * des.Day

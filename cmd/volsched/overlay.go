@@ -41,20 +41,23 @@ of the nodes' availability the root summary still represents:
 (aggregated - minimum)/(total - minimum), see docs/reproduction-004.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := overlay.PolicyAttributes[pol]; !ok {
-				return usagef("--policy %q: want ibp, mmp or dp", pol)
+			p, err := overlay.ParsePolicy(pol)
+			if err != nil {
+				return usagef("--%v", err)
 			}
 			if err := overlay.ParseTreeSize(nodes); err != nil {
 				return usagef("--nodes: %v", err)
 			}
-			if sfmax < 1 || sfmax > 1<<16 {
-				return usagef("--sfmax %d: want 1 to %d", sfmax, 1<<16)
+			o := overlay.DefaultOptions(p)
+			o.SFMax = sfmax
+			if err := o.Validate(); err != nil {
+				return usagef("--%v", err)
 			}
 			dist, err := overlay.ParseDistance(distance)
 			if err != nil {
 				return usagef("--distance: %v", err)
 			}
-			if err := overlay.CheckDistance(pol, dist); err != nil {
+			if err := overlay.CheckDistance(p, dist); err != nil {
 				return usagef("--distance: %v", err)
 			}
 			if clustering != "exact" && clustering != "stars" {
@@ -64,7 +67,7 @@ of the nodes' availability the root summary still represents:
 				return usagef("--cells %q: want clamp or stars", cells)
 			}
 			st := time.Now()
-			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: pol, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid,
+			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: p, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid,
 				Distance: dist, Clustering: clustering, Cells: cells})
 			if err != nil {
 				return fmt.Errorf("overlay accuracy: %w", err)
@@ -77,7 +80,7 @@ of the nodes' availability the root summary still represents:
 	}
 	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: ibp, mmp or dp")
 	acc.Flags().IntVar(&nodes, "nodes", 1024, "number of execution nodes")
-	acc.Flags().IntVar(&sfmax, "sfmax", 225, "maximum number of sampled functions per summary")
+	acc.Flags().IntVar(&sfmax, "sfmax", overlay.PolicyIBP.DefaultSFMax(), "maximum number of sampled functions per summary")
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	acc.Flags().BoolVar(&grid, "grid", true, "merge within the cells of the SF_max^(1/d) grid first (the authors' choice); --grid=false for the plain distance")
 	acc.Flags().StringVar(&clustering, "clustering", "exact", "exact (Fig. 3, what the overlay runs) or stars (the authors' approximate K-nearest clustering, to measure its effect)")
@@ -103,7 +106,7 @@ func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what 
 		fmt.Fprintf(w, "Table 2%s: 1024 nodes, accuracy in %% (ours, seed %d; mean ± sd over seeds %d..%d / paper)\n", what, seed, seed, seed+uint64(seeds)-1)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, p := range []string{"ibp", "mmp", "dp"} {
+	for _, p := range overlay.Policies() {
 		ks := overlay.PaperSFMax[p]
 		fmt.Fprintf(tw, "%s SF_max\t", p)
 		for _, k := range ks {
@@ -153,7 +156,7 @@ func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what 
 // --quick stops Table 3 at 32768 nodes.
 func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 	progress := term.IsTerminal(int(os.Stderr.Fd()))
-	pols := []string{"ibp", "mmp", "dp"}
+	pols := overlay.Policies()
 	fmt.Fprintf(w, "seed %d; node states as in the authors' test: memory U{256..4096} MB, disk U{500..5000} MB, power U{1000..3000} MFLOPS,\n", opt.Seed)
 	fmt.Fprintf(w, "MMP queue end U{0..2000} s, DP random EDF queues (7 applications on average); distance mse (the authors'),\n")
 	fmt.Fprintf(w, "exact clustering (Fig. 3) with the grid; accuracy = (aggregated - minimum)/(total - minimum) (docs/reproduction-004.md);\n")
@@ -173,7 +176,7 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 	if err := printTable2(ctx, w, opt.Seed, seeds, " with the authors' choices (--clustering stars --cells stars; dp --distance stars)",
 		func(c *overlay.AccuracyConfig) {
 			c.Clustering, c.Cells = "stars", "stars"
-			if c.Policy == "dp" {
+			if c.Policy == overlay.PolicyDP {
 				c.Distance = overlay.DistStars
 			}
 		}); err != nil {
