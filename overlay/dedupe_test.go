@@ -75,7 +75,7 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 	rd := asDP(aggregateAll(dp, dpSums))
 	gd := map[hw]int{}
 	for _, c := range rd {
-		if !c.L.equal(&lf) {
+		if !c.L.Equal(&lf) {
 			t.Fatalf("dp: l %+v changed by the merge", c.L)
 		}
 		gd[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)

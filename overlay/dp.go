@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -67,19 +68,13 @@ func (s DPSummary) Bytes() int {
 // to Samples samples without ever over-estimating; forwarding prefers the
 // nodes with the least computation available before the deadline.
 type DP struct {
-	o   Options
-	knn int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
-	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
-	starsCells bool
+	o Options
 }
 
 func (*DP) Policy() Policy     { return PolicyDP }
 func (p *DP) Options() Options { return p.o }
 
 func asDP(s Summary) DPSummary {
-	if v, ok := s.(*dpStarsSummary); ok {
-		return v.vals
-	}
 	v, _ := plainOf[DPSummary, DPCluster](s)
 	return v
 }
@@ -87,7 +82,7 @@ func asDP(s Summary) DPSummary {
 // Sum is the conservative sum of two DP sampled functions.
 func (p *DP) Sum(a, b *DPCluster) DPCluster {
 	h := DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: MinLFunc(&a.L, &b.L)}
-	h.L.reduce(p.o.Samples, p.o.Horizon)
+	h.L.Reduce(p.o.Samples, p.o.Horizon)
 	return h
 }
 
@@ -187,7 +182,7 @@ func (m *dpMetric) msdMin(c *dpItem) float64 {
 }
 
 func (m *dpMetric) fill(c *dpItem) {
-	c.c.L.atSorted(m.refT[:], c.ref[:])
+	c.c.L.AtSorted(m.refT[:], c.ref[:])
 }
 
 // setRefs sets the reference deadlines t0 + k·dt, k = 1..dpRefs.
@@ -270,12 +265,8 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
-	if p.o.Distance == DistStars {
-		return p.aggregateStars(x, y)
-	}
-	if p.knn > 0 {
-		buf := fnsOf[DPSummary](nil, x, 3)
-		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
+	if p.o.Clustering != nil {
+		return p.aggregateWith(x, y)
 	}
 	if s, ok := plainUnion[DPSummary](x, y, p.o.SFMax, cmpDP, addDP); ok {
 		return s
@@ -340,7 +331,7 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	m.il = inv(span(ll, hl))
 	if !p.o.NoGrid {
 		m.g = newGrid(gridBase(p.o.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
-		m.g.gm = gridModeOf(false, p.starsCells)
+		m.g.cells = p.o.Cells
 		m.g.span = [4]float64{span(lm, hm), span(ld, hd), span(ll, hl)}
 	}
 	for i := range items {
@@ -403,7 +394,7 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	return m, items
 }
 
-// mseGrid is the grid of DistMSE and DistStars (none with NoGrid):
+// mseGrid is the grid of DistMSE (none with NoGrid):
 // floor(SF_max^(1/3)) intervals per axis over memory and disk from their
 // minima lm, ld (scales im, id = 1/Δ) and over an l measure from 0 (scale
 // rl), with the penalty msePenalty.
@@ -415,25 +406,9 @@ func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64, spans [3]float64) gr
 	if g.base >= 2 {
 		g.pen = msePenalty
 	}
-	g.gm = gridModeOf(false, p.starsCells)
+	g.cells = p.o.Cells
 	copy(g.span[:], spans[:])
 	return g
-}
-
-// aggregateKNN is Aggregate with the authors' approximate clustering and
-// their order of a union (x then y; see knn.go).
-func (p *DP) aggregateKNN(z []dpFn) Summary {
-	if len(z) <= p.o.SFMax {
-		return summaryOf[DPSummary](z, 3)
-	}
-	m, items := p.prepare(z, &dpWork{})
-	items = agglomerateKNN(items, p.o.SFMax, p.knn, &m, func(c *dpItem) float64 { return float64(c.c.V) }, m.plain)
-	out := make([]dpFn, len(items))
-	for i := range items {
-		out[i] = dpFn{c: items[i].c}
-		copy(out[i].s[:3], items[i].s[:])
-	}
-	return summaryOf[DPSummary](out, 3)
 }
 
 type dpWork struct{ items []dpItem }
@@ -441,13 +416,8 @@ type dpWork struct{ items []dpItem }
 var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
-	sx, okx := x.(*dpStarsSummary)
-	sy, oky := y.(*dpStarsSummary)
-	if okx || oky {
-		return okx && oky && sx.equal(sy)
-	}
 	return equalSummaries[DPSummary, DPCluster](x, y, func(a, b *DPCluster) bool {
-		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.equal(&b.L)
+		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.Equal(&b.L)
 	})
 }
 
@@ -663,7 +633,7 @@ func (e *DPExec) Function(now float64) LFunc {
 		}
 	}
 	f := LFunc{P: pts, Slope: e.Power}
-	f.compact()
+	f.Compact()
 	return f
 }
 
@@ -682,7 +652,7 @@ func (e *DPExec) Summary(now float64) Summary {
 	if h <= 0 {
 		h = DefaultHorizon
 	}
-	f.reduce(k, h)
+	f.Reduce(k, h)
 	return DPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), V: 1, L: f}}
 }
 
@@ -735,6 +705,69 @@ func (e *DPExec) Wake() float64 {
 		return e.end
 	}
 	return math.Inf(1)
+}
+
+// DPTasks are N tasks of one application in a DP node's EDF queue.
+type DPTasks struct {
+	App       uint64
+	Submitter Addr
+	N         int
+	Deadline  float64 // absolute, seconds
+	Duration  float64 // seconds per task on this node
+}
+
+// Restore sets the node's queue: with running, the task it runs (N 1)
+// until end, and the tasks waiting, by deadline (first come first among
+// equal deadlines). A driver restores a node's state with it; the §7.1
+// experiment builds random queues. It refuses a queue out of deadline
+// order, a group of less than one task or a duration that is not > 0.
+func (e *DPExec) Restore(running *DPTasks, end float64, waiting []DPTasks) error {
+	check := func(what string, t *DPTasks) error {
+		if t.N < 1 || !(t.Duration > 0) || math.IsNaN(t.Deadline) {
+			return fmt.Errorf("dp node: %s task group of %d tasks of %g s due %g: want >= 1 task of > 0 s and a deadline", what, t.N, t.Duration, t.Deadline)
+		}
+		return nil
+	}
+	if running != nil {
+		if err := check("running", running); err != nil {
+			return err
+		}
+		if running.N != 1 {
+			return fmt.Errorf("dp node: %d tasks running, want 1", running.N)
+		}
+	}
+	for i := range waiting {
+		if err := check("waiting", &waiting[i]); err != nil {
+			return err
+		}
+		if i > 0 && waiting[i].Deadline < waiting[i-1].Deadline {
+			return fmt.Errorf("dp node: waiting tasks out of deadline order (%g after %g)", waiting[i].Deadline, waiting[i-1].Deadline)
+		}
+	}
+	e.runs = make([]dpRun, len(waiting))
+	for i, t := range waiting {
+		e.runs[i] = dpRun{app: t.App, sub: t.Submitter, n: t.N, deadline: t.Deadline, dur: t.Duration}
+	}
+	e.running, e.cur, e.end = false, dpRun{}, 0
+	if running != nil {
+		e.running, e.end = true, end
+		e.cur = dpRun{app: running.App, sub: running.Submitter, n: 1, deadline: running.Deadline, dur: running.Duration}
+	}
+	return nil
+}
+
+// Queue returns the node's queue as Restore takes it: the task running
+// (nil when idle) until end, and the tasks waiting, by deadline.
+func (e *DPExec) Queue() (running *DPTasks, end float64, waiting []DPTasks) {
+	if e.running {
+		c := e.cur
+		running, end = &DPTasks{App: c.app, Submitter: c.sub, N: 1, Deadline: c.deadline, Duration: c.dur}, e.end
+	}
+	waiting = make([]DPTasks, len(e.runs))
+	for i, r := range e.runs {
+		waiting[i] = DPTasks{App: r.app, Submitter: r.sub, N: r.n, Deadline: r.deadline, Duration: r.dur}
+	}
+	return running, end, waiting
 }
 
 // Running returns the application of the task the node is running, with

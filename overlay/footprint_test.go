@@ -22,16 +22,16 @@ func buildOverlay(pol Policy, n, sfmax int) (*Tree, []Router, []Leaf) {
 	r := stream.New(3, 0xf007)
 	pending := make([][]Msg, t.Vertices())
 	for i := range leaves {
-		m, d, s := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000), uniformInt(r, 1, 3000)
+		m, d, s := uniformTest(r, 1, 4096), uniformTest(r, 1, 5000), uniformTest(r, 1, 3000)
 		var e Exec
 		switch pol {
 		case PolicyIBP:
 			e = &IBPExec{Mem: m, Disk: d, Power: s}
 		case PolicyMMP:
-			e = &MMPExec{Mem: m, Disk: d, Power: s, Q: uniformInt(r, 0, 2000)}
+			e = &MMPExec{Mem: m, Disk: d, Power: s, Q: uniformTest(r, 0, 2000)}
 		case PolicyDP:
 			de := &DPExec{Mem: m, Disk: d, Power: s}
-			de.Accept(0, App{Length: s * uniformInt(r, 300, 3600), Deadline: 5000}, 1, 0)
+			de.Accept(0, App{Length: s * uniformTest(r, 300, 3600), Deadline: 5000}, 1, 0)
 			e = de
 		}
 		v := t.Leaf(i)

@@ -1,9 +1,7 @@
 package overlay
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"sync"
 )
 
@@ -34,10 +32,7 @@ func (s MMPSummary) Bytes() int { return 24 * len(s) } // float32 M, D, s; float
 // min, min, max Q), forwarding by the binary search of Fig. 6.
 // Build it with NewRules.
 type MMP struct {
-	o   Options
-	knn int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
-	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
-	starsCells bool
+	o Options
 }
 
 func (*MMP) Policy() Policy     { return PolicyMMP }
@@ -84,38 +79,15 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
-	if p.knn > 0 {
-		buf := fnsOf[MMPSummary](nil, x, 4)
-		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
+	if p.o.Clustering != nil {
+		return aggregateVecsWith[MMPSummary](&mmpKind, x, y, &p.o)
 	}
-	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.o.SFMax, gridModeOf(p.o.NoGrid, p.starsCells), p.o.Distance)
+	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.o.SFMax, gridSpec{none: p.o.NoGrid, cells: p.o.Cells}, p.o.Distance)
 }
 
 // mmpKind is what aggregateVecs needs of MMP.
 var mmpKind = vecKind[MMPCluster]{d: 4, isMax: mmpIsMax, pool: &mmpFnPool, ops: &mmpOps, cmpVals: cmpMMP,
 	add: addMMP, toVec: mmpVec, fromVec: vecMMP}
-
-// aggregateKNN is Aggregate with the authors' approximate clustering and
-// their order of a union (merged by queue end; see knn.go).
-func (p *MMP) aggregateKNN(z []mmpFn) Summary {
-	byQ := func(a, b mmpFn) int { return cmp.Compare(a.c.Q, b.c.Q) }
-	slices.SortStableFunc(z, byQ)
-	if len(z) <= p.o.SFMax {
-		return summaryOf[MMPSummary](z, 4)
-	}
-	vs := make([]vec, len(z))
-	for i := range z {
-		mmpVec(&vs[i], &z[i])
-	}
-	m := prepareVecs(vs, 4, p.o.SFMax, mmpIsMax, gridModeOf(p.o.NoGrid, p.starsCells), p.o.Distance)
-	vs = agglomerateKNN(vs, p.o.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
-	out := z[:len(vs)]
-	for i := range vs {
-		vecMMP(&out[i], &vs[i], true)
-	}
-	slices.SortStableFunc(out, byQ)
-	return summaryOf[MMPSummary](out, 4)
-}
 
 func (*MMP) Equal(x, y Summary) bool {
 	return equalSummaries[MMPSummary, MMPCluster](x, y, func(a, b *MMPCluster) bool { return *a == *b })

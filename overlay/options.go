@@ -132,6 +132,12 @@ type Options struct {
 	// deadline. A diagnostic variant (docs/reproduction-004.md, DP), not
 	// the paper's policy.
 	MaxPerNode int
+	// Clustering, when not nil, replaces Fig. 3's exact clustering in
+	// Aggregate (see Clustering): an extension point for variants such as
+	// the authors' approximate clustering (package overlay/stars).
+	Clustering Clustering
+	// Cells, when not nil, replaces the grid's cell rule (see Cells).
+	Cells Cells
 }
 
 // DefaultOptions are policy p's options with every default: the paper's

@@ -81,7 +81,7 @@ func drawLFunc(t *rapid.T, s float64) LFunc {
 		pts = append(pts, LPoint{tm, l})
 	}
 	f := LFunc{P: pts, Slope: s}
-	f.compact()
+	f.Compact()
 	return f
 }
 
@@ -106,16 +106,13 @@ func TestSummaryConservative(t *testing.T) {
 				}
 				if dp, ok := p.(*DP); ok {
 					dp.o.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
-					if rapid.Bool().Draw(t, "stars") {
-						dp.o.Distance = DistStars // the authors' l clustering, no reduction
-					}
 				}
 				ns, leaves := drawNodes(t, pol)
 				if dp, ok := p.(*DP); ok {
 					for i := range leaves {
 						c := leaves[i].(DPSummary)[0]
 						c.L = LFunc{P: slices.Clone(c.L.P), Slope: c.L.Slope}
-						c.L.reduce(dp.o.Samples, dp.o.Horizon)
+						c.L.Reduce(dp.o.Samples, dp.o.Horizon)
 						leaves[i] = DPSummary{c}
 					}
 				}
@@ -156,15 +153,6 @@ func TestSummaryConservative(t *testing.T) {
 									t.Fatalf("MMP summary admits %d tasks by %g, nodes take %d", got, q, want)
 								}
 							}
-						case *dpStarsSummary:
-							want := 0
-							for _, u := range ns[lo:hi] {
-								c := DPCluster{Mem: float32(u.mem), Disk: float32(u.disk), V: 1, L: u.l}
-								want += c.AF(a)
-							}
-							if got := ss.vals.Admits(a); got > want {
-								t.Fatalf("DP (stars) summary admits %d tasks of %+v, nodes take %d", got, a, want)
-							}
 						case DPSummary:
 							want := 0
 							for _, u := range ns[lo:hi] {
@@ -198,20 +186,20 @@ func TestMinLFuncSymmetric(t *testing.T) {
 	b := LFunc{P: []LPoint{{0, 0}, {1, 0}, {2, 3.5741689061940316}, {19, 3.5741689061940316}}, Slope: 3.5741689061940316}
 	dp := &DP{o: Options{Policy: PolicyDP, Samples: 4, Horizon: 100}}
 	x, y := dp.Sum(&DPCluster{L: a, V: 1}, &DPCluster{L: b, V: 1}), dp.Sum(&DPCluster{L: b, V: 1}, &DPCluster{L: a, V: 1})
-	if !x.L.equal(&y.L) {
+	if !x.L.Equal(&y.L) {
 		t.Fatalf("sum(a, b) = %v, sum(b, a) = %v", x.L, y.L)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		f := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sf"))
 		g := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sg"))
 		h, h2 := MinLFunc(&f, &g), MinLFunc(&g, &f)
-		if !h.equal(&h2) {
+		if !h.Equal(&h2) {
 			t.Fatalf("min(f, g) = %v, min(g, f) = %v", h, h2)
 		}
 		k := rapid.IntRange(2, 5).Draw(t, "k")
-		h.reduce(k, 100)
-		h2.reduce(k, 100)
-		if !h.equal(&h2) {
+		h.Reduce(k, 100)
+		h2.Reduce(k, 100)
+		if !h.Equal(&h2) {
 			t.Fatalf("reduced: %v and %v", h, h2)
 		}
 	})
@@ -226,7 +214,7 @@ func TestLFuncMinAndReduce(t *testing.T) {
 		h := MinLFunc(&f, &g)
 		k := rapid.IntRange(2, 5).Draw(t, "k")
 		r := LFunc{P: slices.Clone(h.P), Slope: h.Slope}
-		r.reduce(k, 100)
+		r.Reduce(k, 100)
 		if len(r.P) > k {
 			t.Fatalf("reduced to %d samples, want <= %d", len(r.P), k)
 		}
@@ -258,7 +246,13 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 			n = rapid.IntRange(maxCellGroup, 100).Draw(t, "n")
 		}
 		k := rapid.IntRange(1, 16).Draw(t, "k")
-		grid := gridMode(rapid.IntRange(int(gridCells), int(gridStarsCells)).Draw(t, "grid"))
+		var grid gridSpec
+		switch rapid.IntRange(0, 2).Draw(t, "grid") {
+		case 1:
+			grid.none = true
+		case 2:
+			grid.cells = divCells{}
+		}
 		dist := Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		vs := make([]vec, n)
 		jit := tieBreaker(t)
@@ -333,7 +327,7 @@ func TestDPGridClusteringExact(t *testing.T) {
 			// different (equally close) pairs
 			z[i].c = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem") + jit()), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk") + jit()),
 				V: int32(rapid.IntRange(1, 4).Draw(t, "v")), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s")+jit())}
-			z[i].c.L.reduce(p.o.Samples, p.o.Horizon)
+			z[i].c.L.Reduce(p.o.Samples, p.o.Horizon)
 			if z[i].c.V > 1 && p.o.Distance == DistMSE {
 				for a := range 3 {
 					l := rapid.Float64Range(0, 50).Draw(t, "lin")

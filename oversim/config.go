@@ -87,6 +87,9 @@ func (c *Config) Validate() error {
 	if err := c.Options.Validate(); err != nil {
 		return err
 	}
+	if c.Clustering != nil || c.Cells != nil {
+		return fmt.Errorf("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the simulator runs Fig. 3 with the overlay's cells")
+	}
 	switch c.Scheduler {
 	case "", "overlay", "centralized", "random":
 	default:

@@ -123,6 +123,12 @@ func TestTraceReplayMatchesGeneration(t *testing.T) {
 	}
 }
 
+// otherCells is a cell rule the simulator refuses (not in a run's
+// identity).
+type otherCells struct{}
+
+func (otherCells) Cell(d, span float64, b int) int { return 0 }
+
 func TestConfigValidate(t *testing.T) {
 	base := func() *Config { return testConfig(t, overlay.PolicyDP, 10, des.Hour) }
 	bad := []func(*Config){
@@ -133,6 +139,7 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.UpdateBandwidth = -1 },
 		func(c *Config) { c.Catastrophe.Fraction = 2 },
 		func(c *Config) { c.Policy, c.Beta = overlay.PolicyMMP, 1.5 },
+		func(c *Config) { c.Cells = otherCells{} },
 		func(c *Config) { c.Dists = nil },
 		func(c *Config) { c.Jobs = []workload.Job{{Node: 10, Tasks: 1, LengthMI: 1}} },
 		func(c *Config) {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/overlay/accuracy"
 )
 
 // overlayCmd is the parent of the seed-004 commands (decentralized
@@ -48,27 +49,21 @@ of the nodes' availability the root summary still represents:
 			if err := overlay.ParseTreeSize(nodes); err != nil {
 				return usagef("--nodes: %v", err)
 			}
-			o := overlay.DefaultOptions(p)
-			o.SFMax = sfmax
-			if err := o.Validate(); err != nil {
+			cfg := accuracy.Config{Policy: p, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid}
+			if cfg.Distance, err = accuracy.ParseDistance(distance); err != nil {
 				return usagef("--%v", err)
 			}
-			dist, err := overlay.ParseDistance(distance)
-			if err != nil {
-				return usagef("--distance: %v", err)
+			if cfg.Clustering, err = accuracy.ParseClustering(clustering); err != nil {
+				return usagef("--%v", err)
 			}
-			if err := overlay.CheckDistance(p, dist); err != nil {
-				return usagef("--distance: %v", err)
+			if cfg.Cells, err = accuracy.ParseCells(cells); err != nil {
+				return usagef("--%v", err)
 			}
-			if clustering != "exact" && clustering != "stars" {
-				return usagef("--clustering %q: want exact or stars", clustering)
-			}
-			if cells != "clamp" && cells != "stars" {
-				return usagef("--cells %q: want clamp or stars", cells)
+			if err := cfg.Validate(); err != nil {
+				return usagef("--%v", err)
 			}
 			st := time.Now()
-			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: p, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid,
-				Distance: dist, Clustering: clustering, Cells: cells})
+			r, err := accuracy.Run(cmd.Context(), cfg)
 			if err != nil {
 				return fmt.Errorf("overlay accuracy: %w", err)
 			}
@@ -99,7 +94,7 @@ of the nodes' availability the root summary still represents:
 // printTable2 prints Table 2 (1024 nodes) next to the paper's numbers: one
 // seed, or with seeds > 1 the first seed's value and the mean ± sd over
 // the seeds; set adjusts each test's configuration (nil: our defaults).
-func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what string, set func(*overlay.AccuracyConfig)) error {
+func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what string, set func(*accuracy.Config)) error {
 	if seeds == 1 {
 		fmt.Fprintf(w, "Table 2%s: 1024 nodes, accuracy in %% (ours / paper)\n", what)
 	} else {
@@ -107,34 +102,34 @@ func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what 
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, p := range overlay.Policies() {
-		ks := overlay.PaperSFMax[p]
+		ks := accuracy.PaperSFMax[p]
 		fmt.Fprintf(tw, "%s SF_max\t", p)
 		for _, k := range ks {
 			fmt.Fprintf(tw, "%d\t", k)
 		}
 		fmt.Fprintln(tw)
-		res := map[int][]overlay.AccuracyResult{}
+		res := map[int][]accuracy.Result{}
 		for _, k := range ks {
 			for s := range seeds {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				cfg := overlay.AccuracyConfig{Policy: p, Nodes: 1024, SFMax: k, Seed: seed + uint64(s)}
+				cfg := accuracy.Config{Policy: p, Nodes: 1024, SFMax: k, Seed: seed + uint64(s)}
 				if set != nil {
 					set(&cfg)
 				}
-				r, err := overlay.Accuracy(cfg)
+				r, err := accuracy.Run(ctx, cfg)
 				if err != nil {
 					return err
 				}
 				res[k] = append(res[k], r)
 			}
 		}
-		for _, a := range overlay.PolicyAttributes[p] {
+		for _, a := range accuracy.Attributes(p) {
 			fmt.Fprintf(tw, "  %s\t", a)
 			for _, k := range ks {
 				if seeds == 1 {
-					fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[k][0].Accuracy[a], 100*overlay.PaperTable2[p][k][a])
+					fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[k][0].Accuracy[a], 100*accuracy.PaperTable2[p][k][a])
 					continue
 				}
 				var sum, sq float64
@@ -144,7 +139,7 @@ func printTable2(ctx context.Context, w io.Writer, seed uint64, seeds int, what 
 				}
 				m := sum / float64(seeds)
 				sd := math.Sqrt(max(0, sq/float64(seeds)-m*m))
-				fmt.Fprintf(tw, "%.1f; %.1f ± %.1f / %.1f\t", 100*res[k][0].Accuracy[a], 100*m, 100*sd, 100*overlay.PaperTable2[p][k][a])
+				fmt.Fprintf(tw, "%.1f; %.1f ± %.1f / %.1f\t", 100*res[k][0].Accuracy[a], 100*m, 100*sd, 100*accuracy.PaperTable2[p][k][a])
 			}
 			fmt.Fprintln(tw)
 		}
@@ -174,15 +169,15 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 	// summaries of their own tool (docs/reproduction-004.md).
 	fmt.Fprintln(w)
 	if err := printTable2(ctx, w, opt.Seed, seeds, " with the authors' choices (--clustering stars --cells stars; dp --distance stars)",
-		func(c *overlay.AccuracyConfig) {
-			c.Clustering, c.Cells = "stars", "stars"
+		func(c *accuracy.Config) {
+			c.Clustering, c.Cells = accuracy.ClusteringStars, accuracy.CellsStars
 			if c.Policy == overlay.PolicyDP {
-				c.Distance = overlay.DistStars
+				c.Distance = accuracy.DistStars
 			}
 		}); err != nil {
 		return err
 	}
-	sizes := overlay.PaperTable3Sizes
+	sizes := accuracy.PaperTable3Sizes
 	if opt.Quick {
 		sizes = sizes[:4]
 	}
@@ -195,8 +190,8 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 	}
 	fmt.Fprintln(tw)
 	for _, p := range pols {
-		k := overlay.PaperTable3SFMax[p]
-		var res []overlay.AccuracyResult
+		k := accuracy.PaperTable3SFMax[p]
+		var res []accuracy.Result
 		for _, n := range sizes {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -204,16 +199,16 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) er
 			if progress {
 				fmt.Fprintf(os.Stderr, "\roverlay Table 3: %s, %d nodes...   ", p, n)
 			}
-			r, err := overlay.Accuracy(overlay.AccuracyConfig{Policy: p, Nodes: n, SFMax: k, Seed: opt.Seed})
+			r, err := accuracy.Run(ctx, accuracy.Config{Policy: p, Nodes: n, SFMax: k, Seed: opt.Seed})
 			if err != nil {
 				return err
 			}
 			res = append(res, r)
 		}
-		for _, a := range overlay.PolicyAttributes[p] {
+		for _, a := range accuracy.Attributes(p) {
 			fmt.Fprintf(tw, "%s (%d)\t%s\t", p, k, a)
 			for i := range sizes {
-				fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[i].Accuracy[a], 100*overlay.PaperTable3[p][a][i])
+				fmt.Fprintf(tw, "%.1f / %.1f\t", 100*res[i].Accuracy[a], 100*accuracy.PaperTable3[p][a][i])
 			}
 			fmt.Fprintln(tw)
 		}

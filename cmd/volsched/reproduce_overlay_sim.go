@@ -16,6 +16,7 @@ import (
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -121,7 +122,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	var rows [][]string
 	for _, pol := range overlay.Policies() {
 		p := pol.String()
-		for _, sf := range overlay.PaperSFMax[pol] {
+		for _, sf := range accuracy.PaperSFMax[pol] {
 			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
 				c := base(pol, nodes, hours, l)
 				c.SFMax, c.UpdateBandwidth = sf, table4UpdateBandwidth
@@ -236,7 +237,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	}
 
 	// Figs. 12-17: each policy against SF_max and the references.
-	sfs := overlay.PaperSFMax
+	sfs := accuracy.PaperSFMax
 	fmt.Fprintf(w, "\nFigs. 12-17: performance against SF_max and the centralized and random references (%d nodes, %g h, fast link)\n", nodes, churnHours)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tscheduler\tSF_max\ttasks finished\tin time\tcomputation (MI)\tmakespan mean (s)\tmakespan max (s)\t")
