@@ -14,6 +14,7 @@ type net struct {
 	now     float64
 	// results
 	returned, done int
+	acked          int // tasks acknowledged by execution nodes (KindAccepted)
 	leafReturns    int
 	badReturns     int // returns not addressed to the request's submitter
 	steps          []stepRecord
@@ -37,7 +38,11 @@ func newNet(t *Tree, c *Config, execs []Exec) *net {
 	var q []Msg
 	for i, e := range execs {
 		v := t.Leaf(i)
-		n.leaves[v] = Leaf{Self: v, Father: t.Father(v), Exec: e}
+		l, err := t.NewLeaf(i, e)
+		if err != nil {
+			panic(err)
+		}
+		n.leaves[v] = l
 		q = append(q, Msg{Kind: KindTick, To: v})
 	}
 	n.run(q)
@@ -60,6 +65,13 @@ func (n *net) run(q []Msg) {
 		}
 		if m.Kind == KindDone {
 			n.done += m.Req.N
+			continue
+		}
+		if m.Kind == KindAccepted {
+			n.acked += m.Req.N
+			if m.To != m.Req.Submitter || !n.t.IsLeaf(m.From) {
+				n.badReturns++
+			}
 			continue
 		}
 		var out []Msg

@@ -199,21 +199,88 @@ func TestCentralizedDP(t *testing.T) {
 	}
 }
 
-func TestChildRestartedResendsBound(t *testing.T) {
+// TestRouterRestarted: KindRestarted from a child re-sends the MMP bound it
+// lost; from the father, the current aggregate.
+func TestRouterRestarted(t *testing.T) {
 	tr := NewTree(4)
 	p, _ := newMMP(4, 0.5)
 	c := &Config{Rules: p}
 	r := tr.Router(tr.Root())
 	r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
-	if out := r.ChildRestarted(c, r.Left, nil); len(out) != 0 {
+	restarted := func(from Addr) []Msg { return r.Step(c, 1, Msg{Kind: KindRestarted, From: from, To: r.Self}, nil) }
+	if out := restarted(r.Left); len(out) != 0 {
 		t.Fatalf("no bound for the left child yet, got %+v", out) // the right branch is empty
 	}
-	out := r.ChildRestarted(c, r.Right, nil)
+	out := restarted(r.Right)
 	if len(out) != 1 || out[0].To != r.Right || out[0].Bound != 5 {
 		t.Fatalf("want the bound 5 re-sent to the right child, got %+v", out)
 	}
-	if out := r.ChildRestarted(c, 99, nil); len(out) != 0 {
-		t.Fatalf("not a child: %+v", out)
+	if out := restarted(99); len(out) != 0 {
+		t.Fatalf("not a neighbour: %+v", out)
+	}
+	// the root has no father to re-send to; an inner router re-sends its
+	// current aggregate to a restarted father without recording it as sent
+	if out := restarted(NoAddr); len(out) != 0 {
+		t.Fatalf("the root re-sent to no father: %+v", out)
+	}
+	in := tr.Router(tr.Left(tr.Root()))
+	in.Step(c, 0, Msg{Kind: KindUpdate, From: in.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 7, V: 1}}}, nil)
+	sent := in.Summary()
+	out = in.Step(c, 2, Msg{Kind: KindRestarted, From: in.Father, To: in.Self}, nil)
+	if len(out) != 1 || out[0].Kind != KindUpdate || out[0].To != in.Father || !p.Equal(out[0].Sum, in.Current(c)) || !p.Equal(in.Summary(), sent) {
+		t.Fatalf("restarted father: %+v (sent %v)", out, sent)
+	}
+}
+
+// TestLeafAcknowledgesAndRestarts: a leaf acknowledges the tasks it
+// accepts (KindAccepted) and returns the others, and re-sends its summary
+// to a restarted father, recording it as sent.
+func TestLeafAcknowledgesAndRestarts(t *testing.T) {
+	p, _ := newIBP(4)
+	c := &Config{Rules: p}
+	l, err := NewLeaf(3, 1, &IBPExec{Mem: 10, Disk: 10, Power: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Step(c, 0, Msg{Kind: KindTick}, nil)
+	out := l.Step(c, 1, Msg{Kind: KindRequest, From: 1, To: 3, Req: Request{App: App{ID: 7, Length: 10}, Submitter: 5, Src: 1, N: 3}}, nil)
+	var acc, ret, upd int
+	for _, m := range out {
+		switch m.Kind {
+		case KindAccepted:
+			acc += m.Req.N
+			if m.To != 5 || m.From != 3 || m.Req.App.ID != 7 {
+				t.Errorf("accepted %+v", m)
+			}
+		case KindReturn:
+			ret += m.Req.N
+		case KindUpdate:
+			upd++
+		}
+	}
+	if acc != 1 || ret != 2 || upd != 1 {
+		t.Fatalf("accepted %d, returned %d, %d updates: want 1, 2, 1 (%+v)", acc, ret, upd, out)
+	}
+	out = l.Step(c, 2, Msg{Kind: KindRestarted, From: 1, To: 3}, nil)
+	if len(out) != 1 || out[0].Kind != KindUpdate || out[0].Sum != nil || l.Summary() != nil {
+		t.Fatalf("restarted father: %+v, want the busy node's empty summary", out)
+	}
+	if out := l.Step(c, 2, Msg{Kind: KindRestarted, From: 9, To: 3}, nil); len(out) != 0 {
+		t.Fatalf("not the father: %+v", out)
+	}
+	for _, bad := range []struct {
+		self, father Addr
+		e            Exec
+	}{{-1, 0, &IBPExec{}}, {2, 2, &IBPExec{}}, {2, 0, nil}} {
+		if _, err := NewLeaf(bad.self, bad.father, bad.e); err == nil {
+			t.Errorf("NewLeaf(%d, %d, %v) accepted", bad.self, bad.father, bad.e)
+		}
+	}
+	for _, bad := range []Links{{Self: -1, Left: 1, Right: 2}, {Self: 0, Left: 1, Right: 1}, {Self: 0, Left: 0, Right: 2},
+		{Self: 0, Father: 1, Left: 1, Right: 2}, {Self: 3, Father: 3, Left: 1, Right: 2}} {
+		if _, err := NewRouter(bad); err == nil {
+			t.Errorf("NewRouter(%+v) accepted", bad)
+		}
 	}
 }
 

@@ -142,8 +142,8 @@ func TestForwardingProperties(t *testing.T) {
 					return
 				}
 				n.run([]Msg{NewRequest(tr, sub, app, want)})
-				if accepted+n.returned != want {
-					t.Fatalf("accepted %d + returned %d != %d tasks", accepted, n.returned, want)
+				if accepted+n.returned != want || n.acked != accepted {
+					t.Fatalf("accepted %d (acknowledged %d) + returned %d != %d tasks", accepted, n.acked, n.returned, want)
 				}
 				if n.leafReturns != 0 {
 					t.Fatalf("leaves refused %d tasks", n.leafReturns)

@@ -1,6 +1,9 @@
 package overlay
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Summary is an availability summary: a set of sampled functions, each
 // covering v execution nodes (§4.2). Summaries are immutable once built:
@@ -65,7 +68,7 @@ type Config struct {
 }
 
 // Router is the routing role of one internal vertex. Its zero value is not
-// usable: build it with Tree.Router. It holds about 120 bytes plus the
+// usable: build it with NewRouter (or Tree.Router). It holds about 120 bytes plus the
 // summaries it points to (shared with the children that sent them).
 //
 // Aggregation is lazy (§4.3 only requires the summary a router sends to be
@@ -85,6 +88,31 @@ type Router struct {
 	started  bool
 	// leafL, leafR: the child is an execution node (no bound to send).
 	leafL, leafR bool
+}
+
+// Links are an internal vertex's neighbours: what a driver tells a router
+// when it builds it.
+type Links struct {
+	Self, Father, Left, Right Addr // Father is NoAddr at the root
+	// LeftLeaf, RightLeaf: the child is an execution node (a leaf), which
+	// gets no MMP bound.
+	LeftLeaf, RightLeaf bool
+}
+
+// NewRouter builds the routing role of a vertex with links l and no
+// availability information yet.
+func NewRouter(l Links) (Router, error) {
+	switch {
+	case l.Self < 0:
+		return Router{}, fmt.Errorf("router %d: want an address >= 0", l.Self)
+	case l.Left < 0 || l.Right < 0 || l.Left == l.Right || l.Left == l.Self || l.Right == l.Self:
+		return Router{}, fmt.Errorf("router %d: children %d and %d: want two other vertices", l.Self, l.Left, l.Right)
+	case l.Father < NoAddr || l.Father == l.Self || l.Father == l.Left || l.Father == l.Right:
+		return Router{}, fmt.Errorf("router %d: father %d: want another vertex than itself and its children, or NoAddr", l.Self, l.Father)
+	}
+	r := Router{Fork: Fork{Self: l.Self, Father: l.Father, Left: l.Left, Right: l.Right}, leafL: l.LeftLeaf, leafR: l.RightLeaf}
+	r.init()
+	return r, nil
 }
 
 func (r *Router) init() {
@@ -142,6 +170,18 @@ func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 		}
 	case KindTick:
 		out = r.flush(c, now, out)
+	case KindRestarted:
+		switch m.From {
+		case r.Father:
+			// A fresh father lost what this router sent it: the current
+			// aggregate goes up now (it does not change what the router
+			// last sent, nor its bandwidth schedule).
+			if r.Father != NoAddr {
+				out = append(out, Msg{Kind: KindUpdate, From: r.Self, To: r.Father, Sum: r.Current(c)})
+			}
+		case r.Left, r.Right:
+			out = r.childRestarted(c, m.From, out)
+		}
 	case KindRequest:
 		req := m.Req
 		if req.N <= 0 {
@@ -217,12 +257,11 @@ func (r *Router) bounds(p Rules, out []Msg) []Msg {
 	return out
 }
 
-// ChildRestarted tells the router that its child lost its state (a failed
-// node replaced by a fresh one, §3.5): the router forgets the bound it last
-// sent that child and appends it again (MMP; nothing for other policies or
-// leaf children). The child's summary comes back by the child's own update.
-func (r *Router) ChildRestarted(c *Config, child Addr, out []Msg) []Msg {
-	r.init()
+// childRestarted is KindRestarted from a child: the router forgets the
+// bound it last sent that child and appends it again (MMP; nothing for
+// other policies or leaf children). The child's summary comes back by the
+// child's own update.
+func (r *Router) childRestarted(c *Config, child Addr, out []Msg) []Msg {
 	switch child {
 	case r.Left:
 		r.boundL = math.Inf(-1)

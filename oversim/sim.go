@@ -219,13 +219,16 @@ func New(cfg *Config) (*Sim, error) {
 	}
 	s.routers = make([]overlay.Router, len(s.routerV))
 	for r, v := range s.routerV {
-		s.routers[r] = t.Router(overlay.Addr(v))
+		if s.routers[r], err = overlay.NewRouter(t.Links(overlay.Addr(v))); err != nil {
+			return nil, err
+		}
 	}
 	s.leaves = make([]overlay.Leaf, n)
 	s.runs = make([][]taskRun, n)
 	for i := range s.leaves {
-		v := overlay.Addr(s.leafV[i])
-		s.leaves[i] = overlay.Leaf{Self: v, Father: t.Father(v), Exec: s.newExec(i)}
+		if s.leaves[i], err = t.NewLeaf(i, s.newExec(i)); err != nil {
+			return nil, err
+		}
 	}
 	s.st = Result{Policy: opts.Policy.String(), Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
@@ -382,8 +385,14 @@ func (s *Sim) takeMsg(ref, to int32) overlay.Msg {
 
 // send transmits a message that leaves vertex from no earlier than depart.
 // Reports to the submitter are only accounted (their effect was counted
-// when the leaf or router emitted them); the others become events.
+// when the leaf or router emitted them); the others become events. The
+// acknowledgement of accepted tasks is not charged to the network (ours:
+// the paper's model has none, and the submitter's database, which
+// survives its failures, is where the placement is recorded).
 func (s *Sim) send(depart des.Time, from int32, m overlay.Msg) {
+	if m.Kind == overlay.KindAccepted {
+		return
+	}
 	if s.placer != nil && (m.Kind == overlay.KindUpdate || m.Kind == overlay.KindBound) {
 		return // the reference scheduler knows every node's state without messages
 	}
@@ -422,26 +431,27 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 	if li := s.leafOf[v]; li >= 0 {
 		l := &s.leaves[li]
 		out = l.Step(&s.oc, now, m, out)
-		returned := int32(0)
+		var acc *overlay.Msg
 		for i := range out {
 			o := &out[i]
 			switch o.Kind {
 			case overlay.KindDone:
 				s.finished(li, int32(o.Req.App.ID), int32(o.Req.N), now)
 			case overlay.KindReturn:
-				returned += int32(o.Req.N)
 				s.unallocated(t, int32(o.Req.App.ID), int32(o.Req.N))
+			case overlay.KindAccepted:
+				acc = o
 			}
 		}
-		if m.Kind == overlay.KindRequest && m.Req.N > 0 {
-			if acc := int32(m.Req.N) - returned; acc > 0 {
-				job := int32(m.Req.App.ID)
-				s.runs[li] = append(s.runs[li], taskRun{job: job, n: acc})
-				if s.onPlaced != nil {
-					s.onPlaced(t, &s.jobs[job], li, acc)
-				}
-				s.placed(t, job, acc)
+		// The submitter records where its accepted tasks are (after the
+		// refused ones are accounted).
+		if acc != nil {
+			job, n := int32(acc.Req.App.ID), int32(acc.Req.N)
+			s.runs[li] = append(s.runs[li], taskRun{job: job, n: n})
+			if s.onPlaced != nil {
+				s.onPlaced(t, &s.jobs[job], li, n)
 			}
+			s.placed(t, job, n)
 		}
 		if s.index != nil {
 			// Leaf.Step has just computed the node's summary: what it
@@ -671,36 +681,47 @@ func (s *Sim) fail(t des.Time, h int32) {
 	}
 	s.runs[h] = s.runs[h][:0]
 	s.net.Fail(h, t)
-	s.leaves[h] = overlay.Leaf{Self: overlay.Addr(v), Father: s.tree.Father(overlay.Addr(v)), Exec: s.newExec(int(h))}
+	s.leaves[h], _ = s.tree.NewLeaf(int(h), s.newExec(int(h))) // valid: built once by New
 	if s.sumCache != nil {
 		s.sumCache[h] = nil
 	}
 	s.wake[v] = des.Never
 	s.step(t, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
 	if int(h) < len(s.routerV) {
-		rv := s.routerV[h]
-		s.routers[h] = s.tree.Router(overlay.Addr(rv))
+		rv := overlay.Addr(s.routerV[h])
+		s.routers[h], _ = overlay.NewRouter(s.tree.Links(rv)) // valid: built once by New
 		s.wake[rv] = des.Never
-		for _, c := range []overlay.Addr{s.tree.Left(overlay.Addr(rv)), s.tree.Right(overlay.Addr(rv))} {
-			var sum overlay.Summary
-			if li := s.leafOf[c]; li >= 0 {
-				sum = s.leaves[li].Resend(t.Seconds())
-			} else {
-				sum = s.routers[s.rankOf[c]].Current(&s.oc)
+		// The fresh router tells its neighbours it restarted: its children
+		// send their summaries again, its father the bound it had sent it
+		// (MMP; nothing for the other policies).
+		restarted := overlay.Msg{Kind: overlay.KindRestarted, From: rv}
+		for _, c := range []overlay.Addr{s.tree.Left(rv), s.tree.Right(rv), s.tree.Father(rv)} {
+			if c != overlay.NoAddr {
+				restarted.To = c
+				s.deliverNow(t, int32(c), restarted)
 			}
-			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
-		}
-		// Its father re-sends the bound it had sent it (MMP; nothing for
-		// the other policies).
-		if f := s.tree.Father(overlay.Addr(rv)); f != overlay.NoAddr {
-			out := s.routers[s.rankOf[f]].ChildRestarted(&s.oc, overlay.Addr(rv), s.out[:0])
-			for i := range out {
-				s.send(t, int32(f), out[i])
-				out[i] = overlay.Msg{}
-			}
-			s.out = out
 		}
 	}
+}
+
+// deliverNow runs vertex v's state machine on a recovery message at time
+// t and sends its reactions at t. The announcement of a replaced node
+// (KindRestarted) is modelled as known to its neighbours at once, without
+// network transfer or processing time (the paper's overlay detects and
+// replaces failed nodes without modelling either, §3.5).
+func (s *Sim) deliverNow(t des.Time, v int32, m overlay.Msg) {
+	now := t.Seconds()
+	out := s.out[:0]
+	if li := s.leafOf[v]; li >= 0 {
+		out = s.leaves[li].Step(&s.oc, now, m, out)
+	} else {
+		out = s.routers[s.rankOf[v]].Step(&s.oc, now, m, out)
+	}
+	for i := range out {
+		s.send(t, v, out[i])
+		out[i] = overlay.Msg{}
+	}
+	s.out = out
 }
 
 func (s *Sim) handle(t des.Time, ev event) {
