@@ -35,7 +35,3 @@ func withSFMax(o Options, sfmax int) Options {
 	o.SFMax = sfmax
 	return o
 }
-
-func uniformTest(r interface{ IntN(int) int }, lo, hi int) float64 {
-	return float64(lo + r.IntN(hi-lo+1))
-}

@@ -5,16 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"github.com/volsched/volsched/overlay"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/failure"
@@ -296,89 +292,6 @@ func FuzzReadCheckpoint(f *testing.F) {
 			s.ReadCheckpoint(bytes.NewReader(in), int64(len(in)))
 		}
 	})
-}
-
-// TestCheckpointScale measures a checkpoint of a large run (docs/
-// benchmarks.md): VOLSCHED_CKPT_SCALE=policy:nodes:hours, e.g.
-// ibp:100000:1. It runs the simulation, writes the checkpoint of its final
-// state, drops the simulator, restores the checkpoint into a fresh one and
-// reports size, CPU and wall time of each step and the live heap per node
-// before the save and after the restore.
-func TestCheckpointScale(t *testing.T) {
-	spec := os.Getenv("VOLSCHED_CKPT_SCALE")
-	if spec == "" {
-		t.Skip("set VOLSCHED_CKPT_SCALE=policy:nodes:hours")
-	}
-	var name string
-	var nodes int
-	var hours float64
-	if _, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%s %d %g", &name, &nodes, &hours); err != nil {
-		t.Fatalf("VOLSCHED_CKPT_SCALE=%q: %v", spec, err)
-	}
-	pol, err := overlay.ParsePolicy(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testConfig(t, pol, nodes, des.Seconds(hours*3600))
-	c.SFMax = pol.DefaultSFMax()
-	c.Sample = 10 * des.Minute
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	step := func(name string, f func()) {
-		c0, w0 := cpuTime(), time.Now()
-		f()
-		t.Logf("%s: %.2f CPU-s, %.2f s wall", name, (cpuTime() - c0).Seconds(), time.Since(w0).Seconds())
-	}
-	var s *Sim
-	var res *Result
-	step("run", func() {
-		var err error
-		if s, err = New(c); err != nil {
-			t.Fatal(err)
-		}
-		if res, err = s.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	})
-	before := heap()
-	t.Logf("%s %d nodes %g h: %d events, live heap %.0f B/node", pol, nodes, hours, res.Events, float64(before)/float64(nodes))
-	path := filepath.Join(t.TempDir(), CheckpointFile)
-	var size int64
-	step("save", func() {
-		var err error
-		if size, err = s.SaveCheckpoint(path); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Logf("checkpoint %d bytes, %.0f B/node", size, float64(size)/float64(nodes))
-	s = nil
-	base := heap()
-	step("new+load", func() {
-		var err error
-		if s, err = New(c); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.LoadCheckpoint(path); err != nil {
-			t.Fatal(err)
-		}
-	})
-	after := heap()
-	per := func(h uint64) float64 { return (float64(h) - float64(base)) / float64(nodes) }
-	t.Logf("live heap of the simulator: %.0f B/node before the save, %.0f B/node after the restore (%+.1f %%); heap without it %d B",
-		per(before), per(after), 100*(per(after)/per(before)-1), base)
-	// The restored state continues like the original: the run is over, so
-	// its result is the original's.
-	r2, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := deterministic(r2), deterministic(res); !reflect.DeepEqual(a, b) {
-		t.Fatalf("restored result differs:\n%+v\nwant\n%+v", a, b)
-	}
 }
 
 // TestCheckpointPeriodic: checkpoints written from inside Run

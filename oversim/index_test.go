@@ -10,7 +10,7 @@ import (
 	"github.com/volsched/volsched/overlay"
 )
 
-// placement is one group of tasks accepted by a leaf (the onPlaced hook).
+// placement is one group of tasks accepted by a leaf (TasksPlaced).
 type placement struct {
 	t      des.Time
 	li, n  int32
@@ -33,9 +33,11 @@ func runRecorded(t *testing.T, c *Config, onSample func(*Sim, Sample)) (*Sim, *R
 			onSample(s, x)
 		}
 	})
-	s.onPlaced = func(at des.Time, j *jobState, li, n int32) {
-		placed = append(placed, placement{t: at, li: li, n: n, length: j.length})
-	}
+	s.OnTasks(func(e TaskEvent) {
+		if e.Kind == TasksPlaced {
+			placed = append(placed, placement{t: e.Time, li: e.Node, n: e.N, length: e.LengthMI})
+		}
+	})
 	r, err := s.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -132,11 +132,7 @@ type Sim struct {
 	victims  []int32
 	onSample func(Sample)
 	progress func(now des.Time, events uint64)
-	// test hooks (nil outside tests): n tasks of job j placed on leaf li,
-	// finished, or reported unallocated
-	onPlaced  func(t des.Time, j *jobState, li, n int32)
-	onFinish  func(now float64, j *jobState, li, n int32)
-	onUnalloc func(t des.Time, j *jobState, n int32)
+	onTasks  func(TaskEvent) // OnTasks
 
 	st Result
 	// allocation time accumulators
@@ -436,7 +432,7 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 			o := &out[i]
 			switch o.Kind {
 			case overlay.KindDone:
-				s.finished(li, int32(o.Req.App.ID), int32(o.Req.N), now)
+				s.finished(t, li, int32(o.Req.App.ID), int32(o.Req.N))
 			case overlay.KindReturn:
 				s.unallocated(t, int32(o.Req.App.ID), int32(o.Req.N))
 			case overlay.KindAccepted:
@@ -448,9 +444,7 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 		if acc != nil {
 			job, n := int32(acc.Req.App.ID), int32(acc.Req.N)
 			s.runs[li] = append(s.runs[li], taskRun{job: job, n: n})
-			if s.onPlaced != nil {
-				s.onPlaced(t, &s.jobs[job], li, n)
-			}
+			s.tasks(TasksPlaced, t, li, job, n)
 			s.placed(t, job, n)
 		}
 		if s.index != nil {
@@ -487,9 +481,7 @@ func (s *Sim) placed(t des.Time, job, n int32) {
 
 func (s *Sim) unallocated(t des.Time, job, n int32) {
 	j := &s.jobs[job]
-	if s.onUnalloc != nil {
-		s.onUnalloc(t, j, n)
-	}
+	s.tasks(TasksUnallocated, t, -1, job, n)
 	j.unplaced -= n
 	j.open -= n
 	s.st.TasksUnallocated += uint64(n)
@@ -515,7 +507,8 @@ func (s *Sim) checkAllocated(t des.Time, j *jobState) {
 	}
 }
 
-func (s *Sim) finished(li, job, n int32, now float64) {
+func (s *Sim) finished(t des.Time, li, job, n int32) {
+	now := t.Seconds()
 	runs := s.runs[li]
 	left := n
 	for k := 0; k < len(runs) && left > 0; k++ {
@@ -534,9 +527,7 @@ func (s *Sim) finished(li, job, n int32, now float64) {
 	}
 	s.runs[li] = runs[:k]
 	j := &s.jobs[job]
-	if s.onFinish != nil {
-		s.onFinish(now, j, li, n)
-	}
+	s.tasks(TasksFinished, t, li, job, n)
 	j.open -= n
 	s.st.TasksFinished += uint64(n)
 	s.st.ComputationFinishedMI += float64(n) * j.length
@@ -676,6 +667,7 @@ func (s *Sim) fail(t des.Time, h int32) {
 	s.st.Failures++
 	v := s.leafV[h]
 	for _, r := range s.runs[h] {
+		s.tasks(TasksAborted, t, h, r.job, r.n)
 		s.st.TasksAborted += uint64(r.n)
 		s.eng.At(t+s.cfg.DetectTimeout, event{kind: evResubmit, v: r.job, ref: r.n})
 	}
