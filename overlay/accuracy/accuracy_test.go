@@ -207,3 +207,25 @@ func BenchmarkAccuracy1024(b *testing.B) {
 		}
 	}
 }
+
+// TestReproduce: the quick reproduction prints both tables with the
+// paper's numbers beside ours, and stops when its context is cancelled.
+func TestReproduce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about a second of aggregations")
+	}
+	var b strings.Builder
+	if err := Reproduce(t.Context(), &b, ReproduceOptions{Seed: 1, Quick: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Table 2: 1024 nodes", "with the authors' choices", "Table 3:", "59.3", "32768"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := Reproduce(ctx, &b, ReproduceOptions{Seed: 1, Quick: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
