@@ -38,8 +38,8 @@ func NewTree(n int) *Tree {
 	return t
 }
 
-// ParseTreeSize validates a user-given number of nodes.
-func ParseTreeSize(n int) error {
+// ValidateTreeSize checks a user-given number of nodes (1 to 2^26).
+func ValidateTreeSize(n int) error {
 	if n < 1 || n > 1<<26 {
 		return fmt.Errorf("nodes %d: want 1 to %d", n, 1<<26)
 	}

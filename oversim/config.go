@@ -98,7 +98,7 @@ func (c *Config) Validate() error {
 	if c.CentralPerNode < 0 {
 		return fmt.Errorf("central per-node cost %v: want >= 0", c.CentralPerNode)
 	}
-	if err := overlay.ParseTreeSize(c.Nodes); err != nil {
+	if err := overlay.ValidateTreeSize(c.Nodes); err != nil {
 		return err
 	}
 	if c.Length <= 0 {

@@ -45,7 +45,7 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 			if err != nil {
 				return usagef("--%v", err)
 			}
-			if err := overlay.ParseTreeSize(nodes); err != nil {
+			if err := overlay.ValidateTreeSize(nodes); err != nil {
 				return usagef("--nodes: %v", err)
 			}
 			cfg := accuracy.Config{Policy: p, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid}

@@ -182,7 +182,7 @@ func (c *Config) Validate() error {
 
 // rules builds the policy of the test.
 func (c *Config) rules() (overlay.Rules, error) {
-	if err := overlay.ParseTreeSize(c.Nodes); err != nil {
+	if err := overlay.ValidateTreeSize(c.Nodes); err != nil {
 		return nil, err
 	}
 	o := overlay.DefaultOptions(c.Policy)

@@ -102,7 +102,7 @@ func footprint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := overlay.ParseTreeSize(*n); err != nil {
+	if err := overlay.ValidateTreeSize(*n); err != nil {
 		return fmt.Errorf("--nodes: %v", err)
 	}
 	for _, p := range ps {
