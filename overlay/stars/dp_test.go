@@ -1,22 +1,21 @@
-package overlay
+package stars
 
 import (
 	"math"
-	"slices"
 	"testing"
 
-	"pgregory.net/rapid"
+	"github.com/volsched/volsched/overlay"
 )
 
-// Hand-built l functions for DistStars (integrals computed by hand in the
+// Hand-built l functions for DP (integrals computed by hand in the
 // comments).
 var (
 	// a(t) = t: a free node of power 1 from 0
-	starsA = LFunc{P: []LPoint{{0, 0}}, Slope: 1}
+	starsA = overlay.LFunc{P: []overlay.LPoint{{T: 0, L: 0}}, Slope: 1}
 	// b(t) = 0 on [0, 2], t − 2 after (a sample at 4 sets the window)
-	starsB = LFunc{P: []LPoint{{0, 0}, {2, 0}, {4, 2}}, Slope: 1}
+	starsB = overlay.LFunc{P: []overlay.LPoint{{T: 0, L: 0}, {T: 2, L: 0}, {T: 4, L: 2}}, Slope: 1}
 	// c(t) = 2t on [0, 1], 2 on [1, 3], t − 1 after: crosses a at t = 2
-	starsC = LFunc{P: []LPoint{{0, 0}, {1, 2}, {3, 2}}, Slope: 1}
+	starsC = overlay.LFunc{P: []overlay.LPoint{{T: 0, L: 0}, {T: 1, L: 2}, {T: 3, L: 2}}, Slope: 1}
 )
 
 func near(x, want float64) bool { return math.Abs(x-want) <= 1e-12*math.Max(1, math.Abs(want)) }
@@ -55,11 +54,11 @@ func TestStarsDistanceByHand(t *testing.T) {
 	// memory 10 and 20 (range 10, Sq 10² → 1), equal disk (no range), l as
 	// above over the window [0, 4]: R = ∫(max − min)² = ∫(a − b)² = 32/3,
 	// A/R = (76/3)/(32/3) = 19/8; distance (1 + 0 + 19/8)/2 = 27/16.
-	p := &DP{SFMax: 1, Distance: DistStars}
-	x := DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
+	p := newDP(t, 1)
+	x := overlay.DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}, {Mem: 20, Disk: 5, V: 1, L: starsB}}
 	z := starsItems(nil, x)
 	lo, hi, hz, _ := starsRange(x)
-	m := p.prepareStars(z, lo, hi, hz)
+	m := p.prepare(z, lo, hi, hz)
 	if m.t0 != 0 || m.h != 4 {
 		t.Fatalf("window [%v, %v], want [0, 4]", m.t0, m.h)
 	}
@@ -77,8 +76,8 @@ func TestStarsDistanceByHand(t *testing.T) {
 	}
 	// With SF_max 8 (2 intervals per axis): a is a free node's ramp and b
 	// not, and their l cells differ (∫(a − b)²·2/R = 2 → the last cell; b: 0).
-	p.SFMax = 8
-	m = p.prepareStars(z, lo, hi, hz)
+	p = newDP(t, 8)
+	m = p.prepare(z, lo, hi, hz)
 	if z[0].cell == z[1].cell || z[0].cell>>16&0xff != 1 || z[1].cell>>16&0xff != 0 || z[0].cell>>24 != 1 || z[1].cell>>24 != 0 {
 		t.Errorf("cells %x %x", z[0].cell, z[1].cell)
 	}
@@ -87,69 +86,42 @@ func TestStarsDistanceByHand(t *testing.T) {
 	}
 }
 
-func TestMaxLFunc(t *testing.T) {
-	h := maxLFunc(&starsA, &starsC)
-	for _, x := range []float64{-1, 0, 0.5, 1, 2, 2.5, 3, 4, 10} {
-		if want := max(starsA.At(x), starsC.At(x)); !near(h.At(x), want) {
-			t.Errorf("max(a, c)(%v) = %v, want %v", x, h.At(x), want)
-		}
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		f := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sf"))
-		g := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sg"))
-		h := maxLFunc(&f, &g)
-		ts := []float64{0, 1000}
-		for _, p := range slices.Concat(f.P, g.P, h.P) {
-			ts = append(ts, p.T, p.T+0.5)
-		}
-		for _, x := range ts {
-			want := max(f.At(x), g.At(x))
-			if math.Abs(h.At(x)-want) > 1e-9*math.Max(1, want) {
-				t.Fatalf("max(f, g)(%v) = %v, want %v (f %v, g %v, h %v)", x, h.At(x), want, f, g, h)
-			}
-		}
-	})
-}
-
-// TestStarsSummary: DistStars summaries stay conservative with exact
-// minima (TestSummaryConservative draws them too), keep l unreduced and
-// are accepted by Forward, Equal and the accuracy test only for DP.
-func TestStarsSummary(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp"} {
-		if _, err := Accuracy(AccuracyConfig{Policy: pol, Nodes: 16, SFMax: 4, Seed: 1, Distance: DistStars}); err == nil {
-			t.Errorf("%s with distance stars: no error", pol)
-		}
-	}
-	r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 8, Seed: 1, Distance: DistStars})
-	if err != nil || r.Distance != "stars" || r.Clusters > 8 {
-		t.Fatalf("dp stars: %+v, %v", r, err)
-	}
-	for _, cl := range []string{"exact", "stars"} {
-		r, err := Accuracy(AccuracyConfig{Policy: "dp", Nodes: 256, SFMax: 64, Seed: 2, Distance: DistStars, Clustering: cl})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range r.Accuracy {
-			if !(v >= 0 && v <= 1) {
-				t.Errorf("%s %s = %v", cl, k, v)
-			}
-		}
-	}
-	p := &DP{SFMax: 1, Distance: DistStars}
-	x := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
-	y := p.Aggregate(DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
-	if !p.Equal(x, y) || p.Equal(x, DPSummary{{Mem: 10, Disk: 5, V: 2, L: starsA}}) {
+// TestSummaryEqualAndPlain: DP's summaries are equal when built the same,
+// differ from a plain summary, and give their plain functions (what
+// forwarding reads).
+func TestSummaryEqualAndPlain(t *testing.T) {
+	p := newDP(t, 1)
+	x := p.Aggregate(overlay.DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, overlay.DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
+	y := p.Aggregate(overlay.DPSummary{{Mem: 10, Disk: 5, V: 1, L: starsA}}, overlay.DPSummary{{Mem: 20, Disk: 5, V: 1, L: starsC}})
+	if !p.Equal(x, y) || p.Equal(x, overlay.DPSummary{{Mem: 10, Disk: 5, V: 2, L: starsA}}) {
 		t.Errorf("Equal")
 	}
-	if s := asDP(x); len(s) != 1 || s[0].V != 2 || s.Admits(App{Length: 1, Deadline: 2}) != 2*2 {
-		t.Errorf("asDP %+v", s)
+	s, _ := overlay.Plain(x).(overlay.DPSummary)
+	if len(s) != 1 || s[0].V != 2 || s.Admits(overlay.App{Length: 1, Deadline: 2}) != 2*2 {
+		t.Errorf("Plain %+v", s)
 	}
+	// forwarding reads the plain functions: both tasks on the left child
+	f := overlay.Fork{Self: 0, Father: overlay.NoAddr, Left: 1, Right: 2, LeftInfo: x}
+	if sp := p.Forward(&f, overlay.Request{App: overlay.App{Length: 1, Deadline: 2}, Src: overlay.NoAddr, N: 3}, 0); sp != (overlay.Split{Left: 3}) {
+		t.Errorf("Forward: %+v, want 3 tasks left", sp)
+	}
+}
+
+// newDP is DP with SF_max sfmax and the defaults.
+func newDP(t testing.TB, sfmax int) *DP {
+	o := overlay.DefaultOptions(overlay.PolicyDP)
+	o.SFMax = sfmax
+	p, err := NewDP(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestTruncEnvelope: the authors' summary minimum and maximum stop being
 // exact after the first function's last sample.
 func TestTruncEnvelope(t *testing.T) {
-	d := LFunc{P: []LPoint{{0, 0}, {6, 0}}, Slope: 2} // busy until 6, then power 2
+	d := overlay.LFunc{P: []overlay.LPoint{{T: 0, L: 0}, {T: 6, L: 0}}, Slope: 2} // busy until 6, then power 2
 	lo, hi := truncEnvelope(&starsB, &d, false), truncEnvelope(&starsB, &d, true)
 	// exact up to 4 (b's last sample): min 0, max b; after 4 from (4, 0)
 	// with slope 1, and from (4, 2) with slope 2.
@@ -164,17 +136,17 @@ func TestTruncEnvelope(t *testing.T) {
 	}
 }
 
-// TestStarsLossCrossingTail checks DistStars' loss against a numerical
+// TestStarsLossCrossingTail checks DP's loss against a numerical
 // integral on two nodes of the authors' test (seed 1, nodes 19 and 30)
 // whose functions cross after both last samples: the piece after the
 // crossing starts with the two equal up to rounding, and the higher one
 // over it must be told by its midpoint (telling it by the start dropped
 // the cross term, 1.1e21 instead of 7.0e21).
 func TestStarsLossCrossingTail(t *testing.T) {
-	a := LFunc{P: []LPoint{{777.117704, 0}, {4718.24718, 8035963.001564}, {10733.74252, 8035963.001564}}, Slope: 2039}
-	b := LFunc{P: []LPoint{{264.192949, 0}, {375.10724, 298914.014245}, {2134.264934, 298914.014245}, {2417.831918, 1063127.036125},
-		{6847.507606, 1063127.036125}, {7031.271615, 1558371.04038}, {11968.058256, 1558371.04038}, {12044.332842, 1763931.04965},
-		{20646.609646, 1763931.04965}, {22619.616326, 7081184.05225}, {24181.065676, 7081184.05225}}, Slope: 2695}
+	a := overlay.LFunc{P: []overlay.LPoint{{T: 777.117704, L: 0}, {T: 4718.24718, L: 8035963.001564}, {T: 10733.74252, L: 8035963.001564}}, Slope: 2039}
+	b := overlay.LFunc{P: []overlay.LPoint{{T: 264.192949, L: 0}, {T: 375.10724, L: 298914.014245}, {T: 2134.264934, L: 298914.014245}, {T: 2417.831918, L: 1063127.036125},
+		{T: 6847.507606, L: 1063127.036125}, {T: 7031.271615, L: 1558371.04038}, {T: 11968.058256, L: 1558371.04038}, {T: 12044.332842, L: 1763931.04965},
+		{T: 20646.609646, L: 1763931.04965}, {T: 22619.616326, L: 7081184.05225}, {T: 24181.065676, L: 7081184.05225}}, Slope: 2695}
 	var buf []float64
 	for _, h := range []float64{24181.065676, 67000, 261696.281492} {
 		got := starsLoss(&a, &b, 1, 1, &a, &b, 0, h, &buf)
@@ -197,9 +169,9 @@ func TestStarsLossCrossingTail(t *testing.T) {
 // sample (their LDeltaFunction::max ends with it), so it is not taken for a
 // free node's ramp at the next join.
 func TestStarsFreeAndEnvelopeHorizon(t *testing.T) {
-	free := LFunc{P: []LPoint{{starsNow, 0}}, Slope: 2500}
-	running := LFunc{P: []LPoint{{600, 0}}, Slope: 1000}
-	busy := LFunc{P: []LPoint{{100, 0}, {200, 100000}, {5000, 100000}}, Slope: 1000}
+	free := overlay.LFunc{P: []overlay.LPoint{{T: starsNow, L: 0}}, Slope: 2500}
+	running := overlay.LFunc{P: []overlay.LPoint{{T: 600, L: 0}}, Slope: 1000}
+	busy := overlay.LFunc{P: []overlay.LPoint{{T: 100, L: 0}, {T: 200, L: 100000}, {T: 5000, L: 100000}}, Slope: 1000}
 	if !starsFree(&free) || starsFree(&running) || starsFree(&busy) {
 		t.Fatalf("starsFree: free %v, running %v, busy %v; want true, false, false", starsFree(&free), starsFree(&running), starsFree(&busy))
 	}
