@@ -908,8 +908,8 @@ func (m *Machine) predictRemaining() float64 {
 			ws = append(ws, m.W(w.q))
 		}
 	}
-	if len(chains) == 0 {
-		return -1
+	if len(chains) == 0 || len(chains) > 200 {
+		return -1 // none known, or too many to simulate inside the loop
 	}
 	mean, _, err := Predict(PredictParams{Chains: chains, W: ws, TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
 		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed})
