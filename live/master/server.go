@@ -31,10 +31,10 @@ import (
 // Options configure a master Server.
 type Options struct {
 	App           *manifest.App
-	State         string   // state directory (CA, database, blobs, output)
-	Listen        string   // address to listen on (default ":7411")
+	State         string       // state directory (CA, database, blobs, output)
+	Listen        string       // address to listen on (default ":7411")
 	Listener      net.Listener // when set, used instead of Listen
-	Hosts         []string // extra host names / addresses for the certificate
+	Hosts         []string     // extra host names / addresses for the certificate
 	Heuristic     string
 	NCom          int
 	Slot          time.Duration
