@@ -471,9 +471,12 @@ func (m *Machine) dropCopy(w *worker, cp *tcopy, why string, cancel bool) {
 	t.copies--
 	t.holders = slices.DeleteFunc(t.holders, func(q int) bool { return q == w.q })
 	m.setCopies(cp.task, t.copies)
-	if cancel {
+	switch {
+	case cancel:
 		m.cmds = append(m.cmds, Command{Worker: w.q, Session: w.session, Kind: CmdCancel, Iter: m.iter, Task: cp.task, Name: t.name, Attempt: cp.attempt})
 		m.logf(LogCancel, w.q, m.iter, cp.task, why)
+	case why != "completed":
+		m.logf(LogDrop, w.q, m.iter, cp.task, why)
 	}
 	m.dirty = true
 }
@@ -539,6 +542,14 @@ func (m *Machine) TransferFailed(now int64, session uint64, digest, why string) 
 	}
 	x := w.xferOf()
 	if x == nil || x.digest != digest {
+		// A copy begun with its input believed cached, which is not.
+		for _, cp := range []*tcopy{w.cur, w.next} {
+			if cp != nil && cp.xfer == nil && m.tasks[cp.task].digest == digest {
+				delete(w.cached, digest)
+				m.dropCopy(w, cp, "input not cached", false)
+				break
+			}
+		}
 		return nil
 	}
 	m.release(w, x, "failed: "+why)

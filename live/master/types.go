@@ -154,6 +154,7 @@ const (
 	LogResult   = "result"  // a result accepted
 	LogRefused  = "refused" // a result or report refused (Info: why)
 	LogCancel   = "cancel"
+	LogDrop     = "drop" // a copy lost (its worker DOWN, failed, input missing)
 	LogFail     = "fail"
 	LogIterDone = "iter-done"
 	LogIter     = "iter"
