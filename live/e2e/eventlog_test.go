@@ -30,6 +30,7 @@ func checkEventLog(t *testing.T, state string, ncom, extra int) {
 	perWorker := map[int]int{}
 	copies := map[string]int{}
 	results := map[string]int{}
+	segment := map[string]int{}
 	iterTasks := map[int]int{}
 	sc := bufio.NewScanner(f)
 	line := 0
@@ -42,6 +43,15 @@ func checkEventLog(t *testing.T, state string, ncom, extra int) {
 		}
 		key := fmt.Sprintf("%d/%d", r.Iter, r.Task)
 		switch r.Kind {
+		case master.LogStart:
+			// A new master process: what the previous one accepted but did
+			// not make durable is redone; each process accepts a task once.
+			for k := range segment {
+				delete(segment, k)
+			}
+			held = 0
+			perWorker = map[int]int{}
+			copies = map[string]int{}
 		case master.LogIter:
 			if r.Info == "" {
 				iterTasks[r.Iter] = r.Task
@@ -71,15 +81,16 @@ func checkEventLog(t *testing.T, state string, ncom, extra int) {
 			}
 		case master.LogResult:
 			results[key]++
-			if results[key] > 1 {
-				t.Errorf("events.jsonl:%d: task %s accepted %d times", line, key, results[key])
+			segment[key]++
+			if segment[key] > 1 {
+				t.Errorf("events.jsonl:%d: task %s accepted %d times by one master process", line, key, segment[key])
 			}
 			copies[key]--
 		}
 		if held > ncom {
 			t.Errorf("events.jsonl:%d: %d channels held, ncom = %d", line, held, ncom)
 		}
-		if r.Held != held && r.Kind != master.LogIter {
+		if r.Held != held && r.Kind != master.LogIter && r.Kind != master.LogStart {
 			t.Errorf("events.jsonl:%d: logged %d channels held, replay says %d", line, r.Held, held)
 		}
 		maxHeld = max(maxHeld, held)
@@ -88,12 +99,10 @@ func checkEventLog(t *testing.T, state string, ncom, extra int) {
 		t.Fatal(err)
 	}
 	for it, n := range iterTasks {
-		got := 0
 		for i := 0; i < n; i++ {
-			got += results[fmt.Sprintf("%d/%d", it, i)]
-		}
-		if got != n {
-			t.Errorf("iteration %d: %d results for %d tasks", it, got, n)
+			if results[fmt.Sprintf("%d/%d", it, i)] == 0 {
+				t.Errorf("iteration %d: no result for task %d", it, i)
+			}
 		}
 	}
 	if maxHeld == 0 {

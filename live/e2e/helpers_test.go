@@ -225,3 +225,12 @@ func chainOf(t *testing.T, up float64) availability.Chain {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func loadApp(t *testing.T, dir string) *manifest.App {
+	t.Helper()
+	a, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

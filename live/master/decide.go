@@ -159,3 +159,8 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 	}
 	return mean, sd, nil
 }
+
+// ParseHeuristicName checks a heuristic's name (the paper's spelling).
+func ParseHeuristicName(name string) (string, error) {
+	return name, checkHeuristic(name)
+}

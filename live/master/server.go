@@ -108,12 +108,15 @@ type Server struct {
 }
 
 type session struct {
-	id   uint64
-	name string
-	out  chan *livepb.MasterMessage
-	kill chan struct{}
-	dead bool
+	id       uint64
+	name     string
+	out      chan *livepb.MasterMessage
+	kill     chan struct{}
+	dead     bool
+	finished bool // ended because the application is finished
 }
+
+var errFinished = errors.New("application finished")
 
 type persistReq struct {
 	acc      *Accepted
@@ -130,12 +133,16 @@ func New(opt Options) (*Server, error) {
 	if opt.App == nil {
 		return nil, errors.New("no application")
 	}
+	abs, err := filepath.Abs(opt.State)
+	if err != nil {
+		return nil, fmt.Errorf("state directory %s: %v", opt.State, err)
+	}
+	opt.State = abs
 	if err := os.MkdirAll(opt.State, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory %s: %v", opt.State, err)
 	}
 	s := &Server{opt: opt, log: opt.Logger, start: time.Now(), evc: make(chan func(), 4096), sessions: map[uint64]*session{},
 		persist: make(chan persistReq, 1<<16), finished: make(chan error, 1)}
-	var err error
 	if s.ca, err = pki.LoadOrCreateCA(opt.State, "volsched master CA"); err != nil {
 		return nil, err
 	}
@@ -273,6 +280,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b, _ := json.Marshal(LogRecord{T: s.now(), Kind: LogStart, Worker: -1, Iter: prog.Iter, Task: -1})
+	s.events.Write(append(b, '\n'))
 	loopCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -294,6 +303,18 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	select {
 	case err = <-s.finished:
+		// Tell the connected workers, so that those told to exit when done do.
+		if s.call(ctx, func() {
+			for _, ss := range s.sessions {
+				ss.finished = true
+				s.killSession(ss)
+			}
+		}) == nil {
+			select {
+			case <-time.After(300 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		}
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -676,7 +697,7 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 		return nil, err
 	}
 	if finished {
-		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("application finished"))
+		return nil, connect.NewError(connect.CodeFailedPrecondition, errFinished)
 	}
 	s.log.Info("worker registered", "worker", name, "cached", len(req.Msg.Cached), "kept", len(resp.Keep))
 	return connect.NewResponse(resp), nil
@@ -729,6 +750,9 @@ func (s *Server) Session(ctx context.Context, st *connect.BidiStream[livepb.Work
 			}
 		case <-ss.kill:
 			end = connect.NewError(connect.CodeFailedPrecondition, ErrSession)
+			if ss.finished {
+				end = connect.NewError(connect.CodeFailedPrecondition, errFinished)
+			}
 		case err := <-recvErr:
 			end = err
 			if errors.Is(err, io.EOF) {
@@ -775,9 +799,12 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 			err = s.m.TransferDone(now, ss.id, m.TransferDone.Digest, m.TransferDone.ActiveNs)
 		case *livepb.WorkerMessage_TransferFailed:
 			s.log.Warn("transfer failed on a worker", "worker", ss.name, "digest", m.TransferFailed.Digest, "err", m.TransferFailed.Error)
-			if d := m.TransferFailed.Digest; blob.ValidDigest(d) && s.blobs.Has(d) {
+			if d := m.TransferFailed.Digest; blob.ValidDigest(d) {
 				if verr := s.blobs.Verify(d); verr != nil {
-					s.log.Error("the master's own blob is corrupt", "digest", d, "err", verr)
+					// The master's own copy is bad: nothing can fix that but the user.
+					s.log.Error("the master's own blob is corrupt or missing", "digest", d, "err", verr)
+					s.m.Fail(now, fmt.Sprintf("the master's blob %s (the program or a task input) failed its check: %v; its state directory %s is damaged", d, verr, s.opt.State))
+					return
 				}
 			}
 			err = s.m.TransferFailed(now, ss.id, m.TransferFailed.Digest, m.TransferFailed.Error)

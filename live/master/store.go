@@ -249,3 +249,22 @@ func (d *DB) LoadMeasures() (Saved, error) {
 	}
 	return s, json.Unmarshal([]byte(b), &s)
 }
+
+// ResultsByIndex returns iteration iter's results: task index → digest.
+func (d *DB) ResultsByIndex(iter int) (map[int]string, error) {
+	rows, err := d.db.Query(`SELECT idx, digest FROM results WHERE iter = ?`, iter)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[int]string{}
+	for rows.Next() {
+		var i int
+		var dg string
+		if err := rows.Scan(&i, &dg); err != nil {
+			return nil, err
+		}
+		m[i] = dg
+	}
+	return m, rows.Err()
+}

@@ -159,6 +159,7 @@ const (
 	LogIterDone = "iter-done"
 	LogIter     = "iter"
 	LogDecide   = "decide"
+	LogStart    = "start" // a master process started (results after an earlier start may be redone: only the durable ones count)
 )
 
 // WorkerInfo is what Status shows of a worker.

@@ -58,6 +58,9 @@ type Options struct {
 	// finished (otherwise wait for a next one).
 	ExitWhenDone bool
 	Logger       *slog.Logger
+	// OnAccepted, when set, is called for every result the master
+	// acknowledged (tests check that each is durable).
+	OnAccepted func(iter, task int, digest string)
 }
 
 // Worker is one worker process's state.
@@ -102,6 +105,14 @@ func New(opt Options) (*Worker, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.Cache == "" {
+		return nil, errors.New("--cache is empty, want a directory")
+	}
+	abs, err := filepath.Abs(opt.Cache)
+	if err != nil {
+		return nil, err
+	}
+	opt.Cache = abs
 	if opt.ProbeEvery == 0 {
 		opt.ProbeEvery = time.Second
 	}
@@ -293,6 +304,7 @@ type procResult struct {
 
 type submitResult struct {
 	cp       *copyState
+	digest   string
 	accepted bool
 	reason   string
 	err      error
@@ -728,7 +740,7 @@ func (s *sess) exited(r procResult) {
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		res := submitResult{cp: cp}
+		res := submitResult{cp: cp, digest: d}
 		url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
 		res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
 		if res.err == nil {
@@ -756,6 +768,9 @@ func (s *sess) submitted(r submitResult) {
 		s.w.log.Warn("result not submitted", "task", r.cp.run.Name, "err", r.err)
 	case r.accepted:
 		s.w.Completed.Add(1)
+		if s.w.opt.OnAccepted != nil {
+			s.w.opt.OnAccepted(int(r.cp.run.Iteration), int(r.cp.run.Task), r.digest)
+		}
 	default:
 		s.w.Refused.Add(1)
 		s.w.log.Info("result refused", "task", r.cp.run.Name, "reason", r.reason)
