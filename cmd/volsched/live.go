@@ -81,4 +81,3 @@ func masterURL(s string) (string, error) {
 	}
 	return strings.TrimRight(s, "/"), nil
 }
-
