@@ -576,6 +576,9 @@ func (m *Machine) Result(now int64, session uint64, iter, task int, attempt uint
 		m.logf(LogRefused, w.q, iter, task, why)
 		return Accepted{}, errors.New(why)
 	}
+	if iter == m.iter && task >= 0 && task < len(m.tasks) && m.tasks[task].done {
+		return refuse(fmt.Sprintf("result for task %s of iteration %d: already completed", m.tasks[task].name, iter))
+	}
 	if m.phase != PhaseRunning || iter != m.iter || task < 0 || task >= len(m.tasks) {
 		return refuse(fmt.Sprintf("result for iteration %d task %d: not an open task of the current iteration %d", iter, task, m.iter))
 	}
