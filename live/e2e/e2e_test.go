@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/volsched/volsched/availability"
 	"connectrpc.com/connect"
+	"github.com/volsched/volsched/availability"
 
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/manifest"
