@@ -164,3 +164,13 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 func ParseHeuristicName(name string) (string, error) {
 	return name, checkHeuristic(name)
 }
+
+// PredictFrom is Predict with every processor UP at slot 0 when allUp
+// (emulated workers started UP), from the chains' stationary
+// distribution otherwise.
+func PredictFrom(p PredictParams, allUp bool) (mean, sd float64, err error) {
+	if allUp {
+		return predict(p, iterative.StartUp)
+	}
+	return predict(p, iterative.StartStationary)
+}

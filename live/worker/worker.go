@@ -187,6 +187,11 @@ func (w *Worker) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if errors.Is(err, errDown) {
+			// Emulated DOWN: back as soon as the chain says so.
+			backoff = 50 * time.Millisecond
+			continue
+		}
 		switch {
 		case connect.CodeOf(err) == connect.CodeUnauthenticated:
 			return ErrAuth
