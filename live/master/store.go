@@ -1,11 +1,13 @@
 package master
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"time"
@@ -267,4 +269,35 @@ func (d *DB) ResultsByIndex(iter int) (map[int]string, error) {
 		m[i] = dg
 	}
 	return m, rows.Err()
+}
+
+// IterationTime reads a state directory's event log and returns the time
+// spent in iterations (each from its start to its last result: the driver
+// runs between iterations are not counted, as the model has none) and the
+// number of iterations completed. With restarts, only the last master
+// process's iterations are counted from their (re)start.
+func IterationTime(stateDir string) (time.Duration, int, error) {
+	data, err := os.ReadFile(filepath.Join(stateDir, "events.jsonl"))
+	if err != nil {
+		return 0, 0, err
+	}
+	var total, start int64
+	n := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var r LogRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", filepath.Join(stateDir, "events.jsonl"), err)
+		}
+		switch r.Kind {
+		case LogIter, LogStart:
+			start = r.T
+		case LogIterDone:
+			total += r.T - start
+			n++
+		}
+	}
+	return time.Duration(total), n, nil
 }
