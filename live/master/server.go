@@ -687,7 +687,7 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 			return
 		}
 		id, keep := s.m.Register(s.now(), name, req.Msg.Cached)
-		ss := &session{id: id, name: name, out: make(chan *livepb.MasterMessage, 1024), kill: make(chan struct{})}
+		ss := &session{id: id, name: name, out: make(chan *livepb.MasterMessage, 256), kill: make(chan struct{})}
 		s.sessions[id] = ss
 		s.killDeadSessions()
 		resp = &livepb.RegisterResponse{Worker: name, Session: id, SlotNs: int64(s.opt.Slot), HeartbeatNs: int64(s.opt.Heartbeat), Keep: keep,

@@ -301,3 +301,29 @@ func IterationTime(stateDir string) (time.Duration, int, error) {
 	}
 	return time.Duration(total), n, nil
 }
+
+// AddTokens makes tokens for many workers in one transaction (load tests,
+// provisioning); it returns name → token.
+func (d *DB) AddTokens(names []string) (map[string]string, error) {
+	tx, err := d.db.Begin()
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	out := map[string]string{}
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, n := range names {
+		if !tokenName.MatchString(n) {
+			return nil, fmt.Errorf("worker name %q: want 1-64 characters [A-Za-z0-9._-]", n)
+		}
+		tok, err := pki.NewToken()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(`INSERT INTO tokens(name, hash, created) VALUES(?, ?, ?)`, n, pki.HashToken(tok), now); err != nil {
+			return nil, fmt.Errorf("worker %q: %v", n, err)
+		}
+		out[n] = tok
+	}
+	return out, tx.Commit()
+}
