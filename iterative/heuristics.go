@@ -68,6 +68,12 @@ func ParseHeuristic(s string) (Heuristic, error) {
 	return 0, fmt.Errorf("heuristic %q: want one of %v", s, heuristicNames)
 }
 
+// NumHeuristics is the number of heuristics: len(Heuristics()).
+const NumHeuristics = int(numHeuristics)
+
+// Valid reports whether h is one of the 17 heuristics.
+func (h Heuristic) Valid() bool { return h < numHeuristics }
+
 // IsRandom reports whether h is one of the nine random heuristics.
 func (h Heuristic) IsRandom() bool { return h <= Random4W }
 
@@ -129,6 +135,49 @@ func (c *Criteria) lnPUD(k float64) float64 {
 	return c.lnPUD2 + (k-2)*c.lnDecay
 }
 
+// Key is the quantity greedy heuristic h minimizes for a processor with
+// these criteria whose completion time (CT of Eq. 1 or 2) is ct: CT (MCT),
+// E(CT) (EMCT), CT·(−ln P+) (LW maximizes P+^CT), −ln P_UD(E(CT)) (UD).
+// For a random heuristic it is the UD key (not used).
+func (c *Criteria) Key(h Heuristic, ct float64) float64 {
+	switch h {
+	case MCT, MCTStar:
+		return ct
+	case EMCT, EMCTStar:
+		return c.ExpectedTime(ct)
+	case LW, LWStar:
+		return ct * c.negLogPPlus
+	default: // UD, UD*
+		return -c.lnPUD(c.ExpectedTime(ct))
+	}
+}
+
+// Weight is the §6.2 weight of a processor with these criteria and speed w
+// (UP slots per task) for random heuristic h: 1 (RANDOM), P_uu (RANDOM1),
+// P+ (RANDOM2), π_u (RANDOM3), 1 − π_d (RANDOM4), each divided by w for the
+// W variants. It is 0 for the greedy heuristics.
+func (c *Criteria) Weight(h Heuristic, w int) float64 {
+	var x float64
+	switch h {
+	case Random:
+		return 1
+	case Random1, Random1W:
+		x = c.Puu
+	case Random2, Random2W:
+		x = c.PPlus
+	case Random3, Random3W:
+		x = c.PiU
+	case Random4, Random4W:
+		x = c.NotDown
+	default:
+		return 0
+	}
+	if h >= Random1W {
+		x /= float64(w)
+	}
+	return x
+}
+
 // Work is a task copy a processor has begun: its data transfer has started.
 type Work struct {
 	DataLeft int // slots of data still to receive
@@ -174,8 +223,8 @@ func CompletionTime(delay, tdata, w, n, factor int) int {
 type Snapshot struct {
 	Procs []ProcView
 	Crit  []Criteria // one per processor
-	Tdata int
-	Ncom  int
+	TData int
+	NCom  int
 	// Copies has one entry per task of the iteration not yet completed: the
 	// number of its copies already begun. The tasks with 0 are the m − m'
 	// tasks the heuristic (re)assigns; the others may get replicas.
@@ -303,13 +352,13 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 		switch {
 		case random:
 			return d.decideRandomWatched(s, rng, out, up)
-		case (s.ExtraReplicas <= 0 || up <= len(s.Copies)) && (!h.Contention() || (s.Queued == nil && up <= s.Ncom)):
+		case (s.ExtraReplicas <= 0 || up <= len(s.Copies)) && (!h.Contention() || (s.Queued == nil && up <= s.NCom)):
 			return d.decideByRank(h, s, out)
 		}
 	}
 	d.nActive, d.watched, d.factor = queued, 0, 1
 	if h.Contention() {
-		d.factor = ceilDiv(d.nActive, s.Ncom)
+		d.factor = ceilDiv(d.nActive, s.NCom)
 	}
 	if !random {
 		for _, q := range d.el {
@@ -377,7 +426,7 @@ func (d *Decider) assign(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick, t
 		return out, true
 	}
 	if h.Contention() {
-		if f := ceilDiv(d.nActive, s.Ncom); f != d.factor {
+		if f := ceilDiv(d.nActive, s.NCom); f != d.factor {
 			d.factor = f
 			for _, r := range d.el {
 				d.keys[r] = d.key(h, s, r, f)
@@ -430,18 +479,8 @@ func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
 
 // keyN is the key of processor q for its n-th task of the round.
 func (d *Decider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
-	ct := float64(CompletionTime(d.delay[q], s.Tdata, s.Procs[q].W, n, factor))
-	c := &s.Crit[q]
-	switch h {
-	case MCT, MCTStar:
-		return ct
-	case EMCT, EMCTStar:
-		return c.ExpectedTime(ct)
-	case LW, LWStar:
-		return ct * c.negLogPPlus
-	default: // UD, UD*
-		return -c.lnPUD(c.ExpectedTime(ct))
-	}
+	ct := float64(CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
+	return s.Crit[q].Key(h, ct)
 }
 
 func (d *Decider) pickMin() int {
@@ -455,26 +494,7 @@ func (d *Decider) pickMin() int {
 }
 
 // weight is the §6.2 weight of processor q for a random heuristic.
-func weight(h Heuristic, s *Snapshot, q int) float64 {
-	c := &s.Crit[q]
-	var w float64
-	switch h {
-	case Random:
-		return 1
-	case Random1, Random1W:
-		w = c.Puu
-	case Random2, Random2W:
-		w = c.PPlus
-	case Random3, Random3W:
-		w = c.PiU
-	default:
-		w = c.NotDown
-	}
-	if h >= Random1W {
-		w /= float64(s.Procs[q].W)
-	}
-	return w
-}
+func weight(h Heuristic, s *Snapshot, q int) float64 { return s.Crit[q].Weight(h, s.Procs[q].W) }
 
 // pickRandom draws a processor of d.el with probability proportional to
 // its weight (uniformly when the weights are degenerate); −1 if none.

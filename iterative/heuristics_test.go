@@ -56,7 +56,7 @@ func TestCompletionTime(t *testing.T) {
 // snapshot builds a snapshot of UP processors holding the program with the
 // given speeds and program still to receive, and n unstarted tasks.
 func snapshot(w, progLeft []int, chains []availability.Chain, tdata, ncom, n int) *Snapshot {
-	s := &Snapshot{Tdata: tdata, Ncom: ncom, ExtraReplicas: 2}
+	s := &Snapshot{TData: tdata, NCom: ncom, ExtraReplicas: 2}
 	for q := range w {
 		s.Procs = append(s.Procs, ProcView{State: availability.Up, W: w[q], ProgramLeft: progLeft[q]})
 		c := chain(0.95, 0.03, 0.05, 0.93)
@@ -296,7 +296,7 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 	var d Decider
 	for it := 0; it < 3000; it++ {
 		p := 1 + rng.IntN(8)
-		s := &Snapshot{Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(8)}
+		s := &Snapshot{TData: rng.IntN(4), NCom: 1 + rng.IntN(8)}
 		for q := 0; q < p; q++ {
 			v := ProcView{State: availability.State(rng.IntN(3)), W: 1 + rng.IntN(4), ProgramLeft: rng.IntN(3)}
 			if rng.IntN(2) == 0 {
@@ -368,7 +368,7 @@ func TestRandomWatchedMatchesLoop(t *testing.T) {
 	tested, withReplicas := 0, 0
 	for it := 0; it < 40; it++ {
 		p := 2 + rng.IntN(7)
-		s := &Snapshot{Tdata: 1 + rng.IntN(3), Ncom: 1 + rng.IntN(4), ExtraReplicas: rng.IntN(3)}
+		s := &Snapshot{TData: 1 + rng.IntN(3), NCom: 1 + rng.IntN(4), ExtraReplicas: rng.IntN(3)}
 		if it == 0 {
 			// Hand-built: an idle unwatched processor that may take the task
 			// decides who can get its replica.

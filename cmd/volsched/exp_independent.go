@@ -15,16 +15,17 @@ import (
 
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/iterative"
+	itercampaign "github.com/volsched/volsched/iterative/campaign"
 )
 
 const independentKind = "independent"
 
 // independentSummary is DIR/summary.json of `volsched exp independent`.
 type independentSummary struct {
-	Heuristics []iterative.HeuristicSummary `json:"heuristics"` // sorted by average dfb
-	Instances  int                          `json:"instances"`
-	Seed       uint64                       `json:"seed"`
-	Parameters iterative.CampaignParams     `json:"parameters"`
+	Heuristics []itercampaign.HeuristicSummary `json:"heuristics"` // sorted by average dfb
+	Instances  int                             `json:"instances"`
+	Seed       uint64                          `json:"seed"`
+	Parameters itercampaign.CampaignParams     `json:"parameters"`
 	// KendallTauDfb is Kendall's τ-b between our average dfb and Table 2's
 	// over the 17 heuristics; KendallTauWins the same for the wins.
 	KendallTauDfb  float64 `json:"kendall_tau_dfb"`
@@ -32,12 +33,12 @@ type independentSummary struct {
 	// Breakdowns in the order of Heuristics(): average dfb per w_min (Figure
 	// 2), per n, per n_com, and the mean makespan.
 	HeuristicOrder []string    `json:"heuristic_order"`
-	Wmin           []int       `json:"wmin"`
-	DfbByWmin      [][]float64 `json:"dfb_by_wmin"`
+	WMin           []int       `json:"wmin"`
+	DfbByWMin      [][]float64 `json:"dfb_by_wmin"`
 	N              []int       `json:"n"`
 	DfbByN         [][]float64 `json:"dfb_by_n"`
-	Ncom           []int       `json:"ncom"`
-	DfbByNcom      [][]float64 `json:"dfb_by_ncom"`
+	NCom           []int       `json:"ncom"`
+	DfbByNCom      [][]float64 `json:"dfb_by_ncom"`
 	MeanMakespan   []float64   `json:"mean_makespan"`
 }
 
@@ -47,7 +48,7 @@ var figure2Heuristics = []iterative.Heuristic{iterative.MCT, iterative.MCTStar, 
 
 func init() {
 	var f campaignFlags
-	p := iterative.PaperParams()
+	p := itercampaign.PaperParams()
 	cmd := &cobra.Command{
 		Use:   "independent --out DIR",
 		Short: "Seed 001 §7: the 17 heuristics on the Table 1 grid (Table 2, Figure 2)",
@@ -70,9 +71,9 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 				return usageError{err}
 			}
 			params := p
-			return runCampaign(cmd.Context(), f, campaign[iterative.UnitResult]{
+			return runCampaign(cmd.Context(), f, campaign[itercampaign.UnitResult]{
 				Kind: independentKind, Units: params.Units(), Params: params,
-				Work: func(ctx context.Context, unit int) (iterative.UnitResult, error) {
+				Work: func(ctx context.Context, unit int) (itercampaign.UnitResult, error) {
 					return params.RunUnit(ctx, f.Seed, unit)
 				},
 			}, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -85,8 +86,8 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	fl.IntVar(&p.Iterations, "iterations", p.Iterations, "iterations per run")
 	fl.IntVar(&p.P, "p", p.P, "processors")
 	fl.IntSliceVar(&p.N, "n", p.N, "tasks per iteration (list)")
-	fl.IntSliceVar(&p.Ncom, "ncom", p.Ncom, "simultaneous transfers of the master (list)")
-	fl.IntSliceVar(&p.Wmin, "wmin", p.Wmin, "w_min values (list)")
+	fl.IntSliceVar(&p.NCom, "ncom", p.NCom, "simultaneous transfers of the master (list)")
+	fl.IntSliceVar(&p.WMin, "wmin", p.WMin, "w_min values (list)")
 	fl.StringVar(&p.Channels, "channels", p.Channels, "which waiting transfer gets a free channel: fifo or index")
 	fl.StringVar(&p.Order, "order", p.Order, "order of events in a slot: observe-decide or decide-observe")
 	fl.BoolVar(&p.HoldReclaimed, "hold-reclaimed", p.HoldReclaimed, "a suspended transfer keeps its channel while its receiver is RECLAIMED")
@@ -106,11 +107,11 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 // summarizeIndependent computes and writes the summary of a complete
 // campaign directory and prints the tables to w.
 func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
-	m, results, err := experiment.LoadComplete[iterative.UnitResult](dir)
+	m, results, err := experiment.LoadComplete[itercampaign.UnitResult](dir)
 	if err != nil {
 		return err
 	}
-	var p iterative.CampaignParams
+	var p itercampaign.CampaignParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return fmt.Errorf("manifest parameters: %w", err)
 	}
@@ -127,14 +128,14 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 	hs := iterative.Heuristics()
 	out := independentSummary{
 		Instances: s.Instances, Seed: m.Seed, Parameters: p,
-		Wmin: s.Wmin, DfbByWmin: s.ByWmin, N: s.N, DfbByN: s.ByN, Ncom: s.Ncom, DfbByNcom: s.ByNcom,
+		WMin: s.WMin, DfbByWMin: s.ByWMin, N: s.N, DfbByN: s.ByN, NCom: s.NCom, DfbByNCom: s.ByNCom,
 		MeanMakespan: s.MeanMakespan,
 	}
 	ourDfb, paperDfb, ourWins, paperWins := make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs))
 	for i, h := range hs {
 		out.HeuristicOrder = append(out.HeuristicOrder, h.String())
-		ourDfb[i], paperDfb[i] = s.Heuristics[i].AvgDfb, iterative.PaperTable2[i].AvgDfb
-		ourWins[i], paperWins[i] = float64(s.Heuristics[i].Wins), float64(iterative.PaperTable2[i].Wins)
+		ourDfb[i], paperDfb[i] = s.Heuristics[i].AvgDfb, itercampaign.PaperTable2[i].AvgDfb
+		ourWins[i], paperWins[i] = float64(s.Heuristics[i].Wins), float64(itercampaign.PaperTable2[i].Wins)
 	}
 	out.KendallTauDfb = experiment.KendallTau(ourDfb, paperDfb)
 	out.KendallTauWins = experiment.KendallTau(ourWins, paperWins)
@@ -158,7 +159,7 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 	for u, r := range results {
 		sc := p.ScenarioOf(u)
 		for tr, ms := range r.Makespans {
-			row := []string{strconv.Itoa(u), strconv.Itoa(sc.N), strconv.Itoa(sc.Ncom), strconv.Itoa(sc.Wmin), strconv.Itoa(sc.Index), strconv.Itoa(tr)}
+			row := []string{strconv.Itoa(u), strconv.Itoa(sc.N), strconv.Itoa(sc.NCom), strconv.Itoa(sc.WMin), strconv.Itoa(sc.Index), strconv.Itoa(tr)}
 			for _, x := range ms {
 				row = append(row, strconv.Itoa(x))
 			}
@@ -170,10 +171,10 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 	}
 	// Figure 2.
 	rows = rows[:0]
-	for i, wm := range s.Wmin {
+	for i, wm := range s.WMin {
 		row := []string{strconv.Itoa(wm)}
 		for h := range hs {
-			row = append(row, experiment.FormatFloat(s.ByWmin[i][h], 4))
+			row = append(row, experiment.FormatFloat(s.ByWMin[i][h], 4))
 		}
 		rows = append(rows, row)
 	}
@@ -183,9 +184,9 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 	var series []experiment.Series
 	for _, h := range figure2Heuristics {
 		sr := experiment.Series{Name: h.String()}
-		for i, wm := range s.Wmin {
+		for i, wm := range s.WMin {
 			sr.X = append(sr.X, float64(wm))
-			sr.Y = append(sr.Y, s.ByWmin[i][h])
+			sr.Y = append(sr.Y, s.ByWMin[i][h])
 		}
 		series = append(series, sr)
 	}
@@ -198,29 +199,29 @@ func summarizeIndependent(ctx context.Context, dir string, w io.Writer) error {
 	return nil
 }
 
-func printIndependent(w io.Writer, seed uint64, p iterative.CampaignParams, s iterative.Summary, out independentSummary) {
+func printIndependent(w io.Writer, seed uint64, p itercampaign.CampaignParams, s itercampaign.Summary, out independentSummary) {
 	fmt.Fprintf(w, "Seed 001 Table 2 — seed %d; p = %d, n ∈ %v, n_com ∈ %v, w_min ∈ %v; %d scenarios × %d trials per instantiation, %d iterations; %d instances (paper: %d)\n",
-		seed, p.P, p.N, p.Ncom, p.Wmin, p.Scenarios, p.Trials, p.Iterations, s.Instances, iterative.PaperInstances)
+		seed, p.P, p.N, p.NCom, p.WMin, p.Scenarios, p.Trials, p.Iterations, s.Instances, itercampaign.PaperInstances)
 	fmt.Fprintf(w, "model: channels %s, order %s, hold-reclaimed %v, extra replicas %d, initial %s, sticky %v (docs/model-001.md)\n\n",
 		p.Channels, p.Order, p.HoldReclaimed, p.ExtraReplicas, p.Initial, p.Sticky)
 	paperRank := map[string]int{}
-	idx := make([]int, len(iterative.PaperTable2))
+	idx := make([]int, len(itercampaign.PaperTable2))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		return iterative.PaperTable2[idx[a]].AvgDfb < iterative.PaperTable2[idx[b]].AvgDfb
+		return itercampaign.PaperTable2[idx[a]].AvgDfb < itercampaign.PaperTable2[idx[b]].AvgDfb
 	})
 	for r, i := range idx {
-		paperRank[iterative.PaperTable2[i].Name] = r + 1
+		paperRank[itercampaign.PaperTable2[i].Name] = r + 1
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\talgorithm\tavg dfb\twins\twins %\t\tpaper rank\tpaper dfb\tpaper wins\tpaper wins %\t")
 	for r, hsum := range out.Heuristics {
 		h, _ := iterative.ParseHeuristic(hsum.Name)
-		pt := iterative.PaperTable2[h]
+		pt := itercampaign.PaperTable2[h]
 		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%d\t%.1f\t\t%d\t%.2f\t%d\t%.1f\t\n", r+1, hsum.Name, hsum.AvgDfb, hsum.Wins,
-			100*float64(hsum.Wins)/float64(s.Instances), paperRank[hsum.Name], pt.AvgDfb, pt.Wins, 100*float64(pt.Wins)/iterative.PaperInstances)
+			100*float64(hsum.Wins)/float64(s.Instances), paperRank[hsum.Name], pt.AvgDfb, pt.Wins, 100*float64(pt.Wins)/itercampaign.PaperInstances)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nKendall's τ-b over the 17 heuristics: average dfb %.3f, wins %.3f\n", out.KendallTauDfb, out.KendallTauWins)
@@ -231,10 +232,10 @@ func printIndependent(w io.Writer, seed uint64, p iterative.CampaignParams, s it
 		fmt.Fprintf(tw, "%s\t", h)
 	}
 	fmt.Fprintln(tw)
-	for i, wm := range s.Wmin {
+	for i, wm := range s.WMin {
 		fmt.Fprintf(tw, "%d\t", wm)
 		for _, h := range figure2Heuristics {
-			fmt.Fprintf(tw, "%.2f\t", s.ByWmin[i][h])
+			fmt.Fprintf(tw, "%.2f\t", s.ByWMin[i][h])
 		}
 		fmt.Fprintln(tw)
 	}
@@ -243,10 +244,10 @@ func printIndependent(w io.Writer, seed uint64, p iterative.CampaignParams, s it
 
 // reproduceIndependent is the reduced Table 2 of `volsched reproduce`.
 func reproduceIndependent(ctx context.Context, w io.Writer, opt reproduceOptions) error {
-	p := iterative.PaperParams()
+	p := itercampaign.PaperParams()
 	if opt.Quick {
 		p.Scenarios, p.Trials = 1, 2
-		p.Wmin = []int{1, 2, 3, 5, 8}
+		p.WMin = []int{1, 2, 3, 5, 8}
 	} else {
 		p.Scenarios, p.Trials = 10, 10
 	}
@@ -264,7 +265,7 @@ func reproduceIndependent(ctx context.Context, w io.Writer, opt reproduceOptions
 		return err
 	}
 	m := experiment.Manifest{Kind: independentKind, Seed: opt.Seed, Units: p.Units(), Params: params, Shard: experiment.Whole}
-	err = experiment.Run(ctx, dir, m, 0, func(ctx context.Context, unit int) (iterative.UnitResult, error) {
+	err = experiment.Run(ctx, dir, m, 0, func(ctx context.Context, unit int) (itercampaign.UnitResult, error) {
 		return p.RunUnit(ctx, opt.Seed, unit)
 	}, experiment.NewProgress("table2-001"))
 	if err != nil {

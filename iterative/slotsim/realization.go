@@ -1,9 +1,10 @@
-package iterative
+package slotsim
 
 import (
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
 // Realization is one trial's availability: the state of every processor at
@@ -27,11 +28,11 @@ type Realization struct {
 // NewRealization starts the realization of the given chains; the slot-0
 // states follow init, and every draw comes from rng (one uniform per
 // processor per slot, in processor order).
-func NewRealization(chains []availability.Chain, init InitialState, rng *rand.Rand) *Realization {
+func NewRealization(chains []availability.Chain, init iterative.InitialState, rng *rand.Rand) *Realization {
 	p := len(chains)
 	r := &Realization{chains: chains, rng: rng, p: p, n: 1, states: make([]availability.State, p, 1024*p), chOff: []int{0, 0}}
 	for q, c := range chains {
-		if init == StartUp {
+		if init == iterative.StartUp {
 			r.states[q] = availability.Up
 			continue
 		}
