@@ -14,6 +14,23 @@ import (
 	"github.com/volsched/volsched/iterative"
 )
 
+// refSnapshot is the snapshot of commit f15770e: the master's view
+// (iterative.Snapshot, whose Tasks it does not use) with the open tasks'
+// copies and the driver's plumbing beside it.
+type refSnapshot struct {
+	iterative.Snapshot
+	// Copies has one entry per task of the iteration not yet completed: the
+	// number of its copies already begun.
+	Copies []int
+	// When StopAfter > 0, Decide returns as soon as StopAfter distinct
+	// processors with Watch[q] set have been picked.
+	Watch     []bool
+	StopAfter int
+	// Queued, when not nil, is the number of tasks already queued on each
+	// processor (Options.Sticky).
+	Queued []int
+}
+
 // refTaskCopy is what the simulator keeps of a begun task copy beyond the
 // master's view of it (ProcView.Cur / Next): which task and when its data
 // transfer began.
@@ -46,7 +63,7 @@ type refSimulator struct {
 
 	dec    refDecider
 	picks  []iterative.Pick
-	snap   iterative.Snapshot
+	snap   refSnapshot
 	procs  []refProcState
 	views  []iterative.ProcView // = snap.Procs: the master's view, updated in place
 	done   []bool
@@ -104,7 +121,7 @@ func newRefSimulator(in *iterative.Instance, opt iterative.Options) (*refSimulat
 	s.planSeq = make([]int, in.Tasks)
 	s.queued = make([]int, p)
 	s.views = make([]iterative.ProcView, p)
-	s.snap = iterative.Snapshot{Procs: s.views, Crit: s.crit, TData: in.TData, NCom: in.NCom, ExtraReplicas: opt.ExtraReplicas}
+	s.snap = refSnapshot{Snapshot: iterative.Snapshot{Procs: s.views, Crit: s.crit, TData: in.TData, NCom: in.NCom, ExtraReplicas: opt.ExtraReplicas}}
 	return s, nil
 }
 
@@ -614,7 +631,7 @@ type refDecider struct {
 // first a second copy of every task in task order, then a third, ….
 // Random heuristics draw from rng; the greedy ones break ties by the lowest
 // processor index.
-func (d *refDecider) Decide(h iterative.Heuristic, s *iterative.Snapshot, rng *rand.Rand, out []iterative.Pick) []iterative.Pick {
+func (d *refDecider) Decide(h iterative.Heuristic, s *refSnapshot, rng *rand.Rand, out []iterative.Pick) []iterative.Pick {
 	out = out[:0]
 	p := len(s.Procs)
 	d.nq = resize(d.nq, p)
@@ -749,12 +766,12 @@ func (d *refDecider) Decide(h iterative.Heuristic, s *iterative.Snapshot, rng *r
 // key is the quantity the greedy heuristic minimizes for processor q given
 // its n_q tasks already assigned in this round: CT (MCT), E(CT) (EMCT),
 // CT·(−ln P+) (LW maximizes P+^CT), −ln P_UD(E(CT)) (UD).
-func (d *refDecider) key(h iterative.Heuristic, s *iterative.Snapshot, q, factor int) float64 {
+func (d *refDecider) key(h iterative.Heuristic, s *refSnapshot, q, factor int) float64 {
 	return d.keyN(h, s, q, d.nq[q]+1, factor)
 }
 
 // keyN is the key of processor q for its n-th task of the round.
-func (d *refDecider) keyN(h iterative.Heuristic, s *iterative.Snapshot, q, n, factor int) float64 {
+func (d *refDecider) keyN(h iterative.Heuristic, s *refSnapshot, q, n, factor int) float64 {
 	ct := float64(iterative.CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
 	return s.Crit[q].Key(h, ct) // the criteria's internals are iterative's
 }
@@ -769,7 +786,7 @@ func (d *refDecider) pickMin() int {
 	return best
 }
 
-func (d *refDecider) pickRandom(h iterative.Heuristic, s *iterative.Snapshot, rng *rand.Rand) int {
+func (d *refDecider) pickRandom(h iterative.Heuristic, s *refSnapshot, rng *rand.Rand) int {
 	sum := 0.0
 	last, n := -1, 0
 	for q, ok := range d.eligibl {
@@ -818,7 +835,7 @@ func (d *refDecider) pickRandom(h iterative.Heuristic, s *iterative.Snapshot, rn
 // processor instead of tasks × processors for the loop. The picks returned
 // are those of the watched processors, in rank order, truncated to
 // StopAfter: exactly the prefix of the full decision the driver uses.
-func (d *refDecider) decideByRank(h iterative.Heuristic, s *iterative.Snapshot, out []iterative.Pick) []iterative.Pick {
+func (d *refDecider) decideByRank(h iterative.Heuristic, s *refSnapshot, out []iterative.Pick) []iterative.Pick {
 	k := 0
 	for _, c := range s.Copies {
 		if c == 0 {
@@ -895,7 +912,7 @@ func (d *refDecider) decideByRank(h iterative.Heuristic, s *iterative.Snapshot, 
 // replicas as in the full loop (the replicas of other idle processors are
 // drawn, not returned). The result is equal in distribution to the full
 // loop, not draw for draw (TestRandomWatchedMatchesLoop).
-func (d *refDecider) decideRandomWatched(s *iterative.Snapshot, rng *rand.Rand, out []iterative.Pick, up int) []iterative.Pick {
+func (d *refDecider) decideRandomWatched(s *refSnapshot, rng *rand.Rand, out []iterative.Pick, up int) []iterative.Pick {
 	sum, n := 0.0, 0
 	for q, ok := range d.eligibl {
 		if ok {

@@ -97,19 +97,21 @@ type Simulator struct {
 	views  []iterative.ProcView // = snap.Procs: the master's view, updated in place
 	done   []bool
 	copies []int
-	open   []int // uncompleted tasks, in task order (snapshot index → task)
 
-	// open lists the tasks of the iteration not completed, in task order,
-	// and tcopies (the snapshot's Copies) their copies; pos[task] is the
-	// task's index in open (−1: completed). unstarted counts the open tasks
+	// tasks (the snapshot's Tasks) lists the tasks of the iteration not
+	// completed, in task order, with their copies; pos[task] is the task's
+	// index in tasks (−1: completed). unstarted counts the open tasks
 	// with no copy, repl those with 1..ExtraReplicas copies. All are kept
 	// as copies begin, disappear and complete.
 	pos       []int
-	tcopies   []int
+	tasks     []iterative.OpenTask
 	unstarted int
 	repl      int
-	// Options.Sticky rebuilds its own open list and copies at every slot.
-	sOpen, sCopies []int
+	// Options.Sticky rebuilds its own open tasks at every slot.
+	sTasks []iterative.OpenTask
+	// hints are the decision's performance aids (the UP processors, the
+	// random heuristic's weights, the wanted prefix) and Sticky's queues.
+	hints iterative.Hints
 
 	// Sets kept up to date by refresh (and see), as of the start of the
 	// slot: the processors UP in the master's view (a bit set; up lists them
@@ -279,13 +281,13 @@ func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand
 	in := s.in
 	p := len(in.Chains)
 	s.reset()
-	s.snap.Weights = nil
+	s.hints.Weights = nil
 	if h.IsRandom() { // the heuristic's weights, computed once
 		s.weights = resizeF(s.weights, p)
 		for q := range s.weights {
 			s.weights[q] = s.crit[q].Weight(h, in.W[q])
 		}
-		s.snap.Weights = s.weights
+		s.hints.Weights = s.weights
 	}
 	remaining := in.Tasks
 	iter := 0
@@ -416,7 +418,7 @@ func (s *Simulator) reset() {
 	in := s.in
 	for q := range s.procs {
 		s.procs[q] = procState{}
-		s.views[q] = iterative.ProcView{W: in.W[q], ProgramLeft: in.TProg, State: availability.Down}
+		s.views[q] = iterative.ProcView{ID: int64(q), W: in.W[q], ProgramLeft: in.TProg, State: availability.Down}
 		s.active[q], s.xferKind[q] = tNone, tNone
 		s.compAt[q], s.candAt[q], s.watch[q] = 0, 0, false
 	}
@@ -432,14 +434,13 @@ func (s *Simulator) reset() {
 
 // newIteration makes every task of the iteration open, with no copy.
 func (s *Simulator) newIteration() {
-	s.open, s.tcopies = s.open[:0], s.tcopies[:0]
+	s.tasks = s.tasks[:0]
 	for i := range s.done {
 		s.done[i], s.copies[i], s.plan[i], s.pos[i] = false, 0, -1, i
-		s.open = append(s.open, i)
-		s.tcopies = append(s.tcopies, 0)
+		s.tasks = append(s.tasks, iterative.OpenTask{ID: int64(i)})
 	}
 	s.unstarted, s.repl = len(s.done), 0
-	s.snap.Copies = s.tcopies
+	s.snap.Tasks = s.tasks
 }
 
 // setCopies sets the number of begun copies of task and keeps the open
@@ -451,7 +452,7 @@ func (s *Simulator) setCopies(task, c int) {
 	if i < 0 {
 		return
 	}
-	s.tcopies[i] = c
+	s.tasks[i].Copies = c
 	s.count(old, -1)
 	s.count(c, 1)
 }
@@ -469,14 +470,13 @@ func (s *Simulator) count(c, d int) {
 func (s *Simulator) complete(task int) {
 	s.done[task] = true
 	i := s.pos[task]
-	s.count(s.tcopies[i], -1)
-	s.open = append(s.open[:i], s.open[i+1:]...)
-	s.tcopies = append(s.tcopies[:i], s.tcopies[i+1:]...)
+	s.count(s.tasks[i].Copies, -1)
+	s.tasks = append(s.tasks[:i], s.tasks[i+1:]...)
 	s.pos[task] = -1
-	for j := i; j < len(s.open); j++ {
-		s.pos[s.open[j]] = j
+	for j := i; j < len(s.tasks); j++ {
+		s.pos[s.tasks[j].ID] = j
 	}
-	s.snap.Copies = s.tcopies
+	s.snap.Tasks = s.tasks
 }
 
 // arrive applies processor q's state of this slot, s.st[q]: DOWN loses the
@@ -706,7 +706,7 @@ func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability
 	for q := 0; q < p; q++ {
 		s.queued[q], s.picked[q] = 0, false
 	}
-	s.sOpen, s.sCopies = s.sOpen[:0], s.sCopies[:0]
+	s.sTasks = s.sTasks[:0]
 	unplanned, replicable := 0, false
 	for task, d := range s.done {
 		if q := s.plan[task]; q >= 0 && (d || s.copies[task] > 0 || st[q] == availability.Down) {
@@ -715,13 +715,12 @@ func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability
 		if d {
 			continue
 		}
-		s.sOpen = append(s.sOpen, task)
 		c := s.copies[task]
 		if c == 0 && s.plan[task] >= 0 {
 			c = 1 // a queued copy
 			s.queued[s.plan[task]]++
 		}
-		s.sCopies = append(s.sCopies, c)
+		s.sTasks = append(s.sTasks, iterative.OpenTask{ID: int64(task), Copies: c})
 		if c == 0 {
 			unplanned++
 		} else if c <= s.opt.ExtraReplicas {
@@ -733,9 +732,10 @@ func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability
 	}
 	s.reps = s.reps[:0]
 	if unplanned > 0 || replicable {
-		s.snap.Queued, s.snap.StopAfter, s.snap.Eligible, s.snap.Copies = s.queued, 0, s.eligible(), s.sCopies
-		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
-		s.snap.Queued, s.snap.Copies = nil, s.tcopies
+		s.snap.Tasks = s.sTasks
+		hints := iterative.Hints{Up: s.eligible(), Weights: s.hints.Weights, Queued: s.queued}
+		s.picks = s.dec.DecideWith(h, &s.snap, &hints, rng, s.picks)
+		s.snap.Tasks = s.tasks
 		s.Stats.Decisions++
 		s.Stats.Picks += int64(len(s.picks))
 		for _, pk := range s.picks {
@@ -743,7 +743,7 @@ func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability
 				s.reps = append(s.reps, pk)
 				continue
 			}
-			task := s.sOpen[pk.Task]
+			task := int(s.sTasks[pk.Task].ID)
 			s.plan[task], s.planSeq[task] = pk.Proc, s.seq
 			s.seq++
 		}
@@ -785,7 +785,7 @@ func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability
 			continue
 		}
 		s.picked[q] = true
-		s.begin(t, q, s.sOpen[pk.Task], free)
+		s.begin(t, q, int(s.sTasks[pk.Task].ID), free)
 	}
 }
 
@@ -797,19 +797,19 @@ func (s *Simulator) decide(h iterative.Heuristic, t int, st []availability.State
 	// Only the first picks of acceptors can begin transfers: with FIFO
 	// channels the decision can stop once min(free, acceptors) of them are
 	// picked (with TData = 0 data needs no channel: no early stop).
-	s.snap.Watch, s.snap.StopAfter = s.watch, 0
+	s.hints.Want, s.hints.StopAfter = s.watch, 0
 	if in.TData > 0 && in.TProg > 0 {
 		if s.opt.Channels == iterative.ChannelFIFO {
-			s.snap.StopAfter = min(*free, acceptors)
+			s.hints.StopAfter = min(*free, acceptors)
 		} else {
-			s.snap.StopAfter = acceptors
+			s.hints.StopAfter = acceptors
 		}
 	}
 	if s.unstarted == 0 && (s.repl == 0 || s.nUp <= remaining) {
 		return
 	}
-	s.snap.Eligible = s.eligible()
-	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
+	s.hints.Up = s.eligible()
+	s.picks = s.dec.DecideWith(h, &s.snap, &s.hints, rng, s.picks)
 	s.Stats.Decisions++
 	s.Stats.Picks += int64(len(s.picks))
 	// Each processor's first pick is what it would begin now.
@@ -834,7 +834,7 @@ func (s *Simulator) decide(h iterative.Heuristic, t int, st []availability.State
 		if st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
 			continue
 		}
-		s.begin(t, q, s.open[pk.Task], free)
+		s.begin(t, q, int(s.tasks[pk.Task].ID), free)
 	}
 }
 

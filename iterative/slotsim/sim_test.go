@@ -159,7 +159,7 @@ func TestSection4Example(t *testing.T) {
 	// (b) MCT's first decision.
 	sim, _ := New(in, iterative.DefaultOptions())
 	var d iterative.Decider
-	snap := &iterative.Snapshot{Procs: []iterative.ProcView{{State: u, W: 2, ProgramLeft: 2}, {State: r, W: 2, ProgramLeft: 2}}, Crit: sim.crit, TData: 2, NCom: 1, Copies: []int{0, 0}, ExtraReplicas: 2}
+	snap := &iterative.Snapshot{Procs: []iterative.ProcView{{State: u, W: 2, ProgramLeft: 2}, {State: r, W: 2, ProgramLeft: 2}}, Crit: sim.crit, TData: 2, NCom: 1, Tasks: []iterative.OpenTask{{ID: 0}, {ID: 1}}, ExtraReplicas: 2}
 	if got := d.Decide(iterative.MCT, snap, nil, nil); len(got) == 0 || got[0].Proc != 0 {
 		t.Errorf("MCT's first pick at slot 0 is %v, want P1 (index 0)", got)
 	}
