@@ -176,4 +176,3 @@ func (c *Criteria) Weight(h Heuristic, w int) float64 {
 	}
 	return x
 }
-
