@@ -24,7 +24,7 @@ func BenchmarkSimulate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			real := slotsim.NewRealization(in.Chains, opt.Initial, stream.New(1, 1))
+			real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, 1)))
 			slots := 0
 			c0 := cpuTime()
 			for b.Loop() {
@@ -105,7 +105,7 @@ func BenchmarkGridSlots(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		real := slotsim.NewRealization(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0))
+		real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0)))
 		for _, h := range iterative.Heuristics() { // draw the realization as far as any heuristic needs
 			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, uint64(h))); err != nil {
 				b.Fatal(err)

@@ -98,7 +98,7 @@ func TestMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			real := NewRealization(in.Chains, opt.Initial, stream.New(77, uint64(i), 1))
+			real := NewRealization(Markov(in.Chains, opt.Initial, stream.New(77, uint64(i), 1)))
 			for _, h := range iterative.Heuristics() {
 				var l1, l2 []Event
 				sim.Log, ref.Log = &l1, &l2
