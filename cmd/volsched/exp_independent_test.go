@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	itercampaign "github.com/volsched/volsched/iterative/campaign"
 )
 
 // tinyIndependent is a campaign small enough for a test: 2 instantiations.
@@ -47,7 +49,7 @@ func TestExpIndependentWorkersAndShards(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a, "figure2.svg")); err != nil {
 		t.Error(err)
 	}
-	var s independentSummary
+	var s itercampaign.Report
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(a, "summary.json"))), &s); err != nil {
 		t.Fatal(err)
 	}
