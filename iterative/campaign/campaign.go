@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/iterative"
@@ -65,33 +66,64 @@ func (c *CampaignParams) Options() (iterative.Options, error) {
 	return o, o.Validate()
 }
 
-// Validate checks the parameters; errors name the field and the value.
+// Limits of a campaign's size: a unit holds 17 makespans per trial in
+// memory and writes them as one record; the campaign writes one row per
+// instance. The paper's campaign has 10 trials per scenario and 296,400
+// instances.
+const (
+	MaxTrials    = 1 << 16
+	MaxInstances = 1 << 30
+)
+
+// Validate refuses a grid that is degenerate, too large to hold, or certain
+// to fail, before any unit runs; errors name the field (as in the manifest),
+// the value and what is expected.
 func (c *CampaignParams) Validate() error {
-	if c.P < 1 || c.P > 1<<12 {
-		return fmt.Errorf("campaign: p = %d, want 1..4096", c.P)
+	if c.P < 2 || c.P > 1<<12 {
+		return fmt.Errorf("campaign: p = %d, want 2..4096 (with one processor the 17 heuristics make the same decisions)", c.P)
 	}
 	lists := []struct {
 		name string
 		v    []int
-		max  int
-	}{{"n", c.N, 1 << 12}, {"ncom", c.NCom, 1 << 12}, {"wmin", c.WMin, 1 << 12}}
+	}{{"n", c.N}, {"ncom", c.NCom}, {"wmin", c.WMin}}
 	for _, l := range lists {
 		if len(l.v) == 0 {
 			return fmt.Errorf("campaign: %s is empty, want at least one value", l.name)
 		}
-		for _, x := range l.v {
-			if x < 1 || x > l.max {
-				return fmt.Errorf("campaign: %s value %d, want 1..%d", l.name, x, l.max)
+		for i, x := range l.v {
+			if x < 1 || x > 1<<12 {
+				return fmt.Errorf("campaign: %s value %d, want 1..4096", l.name, x)
+			}
+			if slices.Contains(l.v[:i], x) {
+				return fmt.Errorf("campaign: %s lists %d twice, want distinct values", l.name, x)
 			}
 		}
 	}
 	switch {
-	case c.Scenarios < 1:
-		return fmt.Errorf("campaign: scenarios = %d, want ≥ 1", c.Scenarios)
-	case c.Trials < 1:
-		return fmt.Errorf("campaign: trials = %d, want ≥ 1", c.Trials)
+	case c.Scenarios < 1 || c.Scenarios > MaxInstances:
+		return fmt.Errorf("campaign: scenarios = %d, want 1..%d", c.Scenarios, MaxInstances)
+	case c.Trials < 1 || c.Trials > MaxTrials:
+		return fmt.Errorf("campaign: trials = %d, want 1..%d per scenario", c.Trials, MaxTrials)
 	case c.Iterations < 1:
 		return fmt.Errorf("campaign: iterations = %d, want ≥ 1", c.Iterations)
+	}
+	// Each factor is at most 2^30 (lists of distinct values ≤ 4096 have at
+	// most 2^12 entries): the product is computed without overflow in
+	// float64's exact range step by step.
+	if n := float64(len(c.N)) * float64(len(c.NCom)) * float64(len(c.WMin)) * float64(c.Scenarios) * float64(c.Trials); n > MaxInstances {
+		return fmt.Errorf("campaign: %d n × %d ncom × %d wmin × %d scenarios × %d trials = %.0f instances, want at most %d",
+			len(c.N), len(c.NCom), len(c.WMin), c.Scenarios, c.Trials, n, MaxInstances)
+	}
+	// With T_prog = 5·w_min, T_data = w_min and w_q ≥ w_min, a run takes at
+	// least 7·w_min slots for its first iteration and 2·w_min for each
+	// other, even if every processor stays UP.
+	wmax := slices.Max(c.WMin)
+	if c.Iterations > slotsim.DefaultMaxSlots || (2*c.Iterations+5)*wmax > slotsim.DefaultMaxSlots {
+		return fmt.Errorf("campaign: iterations = %d with w_min = %d, want at most %d: a run takes at least (2·iterations + 5)·w_min slots, beyond the simulator's limit of %d slots",
+			c.Iterations, wmax, max((slotsim.DefaultMaxSlots/wmax-5)/2, 0), slotsim.DefaultMaxSlots)
+	}
+	if c.ExtraReplicas < 0 || c.ExtraReplicas > 64 {
+		return fmt.Errorf("campaign: extra_replicas = %d, want 0..64", c.ExtraReplicas)
 	}
 	_, err := c.Options()
 	return err

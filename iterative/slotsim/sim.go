@@ -157,6 +157,10 @@ type Simulator struct {
 	reps    []iterative.Pick
 }
 
+// DefaultMaxSlots is the slot limit of a simulation when Options.MaxSlots
+// is 0.
+const DefaultMaxSlots = 1 << 26
+
 // New validates the instance and options and prepares a simulator.
 func New(in *iterative.Instance, opt iterative.Options) (*Simulator, error) {
 	if err := in.Validate(); err != nil {
@@ -166,7 +170,7 @@ func New(in *iterative.Instance, opt iterative.Options) (*Simulator, error) {
 		return nil, err
 	}
 	if opt.MaxSlots == 0 {
-		opt.MaxSlots = 1 << 26
+		opt.MaxSlots = DefaultMaxSlots
 	}
 	s := &Simulator{in: in, opt: opt}
 	s.crit = make([]iterative.Criteria, len(in.Chains))
