@@ -65,8 +65,10 @@ type markov struct {
 // processor per slot, in processor order (availability.Chain.NextU).
 func Markov(chains []availability.Chain, init iterative.InitialState, rng *rand.Rand) []Source {
 	src := make([]Source, len(chains))
+	ms := make([]markov, len(chains)) // one allocation for all
 	for q, c := range chains {
-		src[q] = &markov{chain: c, init: init, rng: rng}
+		ms[q] = markov{chain: c, init: init, rng: rng}
+		src[q] = &ms[q]
 	}
 	return src
 }
