@@ -1,10 +1,11 @@
-package iterative
+package slotsim
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -13,6 +14,11 @@ const (
 	r = availability.Reclaimed
 	d = availability.Down
 )
+
+func chain(uu, ur, ru, rr float64) availability.Chain {
+	ud, rd := 1-uu-ur, 1-ru-rr
+	return availability.Chain{P: [3][3]float64{{uu, ur, ud}, {ru, rr, rd}, {0.05, 0.05, 0.9}}}
+}
 
 func states(s string) []availability.State {
 	out := make([]availability.State, len(s))
@@ -29,9 +35,9 @@ func states(s string) []availability.State {
 	return out
 }
 
-func runLogged(t *testing.T, in *Instance, opt Options, h Heuristic, real *Realization, seed uint64) int {
+func runLogged(t *testing.T, in *iterative.Instance, opt iterative.Options, h iterative.Heuristic, real *Realization, seed uint64) int {
 	t.Helper()
-	sim, err := NewSimulator(in, opt)
+	sim, err := New(in, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +59,15 @@ func runLogged(t *testing.T, in *Instance, opt Options, h Heuristic, real *Reali
 // the first iteration ends with slot 8. The second: data A 9, compute
 // 10–12, data B 10, compute 13–15: makespan 16.
 func TestAlwaysUpByHand(t *testing.T) {
-	in := &Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{3}, Tprog: 2, Tdata: 1, Ncom: 1, Tasks: 2, Iterations: 1}
+	in := &iterative.Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{3}, TProg: 2, TData: 1, NCom: 1, Tasks: 2, Iterations: 1}
 	real := FromStates([][]availability.State{states("u")})
-	for _, h := range Heuristics() {
-		if got := runLogged(t, in, DefaultOptions(), h, real, 1); got != 9 {
+	for _, h := range iterative.Heuristics() {
+		if got := runLogged(t, in, iterative.DefaultOptions(), h, real, 1); got != 9 {
 			t.Errorf("%v: 1 iteration makespan %d, want 9", h, got)
 		}
 	}
 	in.Iterations = 2
-	if got := runLogged(t, in, DefaultOptions(), MCT, real, 1); got != 16 {
+	if got := runLogged(t, in, iterative.DefaultOptions(), iterative.MCT, real, 1); got != 16 {
 		t.Errorf("2 iterations makespan %d, want 16", got)
 	}
 }
@@ -70,7 +76,7 @@ func TestAlwaysUpByHand(t *testing.T) {
 // computation, which resume where they were; a DOWN slot loses the program
 // and the task. One processor, w = 2, T_prog = 2, T_data = 1, 1 task.
 func TestReclaimSuspends(t *testing.T) {
-	in := &Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, Tprog: 2, Tdata: 1, Ncom: 1, Tasks: 1, Iterations: 1}
+	in := &iterative.Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, TProg: 2, TData: 1, NCom: 1, Tasks: 1, Iterations: 1}
 	cases := []struct {
 		s    string
 		want int
@@ -83,31 +89,31 @@ func TestReclaimSuspends(t *testing.T) {
 	}
 	for _, c := range cases {
 		real := FromStates([][]availability.State{states(c.s)})
-		if got := runLogged(t, in, DefaultOptions(), MCT, real, 1); got != c.want {
+		if got := runLogged(t, in, iterative.DefaultOptions(), iterative.MCT, real, 1); got != c.want {
 			t.Errorf("states %s: makespan %d, want %d", c.s, got, c.want)
 		}
 	}
 }
 
-// TestNcomBound: four identical always-UP processors, n_com = 1, T_prog =
+// TestNComBound: four identical always-UP processors, n_com = 1, T_prog =
 // 2, T_data = 1, w = 1, 4 tasks: the master serves one transfer at a time,
 // so the four programs take 8 slots and the makespan is far more than with
 // n_com = 4.
-func TestNcomBound(t *testing.T) {
+func TestNComBound(t *testing.T) {
 	chains := make([]availability.Chain, 4)
 	for i := range chains {
 		chains[i] = chain(0.95, 0.03, 0.05, 0.93)
 	}
-	in := &Instance{Chains: chains, W: []int{1, 1, 1, 1}, Tprog: 2, Tdata: 1, Ncom: 4, Tasks: 4, Iterations: 1}
+	in := &iterative.Instance{Chains: chains, W: []int{1, 1, 1, 1}, TProg: 2, TData: 1, NCom: 4, Tasks: 4, Iterations: 1}
 	s := states("u")
 	real := FromStates([][]availability.State{s, s, s, s})
 	// n_com = 4: each processor gets the program (0–1), data (2), computes
 	// (3): makespan 4.
-	if got := runLogged(t, in, DefaultOptions(), MCT, real, 1); got != 4 {
+	if got := runLogged(t, in, iterative.DefaultOptions(), iterative.MCT, real, 1); got != 4 {
 		t.Errorf("n_com = 4: makespan %d, want 4", got)
 	}
-	in.Ncom = 1
-	got := runLogged(t, in, DefaultOptions(), MCT, real, 1)
+	in.NCom = 1
+	got := runLogged(t, in, iterative.DefaultOptions(), iterative.MCT, real, 1)
 	// n_com = 1, one processor alone: prog 0–1, data of the 4 tasks in 2,
 	// 3, 4, 5 (each one ahead), computes in 3, 4, 5, 6: makespan 7. MCT may
 	// spread the tasks, but it cannot beat 7: 2 program slots + 4 data
@@ -126,7 +132,7 @@ func TestNcomBound(t *testing.T) {
 // P1 at slot 0, and (c) make MCT finish later than 9.
 func TestSection4Example(t *testing.T) {
 	chains := []availability.Chain{chain(0.95, 0.03, 0.05, 0.93), chain(0.95, 0.03, 0.05, 0.93)}
-	in := &Instance{Chains: chains, W: []int{2, 2}, Tprog: 2, Tdata: 2, Ncom: 1, Tasks: 2, Iterations: 1}
+	in := &iterative.Instance{Chains: chains, W: []int{2, 2}, TProg: 2, TData: 2, NCom: 1, Tasks: 2, Iterations: 1}
 	// P1 (index 0) is RECLAIMED after slot 5 until slot 14, then UP.
 	real := FromStates([][]availability.State{
 		states("uuuuuurrrrrrrrruuuuu"),
@@ -151,15 +157,15 @@ func TestSection4Example(t *testing.T) {
 		t.Error("checker accepts two simultaneous transfers with n_com = 1")
 	}
 	// (b) MCT's first decision.
-	sim, _ := NewSimulator(in, DefaultOptions())
-	var d Decider
-	snap := &Snapshot{Procs: []ProcView{{State: u, W: 2, ProgramLeft: 2}, {State: r, W: 2, ProgramLeft: 2}}, Crit: sim.crit, Tdata: 2, Ncom: 1, Copies: []int{0, 0}, ExtraReplicas: 2}
-	if got := d.Decide(MCT, snap, nil, nil); len(got) == 0 || got[0].Proc != 0 {
+	sim, _ := New(in, iterative.DefaultOptions())
+	var d iterative.Decider
+	snap := &iterative.Snapshot{Procs: []iterative.ProcView{{State: u, W: 2, ProgramLeft: 2}, {State: r, W: 2, ProgramLeft: 2}}, Crit: sim.crit, TData: 2, NCom: 1, Tasks: []iterative.OpenTask{{ID: 0}, {ID: 1}}, ExtraReplicas: 2}
+	if got := d.Decide(iterative.MCT, snap, nil, nil); len(got) == 0 || got[0].Proc != 0 {
 		t.Errorf("MCT's first pick at slot 0 is %v, want P1 (index 0)", got)
 	}
 	// (c) MCT does worse than 9.
-	for _, h := range []Heuristic{MCT, MCTStar} {
-		if got := runLogged(t, in, DefaultOptions(), h, real, 1); got <= 9 {
+	for _, h := range []iterative.Heuristic{iterative.MCT, iterative.MCTStar} {
+		if got := runLogged(t, in, iterative.DefaultOptions(), h, real, 1); got <= 9 {
 			t.Errorf("%v makespan %d, want more than the optimal 9", h, got)
 		}
 	}
@@ -172,29 +178,29 @@ func TestRandomInstancesChecked(t *testing.T) {
 	if testing.Short() {
 		n = 4
 	}
-	optsList := []Options{DefaultOptions()}
-	o := DefaultOptions()
-	o.Channels, o.Order, o.HoldWhileReclaimed = ChannelIndex, DecideThenObserve, true
+	optsList := []iterative.Options{iterative.DefaultOptions()}
+	o := iterative.DefaultOptions()
+	o.Channels, o.Order, o.HoldWhileReclaimed = iterative.ChannelIndex, iterative.DecideThenObserve, true
 	optsList = append(optsList, o)
-	o = DefaultOptions()
-	o.ExtraReplicas, o.Initial = 0, StartUp
+	o = iterative.DefaultOptions()
+	o.ExtraReplicas, o.Initial = 0, iterative.StartUp
 	optsList = append(optsList, o)
-	o = DefaultOptions()
+	o = iterative.DefaultOptions()
 	o.Sticky = true
 	optsList = append(optsList, o)
-	o.Channels, o.HoldWhileReclaimed = ChannelIndex, true
+	o.Channels, o.HoldWhileReclaimed = iterative.ChannelIndex, true
 	optsList = append(optsList, o)
 	for i := 0; i < n; i++ {
 		rng := stream.New(2024, uint64(i))
 		p := 2 + rng.IntN(7)
-		in := &Instance{Tprog: rng.IntN(6), Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(4), Tasks: 1 + rng.IntN(12), Iterations: 1 + rng.IntN(3)}
+		in := &iterative.Instance{TProg: rng.IntN(6), TData: rng.IntN(4), NCom: 1 + rng.IntN(4), Tasks: 1 + rng.IntN(12), Iterations: 1 + rng.IntN(3)}
 		for q := 0; q < p; q++ {
 			in.Chains = append(in.Chains, availability.Random(rng))
 			in.W = append(in.W, 1+rng.IntN(8))
 		}
 		for oi, opt := range optsList {
-			for _, h := range Heuristics() {
-				real := NewRealization(in.Chains, opt.Initial, stream.New(2024, uint64(i), 1))
+			for _, h := range iterative.Heuristics() {
+				real := NewRealization(Markov(in.Chains, opt.Initial, stream.New(2024, uint64(i), 1)))
 				runLogged(t, in, opt, h, real, uint64(i*100+oi))
 			}
 		}
@@ -205,13 +211,13 @@ func TestRandomInstancesChecked(t *testing.T) {
 // heuristics ask for slots in, and a run is deterministic.
 func TestCommonRandomNumbers(t *testing.T) {
 	rng := stream.New(5)
-	in := &Instance{Tprog: 5, Tdata: 1, Ncom: 2, Tasks: 10, Iterations: 3}
+	in := &iterative.Instance{TProg: 5, TData: 1, NCom: 2, Tasks: 10, Iterations: 3}
 	for q := 0; q < 8; q++ {
 		in.Chains = append(in.Chains, availability.Random(rng))
 		in.W = append(in.W, 1+rng.IntN(10))
 	}
-	a := NewRealization(in.Chains, StartStationary, stream.New(5, 1))
-	b := NewRealization(in.Chains, StartStationary, stream.New(5, 1))
+	a := NewRealization(Markov(in.Chains, iterative.StartStationary, stream.New(5, 1)))
+	b := NewRealization(Markov(in.Chains, iterative.StartStationary, stream.New(5, 1)))
 	b.At(500) // draw far ahead first
 	for t2 := 0; t2 <= 500; t2++ {
 		sa, sb := a.At(t2), b.At(t2)
@@ -221,11 +227,11 @@ func TestCommonRandomNumbers(t *testing.T) {
 			}
 		}
 	}
-	sim, err := NewSimulator(in, DefaultOptions())
+	sim, err := New(in, iterative.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range Heuristics() {
+	for _, h := range iterative.Heuristics() {
 		m1, err1 := sim.Run(h, a, stream.New(5, 2))
 		m2, err2 := sim.Run(h, b, stream.New(5, 2))
 		if err1 != nil || err2 != nil || m1 != m2 {
@@ -235,38 +241,38 @@ func TestCommonRandomNumbers(t *testing.T) {
 }
 
 func TestMaxSlots(t *testing.T) {
-	in := &Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, Tprog: 1, Tdata: 1, Ncom: 1, Tasks: 1, Iterations: 1}
-	opt := DefaultOptions()
+	in := &iterative.Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, TProg: 1, TData: 1, NCom: 1, Tasks: 1, Iterations: 1}
+	opt := iterative.DefaultOptions()
 	opt.MaxSlots = 100
-	sim, err := NewSimulator(in, opt)
+	sim, err := New(in, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sim.Run(MCT, FromStates([][]availability.State{states("d")}), nil)
+	_, err = sim.Run(iterative.MCT, FromStates([][]availability.State{states("d")}), nil)
 	if !errors.Is(err, ErrTooLong) {
 		t.Errorf("error %v, want ErrTooLong", err)
 	}
 }
 
 func TestValidate(t *testing.T) {
-	good := Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, Tprog: 1, Tdata: 1, Ncom: 1, Tasks: 1, Iterations: 1}
-	bad := []func(*Instance){
-		func(in *Instance) { in.W = []int{0} },
-		func(in *Instance) { in.W = nil },
-		func(in *Instance) { in.Ncom = 0 },
-		func(in *Instance) { in.Tasks = 0 },
-		func(in *Instance) { in.Tdata = -1 },
-		func(in *Instance) { in.Chains[0].P[0][0] = 2 },
+	good := iterative.Instance{Chains: []availability.Chain{chain(0.95, 0.03, 0.05, 0.93)}, W: []int{2}, TProg: 1, TData: 1, NCom: 1, Tasks: 1, Iterations: 1}
+	bad := []func(*iterative.Instance){
+		func(in *iterative.Instance) { in.W = []int{0} },
+		func(in *iterative.Instance) { in.W = nil },
+		func(in *iterative.Instance) { in.NCom = 0 },
+		func(in *iterative.Instance) { in.Tasks = 0 },
+		func(in *iterative.Instance) { in.TData = -1 },
+		func(in *iterative.Instance) { in.Chains[0].P[0][0] = 2 },
 	}
 	for i, f := range bad {
 		in := good
 		in.Chains = append([]availability.Chain(nil), good.Chains...)
 		f(&in)
-		if _, err := NewSimulator(&in, DefaultOptions()); err == nil {
+		if _, err := New(&in, iterative.DefaultOptions()); err == nil {
 			t.Errorf("bad instance %d accepted", i)
 		}
 	}
-	if _, err := NewSimulator(&good, Options{ExtraReplicas: -1}); err == nil {
+	if _, err := New(&good, iterative.Options{ExtraReplicas: -1}); err == nil {
 		t.Error("negative replicas accepted")
 	}
 }
@@ -280,14 +286,14 @@ func TestValidate(t *testing.T) {
 // given a replica of B (data 6, computed 7): makespan 8.
 func TestStickyQueues(t *testing.T) {
 	chains := []availability.Chain{chain(0.95, 0.03, 0.05, 0.93), chain(0.95, 0.03, 0.05, 0.93)}
-	in := &Instance{Chains: chains, W: []int{5, 1}, Tprog: 0, Tdata: 1, Ncom: 2, Tasks: 2, Iterations: 1}
+	in := &iterative.Instance{Chains: chains, W: []int{5, 1}, TProg: 0, TData: 1, NCom: 2, Tasks: 2, Iterations: 1}
 	real := FromStates([][]availability.State{states("u"), states("ru")})
-	if got := runLogged(t, in, DefaultOptions(), MCT, real, 1); got != 5 {
+	if got := runLogged(t, in, iterative.DefaultOptions(), iterative.MCT, real, 1); got != 5 {
 		t.Errorf("default: makespan %d, want 5", got)
 	}
-	opt := DefaultOptions()
+	opt := iterative.DefaultOptions()
 	opt.Sticky = true
-	if got := runLogged(t, in, opt, MCT, real, 1); got != 8 {
+	if got := runLogged(t, in, opt, iterative.MCT, real, 1); got != 8 {
 		t.Errorf("sticky: makespan %d, want 8", got)
 	}
 }
@@ -301,7 +307,7 @@ func TestRealizationChanges(t *testing.T) {
 	for q := 0; q < 7; q++ {
 		chains = append(chains, availability.Random(rng))
 	}
-	drawn := NewRealization(chains, StartStationary, stream.New(9, 1))
+	drawn := NewRealization(Markov(chains, iterative.StartStationary, stream.New(9, 1)))
 	drawn.Changes(300) // far ahead first
 	built := FromStates([][]availability.State{states("uurrdduu"), states("u"), states("dddru")})
 	for _, real := range []*Realization{drawn, built} {

@@ -1,4 +1,4 @@
-package iterative
+package campaign
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/iterative"
+	"github.com/volsched/volsched/iterative/slotsim"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -13,16 +15,16 @@ import (
 // on one §7 scenario (n = 20, n_com = 10, w_min = 5), one realization.
 func BenchmarkSimulate(b *testing.B) {
 	c := PaperParams()
-	c.N, c.Ncom, c.Wmin = []int{20}, []int{10}, []int{5}
+	c.N, c.NCom, c.WMin = []int{20}, []int{10}, []int{5}
 	in, _ := c.InstanceOf(1, 0)
 	opt, _ := c.Options()
-	for _, h := range []Heuristic{Random, Random2W, MCT, EMCTStar, LW, UDStar} {
+	for _, h := range []iterative.Heuristic{iterative.Random, iterative.Random2W, iterative.MCT, iterative.EMCTStar, iterative.LW, iterative.UDStar} {
 		b.Run(h.String(), func(b *testing.B) {
-			sim, err := NewSimulator(in, opt)
+			sim, err := slotsim.New(in, opt)
 			if err != nil {
 				b.Fatal(err)
 			}
-			real := NewRealization(in.Chains, opt.Initial, stream.New(1, 1))
+			real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, 1)))
 			slots := 0
 			c0 := cpuTime()
 			for b.Loop() {
@@ -92,26 +94,26 @@ func BenchmarkGridSlots(b *testing.B) {
 	c.Scenarios, c.Trials = 1, 1
 	opt, _ := c.Options()
 	type inst struct {
-		sim  *Simulator
-		real *Realization
+		sim  *slotsim.Simulator
+		real *slotsim.Realization
 		u    int
 	}
 	var insts []inst
 	for u := 0; u < c.Units(); u++ {
 		in, _ := c.InstanceOf(1, u)
-		sim, err := NewSimulator(in, opt)
+		sim, err := slotsim.New(in, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
-		real := NewRealization(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0))
-		for _, h := range Heuristics() { // draw the realization as far as any heuristic needs
+		real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0)))
+		for _, h := range iterative.Heuristics() { // draw the realization as far as any heuristic needs
 			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, uint64(h))); err != nil {
 				b.Fatal(err)
 			}
 		}
 		insts = append(insts, inst{sim, real, u})
 	}
-	for _, h := range Heuristics() {
+	for _, h := range iterative.Heuristics() {
 		b.Run(h.String(), func(b *testing.B) {
 			slots := 0
 			c0 := cpuTime()

@@ -1,9 +1,10 @@
-package iterative
+package slotsim
 
 import (
 	"fmt"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
 type checkCopy struct {
@@ -28,7 +29,7 @@ type checkProc struct {
 // in an iteration; at most 1+extraReplicas copies of a task; iterations end
 // exactly when their m tasks are done; the makespan is the slot after the
 // last iteration ends.
-func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log []Event) error {
+func Check(in *iterative.Instance, extraReplicas int, real *Realization, makespan int, log []Event) error {
 	p := len(in.Chains)
 	procs := make([]checkProc, p)
 	done := make([]bool, in.Tasks)
@@ -84,7 +85,7 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 			}
 			switch e.Kind {
 			case EvProgram:
-				if pr.prog >= in.Tprog {
+				if pr.prog >= in.TProg {
 					return fmt.Errorf("slot %d: processor %d receives program it already holds", t, q)
 				}
 				pr.prog++
@@ -97,7 +98,7 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 				if done[task] {
 					return fmt.Errorf("slot %d: processor %d begins task %d already done", t, q, task)
 				}
-				if pr.prog < in.Tprog {
+				if pr.prog < in.TProg {
 					return fmt.Errorf("slot %d: processor %d begins task %d without the program", t, q, task)
 				}
 				if find() >= 0 {
@@ -106,7 +107,7 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 				if len(pr.copies) >= 2 {
 					return fmt.Errorf("slot %d: processor %d begins a third task (more than one ahead)", t, q)
 				}
-				if len(pr.copies) == 1 && pr.copies[0].data < in.Tdata {
+				if len(pr.copies) == 1 && pr.copies[0].data < in.TData {
 					return fmt.Errorf("slot %d: processor %d begins task %d while the data of task %d is incomplete", t, q, task, pr.copies[0].task)
 				}
 				n := 0
@@ -121,7 +122,7 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 					return fmt.Errorf("slot %d: task %d gets copy %d, at most %d allowed", t, task, n+1, 1+extraReplicas)
 				}
 				dd := -1
-				if in.Tdata == 0 {
+				if in.TData == 0 {
 					dd = t - 1
 				}
 				pr.copies = append(pr.copies, checkCopy{task: task, dataDone: dd})
@@ -130,18 +131,18 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 				if k < 0 {
 					return fmt.Errorf("slot %d: processor %d receives data of task %d it has not begun", t, q, task)
 				}
-				if pr.prog < in.Tprog {
+				if pr.prog < in.TProg {
 					return fmt.Errorf("slot %d: processor %d receives data without the program", t, q)
 				}
-				if k == 1 && pr.copies[0].data < in.Tdata {
+				if k == 1 && pr.copies[0].data < in.TData {
 					return fmt.Errorf("slot %d: processor %d receives data of two tasks at once", t, q)
 				}
 				c := &pr.copies[k]
-				if c.data >= in.Tdata {
+				if c.data >= in.TData {
 					return fmt.Errorf("slot %d: processor %d receives more than T_data of task %d", t, q, task)
 				}
 				c.data++
-				if c.data == in.Tdata {
+				if c.data == in.TData {
 					c.dataDone = t
 				}
 				transfers++
@@ -155,10 +156,10 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 					return fmt.Errorf("slot %d: processor %d computes task %d which is not its first task", t, q, task)
 				}
 				c := &pr.copies[0]
-				if pr.prog < in.Tprog {
+				if pr.prog < in.TProg {
 					return fmt.Errorf("slot %d: processor %d computes without the program", t, q)
 				}
-				if c.data < in.Tdata || c.dataDone >= t {
+				if c.data < in.TData || c.dataDone >= t {
 					return fmt.Errorf("slot %d: processor %d computes task %d before its data arrived", t, q, task)
 				}
 				if computed[q] {
@@ -208,8 +209,8 @@ func Check(in *Instance, extraReplicas int, real *Realization, makespan int, log
 				return fmt.Errorf("slot %d: event %d of unknown kind %d", t, i, e.Kind)
 			}
 		}
-		if transfers > in.Ncom {
-			return fmt.Errorf("slot %d: %d transfers, n_com = %d", t, transfers, in.Ncom)
+		if transfers > in.NCom {
+			return fmt.Errorf("slot %d: %d transfers, n_com = %d", t, transfers, in.NCom)
 		}
 		if nDone == in.Tasks {
 			return fmt.Errorf("slot %d: all %d tasks done but the iteration did not end", t, in.Tasks)

@@ -1,4 +1,10 @@
-package iterative
+// Package slotsim is the time-slot simulator of seed 001's model (§3): a
+// Simulator runs one of the 17 heuristics of package iterative, calling the
+// same Decider a live master calls, on an availability Realization shared by
+// every heuristic of a trial (common random numbers); Check replays a
+// simulation's event log against the rules of the model independently of
+// the simulator's bookkeeping.
+package slotsim
 
 import (
 	"errors"
@@ -9,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
 // EventKind is the type of an Event of a simulation's log.
@@ -74,35 +81,37 @@ const (
 // (TestMatchesReference compares the event logs with the reference
 // simulator of commit f15770e).
 type Simulator struct {
-	in   *Instance
-	opt  Options
-	crit []Criteria
+	in   *iterative.Instance
+	opt  iterative.Options
+	crit []iterative.Criteria
 
 	// Log, when not nil, receives the events of the next runs.
 	Log *[]Event
 	// Stats accumulates counters over runs (for profiling).
 	Stats SimStats
 
-	dec    Decider
-	picks  []Pick
-	snap   Snapshot
+	dec    iterative.Decider
+	picks  []iterative.Pick
+	snap   iterative.Snapshot
 	procs  []procState
-	views  []ProcView // = snap.Procs: the master's view, updated in place
+	views  []iterative.ProcView // = snap.Procs: the master's view, updated in place
 	done   []bool
 	copies []int
-	open   []int // uncompleted tasks, in task order (snapshot index → task)
 
-	// open lists the tasks of the iteration not completed, in task order,
-	// and tcopies (the snapshot's Copies) their copies; pos[task] is the
-	// task's index in open (−1: completed). unstarted counts the open tasks
+	// tasks (the snapshot's Tasks) lists the tasks of the iteration not
+	// completed, in task order, with their copies; pos[task] is the task's
+	// index in tasks (−1: completed). unstarted counts the open tasks
 	// with no copy, repl those with 1..ExtraReplicas copies. All are kept
 	// as copies begin, disappear and complete.
 	pos       []int
-	tcopies   []int
+	tasks     []iterative.OpenTask
 	unstarted int
 	repl      int
-	// Options.Sticky rebuilds its own open list and copies at every slot.
-	sOpen, sCopies []int
+	// Options.Sticky rebuilds its own open tasks at every slot.
+	sTasks []iterative.OpenTask
+	// hints are the decision's performance aids (the UP processors, the
+	// random heuristic's weights, the wanted prefix) and Sticky's queues.
+	hints iterative.Hints
 
 	// Sets kept up to date by refresh (and see), as of the start of the
 	// slot: the processors UP in the master's view (a bit set; up lists them
@@ -145,11 +154,15 @@ type Simulator struct {
 	planSeq []int
 	seq     int
 	queued  []int
-	reps    []Pick
+	reps    []iterative.Pick
 }
 
-// NewSimulator validates the instance and options and prepares a simulator.
-func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
+// DefaultMaxSlots is the slot limit of a simulation when Options.MaxSlots
+// is 0.
+const DefaultMaxSlots = 1 << 26
+
+// New validates the instance and options and prepares a simulator.
+func New(in *iterative.Instance, opt iterative.Options) (*Simulator, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
@@ -157,12 +170,12 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 		return nil, err
 	}
 	if opt.MaxSlots == 0 {
-		opt.MaxSlots = 1 << 26
+		opt.MaxSlots = DefaultMaxSlots
 	}
 	s := &Simulator{in: in, opt: opt}
-	s.crit = make([]Criteria, len(in.Chains))
+	s.crit = make([]iterative.Criteria, len(in.Chains))
 	for q, c := range in.Chains {
-		s.crit[q] = NewCriteria(c)
+		s.crit[q] = iterative.NewCriteria(c)
 	}
 	p := len(in.Chains)
 	s.procs = make([]procState, p)
@@ -179,8 +192,8 @@ func NewSimulator(in *Instance, opt Options) (*Simulator, error) {
 	s.plan = make([]int, in.Tasks)
 	s.planSeq = make([]int, in.Tasks)
 	s.queued = make([]int, p)
-	s.views = make([]ProcView, p)
-	s.snap = Snapshot{Procs: s.views, Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
+	s.views = make([]iterative.ProcView, p)
+	s.snap = iterative.Snapshot{Procs: s.views, Crit: s.crit, TData: in.TData, NCom: in.NCom, ExtraReplicas: opt.ExtraReplicas}
 	return s, nil
 }
 
@@ -243,9 +256,9 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 			ps.xfer = tNone
 		}
 	}
-	v.HasNext, v.Next = false, Work{}
+	v.HasNext, v.Next = false, iterative.Work{}
 	if !v.HasCur {
-		v.Cur = Work{}
+		v.Cur = iterative.Work{}
 	}
 	s.setCopies(t, s.copies[t]-1)
 }
@@ -262,8 +275,8 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 // and a copy whose data is complete computes one slot of it; the transfers
 // holding a channel progress one slot; completed copies return their
 // results and the other copies of their tasks are cancelled.
-func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, error) {
-	if h >= numHeuristics {
+func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand) (int, error) {
+	if !h.Valid() {
 		return 0, fmt.Errorf("heuristic %d unknown", h)
 	}
 	if h.IsRandom() && rng == nil {
@@ -272,17 +285,17 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 	in := s.in
 	p := len(in.Chains)
 	s.reset()
-	s.snap.Weights = nil
+	s.hints.Weights = nil
 	if h.IsRandom() { // the heuristic's weights, computed once
 		s.weights = resizeF(s.weights, p)
 		for q := range s.weights {
-			s.weights[q] = weight(h, &s.snap, q)
+			s.weights[q] = s.crit[q].Weight(h, in.W[q])
 		}
-		s.snap.Weights = s.weights
+		s.hints.Weights = s.weights
 	}
 	remaining := in.Tasks
 	iter := 0
-	decideObserve := s.opt.Order == DecideThenObserve
+	decideObserve := s.opt.Order == iterative.DecideThenObserve
 	for t := 0; ; t++ {
 		if t >= s.opt.MaxSlots {
 			return 0, fmt.Errorf("%v after %d slots (%d/%d iterations): %w", h, t, iter, in.Iterations, ErrTooLong)
@@ -319,12 +332,12 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		if s.chDirty {
 			s.allocate()
 		}
-		free := max(in.Ncom-len(s.cands), 0)
+		free := max(in.NCom-len(s.cands), 0)
 		// The heuristic decides where the unstarted tasks (and replicas) go;
 		// its decision only matters if some processor can begin a transfer.
 		if s.opt.Sticky {
 			s.decideSticky(h, t, st, rng, remaining, &free)
-		} else if (free > 0 || in.Tdata == 0) && s.acceptors > 0 {
+		} else if (free > 0 || in.TData == 0) && s.acceptors > 0 {
 			s.decide(h, t, st, rng, remaining, s.acceptors, &free)
 		}
 		// Computation (a copy whose data was complete at the start of the
@@ -334,7 +347,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 		// those found computing before the decision and the candidates for
 		// a channel (the transfers begun in this slot included).
 		s.compl, s.xdone = s.compl[:0], s.xdone[:0]
-		if in.Tdata == 0 {
+		if in.TData == 0 {
 			for q := 0; q < p; q++ {
 				s.compute(t, q, st)
 				s.progress(t, q)
@@ -393,7 +406,7 @@ func (s *Simulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, er
 			s.newIteration()
 			for q := range s.views {
 				v := &s.views[q]
-				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, Work{}, Work{}
+				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, iterative.Work{}, iterative.Work{}
 				if x := s.procs[q].xfer; x == tCur || x == tNext {
 					s.procs[q].xfer = tNone
 				}
@@ -409,7 +422,7 @@ func (s *Simulator) reset() {
 	in := s.in
 	for q := range s.procs {
 		s.procs[q] = procState{}
-		s.views[q] = ProcView{W: in.W[q], ProgramLeft: in.Tprog, State: availability.Down}
+		s.views[q] = iterative.ProcView{ID: int64(q), W: in.W[q], ProgramLeft: in.TProg, State: availability.Down}
 		s.active[q], s.xferKind[q] = tNone, tNone
 		s.compAt[q], s.candAt[q], s.watch[q] = 0, 0, false
 	}
@@ -425,14 +438,13 @@ func (s *Simulator) reset() {
 
 // newIteration makes every task of the iteration open, with no copy.
 func (s *Simulator) newIteration() {
-	s.open, s.tcopies = s.open[:0], s.tcopies[:0]
+	s.tasks = s.tasks[:0]
 	for i := range s.done {
 		s.done[i], s.copies[i], s.plan[i], s.pos[i] = false, 0, -1, i
-		s.open = append(s.open, i)
-		s.tcopies = append(s.tcopies, 0)
+		s.tasks = append(s.tasks, iterative.OpenTask{ID: int64(i)})
 	}
 	s.unstarted, s.repl = len(s.done), 0
-	s.snap.Copies = s.tcopies
+	s.snap.Tasks = s.tasks
 }
 
 // setCopies sets the number of begun copies of task and keeps the open
@@ -444,7 +456,7 @@ func (s *Simulator) setCopies(task, c int) {
 	if i < 0 {
 		return
 	}
-	s.tcopies[i] = c
+	s.tasks[i].Copies = c
 	s.count(old, -1)
 	s.count(c, 1)
 }
@@ -462,14 +474,13 @@ func (s *Simulator) count(c, d int) {
 func (s *Simulator) complete(task int) {
 	s.done[task] = true
 	i := s.pos[task]
-	s.count(s.tcopies[i], -1)
-	s.open = append(s.open[:i], s.open[i+1:]...)
-	s.tcopies = append(s.tcopies[:i], s.tcopies[i+1:]...)
+	s.count(s.tasks[i].Copies, -1)
+	s.tasks = append(s.tasks[:i], s.tasks[i+1:]...)
 	s.pos[task] = -1
-	for j := i; j < len(s.open); j++ {
-		s.pos[s.open[j]] = j
+	for j := i; j < len(s.tasks); j++ {
+		s.pos[s.tasks[j].ID] = j
 	}
-	s.snap.Copies = s.tcopies
+	s.snap.Tasks = s.tasks
 }
 
 // arrive applies processor q's state of this slot, s.st[q]: DOWN loses the
@@ -479,8 +490,8 @@ func (s *Simulator) arrive(q int) {
 	if ps.xfer != tNone {
 		s.chDirty = true // its transfer competes for a channel or no longer does
 	}
-	if s.st[q] == availability.Down && (ps.xfer != tNone || v.HasCur || v.ProgramLeft != s.in.Tprog) {
-		v.ProgramLeft, ps.xfer = s.in.Tprog, tNone
+	if s.st[q] == availability.Down && (ps.xfer != tNone || v.HasCur || v.ProgramLeft != s.in.TProg) {
+		v.ProgramLeft, ps.xfer = s.in.TProg, tNone
 		for v.HasCur {
 			s.dropCopy(q, true)
 		}
@@ -580,7 +591,7 @@ func setMember(list, at []int, q int, in bool) []int {
 // progresses.
 func (s *Simulator) allocate() {
 	s.chDirty = false
-	if len(s.cands) <= s.in.Ncom {
+	if len(s.cands) <= s.in.NCom {
 		if s.contended {
 			s.contended = false
 			for _, q := range s.cands {
@@ -592,7 +603,7 @@ func (s *Simulator) allocate() {
 	s.contended = true
 	s.cand = append(s.cand[:0], s.cands...)
 	slices.Sort(s.cand)
-	if s.opt.Channels == ChannelFIFO {
+	if s.opt.Channels == iterative.ChannelFIFO {
 		// By the slot the transfer began, ties by processor index (cand is
 		// in index order: a stable insertion sort).
 		for i := 1; i < len(s.cand); i++ {
@@ -607,7 +618,7 @@ func (s *Simulator) allocate() {
 	}
 	for i, q := range s.cand {
 		s.active[q] = tNone
-		if i < s.in.Ncom && s.st[q] == availability.Up {
+		if i < s.in.NCom && s.st[q] == availability.Up {
 			s.active[q] = s.procs[q].xfer
 		}
 	}
@@ -667,11 +678,11 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		s.refresh(q)
 		return true
 	}
-	if in.Tdata > 0 && *free == 0 {
+	if in.TData > 0 && *free == 0 {
 		return false
 	}
 	c := taskCopy{task: task, start: t}
-	w := Work{DataLeft: in.Tdata, WorkLeft: in.W[q]}
+	w := iterative.Work{DataLeft: in.TData, WorkLeft: in.W[q]}
 	kind := int8(tCur)
 	if !v.HasCur {
 		v.HasCur, v.Cur, ps.cur = true, w, c
@@ -679,7 +690,7 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 		v.HasNext, v.Next, ps.next = true, w, c
 		kind = tNext
 	}
-	if in.Tdata > 0 {
+	if in.TData > 0 {
 		ps.xfer = kind
 		*free--
 	}
@@ -693,13 +704,13 @@ func (s *Simulator) begin(t, q, task int, free *int) bool {
 // on their processor (until it goes DOWN); the heuristic places only the
 // unstarted tasks queued nowhere (and replicas, as in the default mode);
 // each processor that can begin a transfer begins its earliest queued task.
-func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rng *rand.Rand, remaining int, free *int) {
+func (s *Simulator) decideSticky(h iterative.Heuristic, t int, st []availability.State, rng *rand.Rand, remaining int, free *int) {
 	in := s.in
 	p := len(in.Chains)
 	for q := 0; q < p; q++ {
 		s.queued[q], s.picked[q] = 0, false
 	}
-	s.sOpen, s.sCopies = s.sOpen[:0], s.sCopies[:0]
+	s.sTasks = s.sTasks[:0]
 	unplanned, replicable := 0, false
 	for task, d := range s.done {
 		if q := s.plan[task]; q >= 0 && (d || s.copies[task] > 0 || st[q] == availability.Down) {
@@ -708,13 +719,12 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 		if d {
 			continue
 		}
-		s.sOpen = append(s.sOpen, task)
 		c := s.copies[task]
 		if c == 0 && s.plan[task] >= 0 {
 			c = 1 // a queued copy
 			s.queued[s.plan[task]]++
 		}
-		s.sCopies = append(s.sCopies, c)
+		s.sTasks = append(s.sTasks, iterative.OpenTask{ID: int64(task), Copies: c})
 		if c == 0 {
 			unplanned++
 		} else if c <= s.opt.ExtraReplicas {
@@ -726,9 +736,10 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 	}
 	s.reps = s.reps[:0]
 	if unplanned > 0 || replicable {
-		s.snap.Queued, s.snap.StopAfter, s.snap.Eligible, s.snap.Copies = s.queued, 0, s.eligible(), s.sCopies
-		s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
-		s.snap.Queued, s.snap.Copies = nil, s.tcopies
+		s.snap.Tasks = s.sTasks
+		hints := iterative.Hints{Up: s.eligible(), Weights: s.hints.Weights, Queued: s.queued}
+		s.picks = s.dec.DecideWith(h, &s.snap, &hints, rng, s.picks)
+		s.snap.Tasks = s.tasks
 		s.Stats.Decisions++
 		s.Stats.Picks += int64(len(s.picks))
 		for _, pk := range s.picks {
@@ -736,7 +747,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 				s.reps = append(s.reps, pk)
 				continue
 			}
-			task := s.sOpen[pk.Task]
+			task := int(s.sTasks[pk.Task].ID)
 			s.plan[task], s.planSeq[task] = pk.Proc, s.seq
 			s.seq++
 		}
@@ -760,7 +771,7 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 		s.picked[q] = true
 		s.order = append(s.order, task)
 	}
-	if s.opt.Channels == ChannelIndex {
+	if s.opt.Channels == iterative.ChannelIndex {
 		sort.Slice(s.order, func(i, j int) bool { return s.plan[s.order[i]] < s.plan[s.order[j]] })
 	} else {
 		sort.Slice(s.order, func(i, j int) bool { return s.planSeq[s.order[i]] < s.planSeq[s.order[j]] })
@@ -778,31 +789,31 @@ func (s *Simulator) decideSticky(h Heuristic, t int, st []availability.State, rn
 			continue
 		}
 		s.picked[q] = true
-		s.begin(t, q, s.sOpen[pk.Task], free)
+		s.begin(t, q, int(s.sTasks[pk.Task].ID), free)
 	}
 }
 
 // decide runs the heuristic when its decision can have an effect (the
 // acceptors, s.watch, were found by Run) and begins the transfers it asks
 // for as channels allow.
-func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
+func (s *Simulator) decide(h iterative.Heuristic, t int, st []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
 	in := s.in
 	// Only the first picks of acceptors can begin transfers: with FIFO
 	// channels the decision can stop once min(free, acceptors) of them are
-	// picked (with Tdata = 0 data needs no channel: no early stop).
-	s.snap.Watch, s.snap.StopAfter = s.watch, 0
-	if in.Tdata > 0 && in.Tprog > 0 {
-		if s.opt.Channels == ChannelFIFO {
-			s.snap.StopAfter = min(*free, acceptors)
+	// picked (with TData = 0 data needs no channel: no early stop).
+	s.hints.Want, s.hints.StopAfter = s.watch, 0
+	if in.TData > 0 && in.TProg > 0 {
+		if s.opt.Channels == iterative.ChannelFIFO {
+			s.hints.StopAfter = min(*free, acceptors)
 		} else {
-			s.snap.StopAfter = acceptors
+			s.hints.StopAfter = acceptors
 		}
 	}
 	if s.unstarted == 0 && (s.repl == 0 || s.nUp <= remaining) {
 		return
 	}
-	s.snap.Eligible = s.eligible()
-	s.picks = s.dec.Decide(h, &s.snap, rng, s.picks)
+	s.hints.Up = s.eligible()
+	s.picks = s.dec.DecideWith(h, &s.snap, &s.hints, rng, s.picks)
 	s.Stats.Decisions++
 	s.Stats.Picks += int64(len(s.picks))
 	// Each processor's first pick is what it would begin now.
@@ -813,7 +824,7 @@ func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *ran
 			s.order = append(s.order, i)
 		}
 	}
-	if s.opt.Channels == ChannelIndex { // by processor (insertion sort: few)
+	if s.opt.Channels == iterative.ChannelIndex { // by processor (insertion sort: few)
 		for i := 1; i < len(s.order); i++ {
 			for j := i; j > 0 && s.picks[s.order[j]].Proc < s.picks[s.order[j-1]].Proc; j-- {
 				s.order[j], s.order[j-1] = s.order[j-1], s.order[j]
@@ -827,6 +838,13 @@ func (s *Simulator) decide(h Heuristic, t int, st []availability.State, rng *ran
 		if st[q] != availability.Up || s.active[q] != tNone || !s.acceptor(q) {
 			continue
 		}
-		s.begin(t, q, s.open[pk.Task], free)
+		s.begin(t, q, int(s.tasks[pk.Task].ID), free)
 	}
+}
+
+func resizeF(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
 }

@@ -1,4 +1,4 @@
-package iterative
+package slotsim
 
 // The reference simulator: the slot-by-slot simulator and decision
 // functions of commit f15770e, kept verbatim (renamed) as an oracle for the
@@ -11,7 +11,25 @@ import (
 	"sort"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
+
+// refSnapshot is the snapshot of commit f15770e: the master's view
+// (iterative.Snapshot, whose Tasks it does not use) with the open tasks'
+// copies and the driver's plumbing beside it.
+type refSnapshot struct {
+	iterative.Snapshot
+	// Copies has one entry per task of the iteration not yet completed: the
+	// number of its copies already begun.
+	Copies []int
+	// When StopAfter > 0, Decide returns as soon as StopAfter distinct
+	// processors with Watch[q] set have been picked.
+	Watch     []bool
+	StopAfter int
+	// Queued, when not nil, is the number of tasks already queued on each
+	// processor (Options.Sticky).
+	Queued []int
+}
 
 // refTaskCopy is what the simulator keeps of a begun task copy beyond the
 // master's view of it (ProcView.Cur / Next): which task and when its data
@@ -34,9 +52,9 @@ type refProcState struct {
 // refSimulator runs the model of §3 under one heuristic. It is not safe for
 // concurrent use; use one per goroutine. Its memory is reused across runs.
 type refSimulator struct {
-	in   *Instance
-	opt  Options
-	crit []Criteria
+	in   *iterative.Instance
+	opt  iterative.Options
+	crit []iterative.Criteria
 
 	// Log, when not nil, receives the events of the next runs.
 	Log *[]Event
@@ -44,10 +62,10 @@ type refSimulator struct {
 	Stats SimStats
 
 	dec    refDecider
-	picks  []Pick
-	snap   Snapshot
+	picks  []iterative.Pick
+	snap   refSnapshot
 	procs  []refProcState
-	views  []ProcView // = snap.Procs: the master's view, updated in place
+	views  []iterative.ProcView // = snap.Procs: the master's view, updated in place
 	done   []bool
 	copies []int
 	open   []int // uncompleted tasks, in task order (snapshot index → task)
@@ -73,11 +91,11 @@ type refSimulator struct {
 	planSeq []int
 	seq     int
 	queued  []int
-	reps    []Pick
+	reps    []iterative.Pick
 }
 
 // newRefSimulator validates the instance and options and prepares a simulator.
-func newRefSimulator(in *Instance, opt Options) (*refSimulator, error) {
+func newRefSimulator(in *iterative.Instance, opt iterative.Options) (*refSimulator, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
@@ -88,9 +106,9 @@ func newRefSimulator(in *Instance, opt Options) (*refSimulator, error) {
 		opt.MaxSlots = 1 << 26
 	}
 	s := &refSimulator{in: in, opt: opt}
-	s.crit = make([]Criteria, len(in.Chains))
+	s.crit = make([]iterative.Criteria, len(in.Chains))
 	for q, c := range in.Chains {
-		s.crit[q] = NewCriteria(c)
+		s.crit[q] = iterative.NewCriteria(c)
 	}
 	p := len(in.Chains)
 	s.procs = make([]refProcState, p)
@@ -102,8 +120,8 @@ func newRefSimulator(in *Instance, opt Options) (*refSimulator, error) {
 	s.plan = make([]int, in.Tasks)
 	s.planSeq = make([]int, in.Tasks)
 	s.queued = make([]int, p)
-	s.views = make([]ProcView, p)
-	s.snap = Snapshot{Procs: s.views, Crit: s.crit, Tdata: in.Tdata, Ncom: in.Ncom, ExtraReplicas: opt.ExtraReplicas}
+	s.views = make([]iterative.ProcView, p)
+	s.snap = refSnapshot{Snapshot: iterative.Snapshot{Procs: s.views, Crit: s.crit, TData: in.TData, NCom: in.NCom, ExtraReplicas: opt.ExtraReplicas}}
 	return s, nil
 }
 
@@ -156,9 +174,9 @@ func (s *refSimulator) dropCopy(q int, cur bool) {
 			ps.xfer = tNone
 		}
 	}
-	v.HasNext, v.Next = false, Work{}
+	v.HasNext, v.Next = false, iterative.Work{}
 	if !v.HasCur {
-		v.Cur = Work{}
+		v.Cur = iterative.Work{}
 	}
 	s.copies[t]--
 	s.tasksDirty = true
@@ -176,8 +194,8 @@ func (s *refSimulator) dropCopy(q int, cur bool) {
 // and a copy whose data is complete computes one slot of it; the transfers
 // holding a channel progress one slot; completed copies return their
 // results and the other copies of their tasks are cancelled.
-func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int, error) {
-	if h >= numHeuristics {
+func (s *refSimulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand) (int, error) {
+	if !h.Valid() {
 		return 0, fmt.Errorf("heuristic %d unknown", h)
 	}
 	if h.IsRandom() && rng == nil {
@@ -187,7 +205,7 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 	p := len(in.Chains)
 	for q := range s.procs {
 		s.procs[q] = refProcState{}
-		s.views[q] = ProcView{W: in.W[q], ProgramLeft: in.Tprog}
+		s.views[q] = iterative.ProcView{W: in.W[q], ProgramLeft: in.TProg}
 	}
 	for i := range s.done {
 		s.done[i], s.copies[i], s.plan[i] = false, 0, -1
@@ -203,7 +221,7 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 		s.Stats.Slots++
 		st := real.At(t)
 		view := st
-		if s.opt.Order == DecideThenObserve && t > 0 {
+		if s.opt.Order == iterative.DecideThenObserve && t > 0 {
 			view = real.At(t - 1)
 			st = real.At(t)
 		}
@@ -223,8 +241,8 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 			switch {
 			case a == availability.Down:
 				s.watch[q] = false
-				if ps.xfer != tNone || v.HasCur || v.ProgramLeft != in.Tprog {
-					v.ProgramLeft, ps.xfer = in.Tprog, tNone
+				if ps.xfer != tNone || v.HasCur || v.ProgramLeft != in.TProg {
+					v.ProgramLeft, ps.xfer = in.TProg, tNone
 					for v.HasCur {
 						s.dropCopy(q, true)
 					}
@@ -242,8 +260,8 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 				}
 			}
 		}
-		if len(s.cand) > in.Ncom {
-			if s.opt.Channels == ChannelFIFO {
+		if len(s.cand) > in.NCom {
+			if s.opt.Channels == iterative.ChannelFIFO {
 				// By the slot the transfer began, ties by processor index
 				// (cand is in index order: a stable insertion sort).
 				for i := 1; i < len(s.cand); i++ {
@@ -256,9 +274,9 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 					}
 				}
 			}
-			s.cand = s.cand[:in.Ncom]
+			s.cand = s.cand[:in.NCom]
 		}
-		free := in.Ncom - len(s.cand)
+		free := in.NCom - len(s.cand)
 		for _, q := range s.cand {
 			if st[q] == availability.Up {
 				s.active[q] = s.procs[q].xfer
@@ -268,7 +286,7 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 		// its decision only matters if some processor can begin a transfer.
 		if s.opt.Sticky {
 			s.decideSticky(h, t, st, view, rng, remaining, &free)
-		} else if (free > 0 || in.Tdata == 0) && acceptors > 0 {
+		} else if (free > 0 || in.TData == 0) && acceptors > 0 {
 			s.decide(h, t, st, view, rng, remaining, acceptors, &free)
 		}
 		// Computation (a copy whose data was complete at the start of the
@@ -278,7 +296,7 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 		// those found computing before the decision and those with a
 		// transfer.
 		s.compl = s.compl[:0]
-		if in.Tdata == 0 {
+		if in.TData == 0 {
 			for q := 0; q < p; q++ {
 				s.compute(t, q, st)
 				s.progress(t, q)
@@ -333,7 +351,7 @@ func (s *refSimulator) Run(h Heuristic, real *Realization, rng *rand.Rand) (int,
 			}
 			for q := range s.views {
 				v := &s.views[q]
-				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, Work{}, Work{}
+				v.HasCur, v.HasNext, v.Cur, v.Next = false, false, iterative.Work{}, iterative.Work{}
 				if x := s.procs[q].xfer; x == tCur || x == tNext {
 					s.procs[q].xfer = tNone
 				}
@@ -396,11 +414,11 @@ func (s *refSimulator) begin(t, q, task int, free *int) bool {
 		s.begun = append(s.begun, q)
 		return true
 	}
-	if in.Tdata > 0 && *free == 0 {
+	if in.TData > 0 && *free == 0 {
 		return false
 	}
 	c := refTaskCopy{task: task, start: t}
-	w := Work{DataLeft: in.Tdata, WorkLeft: in.W[q]}
+	w := iterative.Work{DataLeft: in.TData, WorkLeft: in.W[q]}
 	kind := int8(tCur)
 	if !v.HasCur {
 		v.HasCur, v.Cur, ps.cur = true, w, c
@@ -408,7 +426,7 @@ func (s *refSimulator) begin(t, q, task int, free *int) bool {
 		v.HasNext, v.Next, ps.next = true, w, c
 		kind = tNext
 	}
-	if in.Tdata > 0 {
+	if in.TData > 0 {
 		s.active[q], ps.xfer = kind, kind
 		s.begun = append(s.begun, q)
 		*free--
@@ -423,7 +441,7 @@ func (s *refSimulator) begin(t, q, task int, free *int) bool {
 // on their processor (until it goes DOWN); the heuristic places only the
 // unstarted tasks queued nowhere (and replicas, as in the default mode);
 // each processor that can begin a transfer begins its earliest queued task.
-func (s *refSimulator) decideSticky(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
+func (s *refSimulator) decideSticky(h iterative.Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining int, free *int) {
 	in := s.in
 	p := len(in.Chains)
 	for q := 0; q < p; q++ {
@@ -498,7 +516,7 @@ func (s *refSimulator) decideSticky(h Heuristic, t int, st, view []availability.
 		s.picked[q] = true
 		s.order = append(s.order, task)
 	}
-	if s.opt.Channels == ChannelIndex {
+	if s.opt.Channels == iterative.ChannelIndex {
 		sort.Slice(s.order, func(i, j int) bool { return s.plan[s.order[i]] < s.plan[s.order[j]] })
 	} else {
 		sort.Slice(s.order, func(i, j int) bool { return s.planSeq[s.order[i]] < s.planSeq[s.order[j]] })
@@ -523,14 +541,14 @@ func (s *refSimulator) decideSticky(h Heuristic, t int, st, view []availability.
 // decide runs the heuristic when its decision can have an effect (the
 // acceptors, s.watch, were found by Run) and begins the transfers it asks
 // for as channels allow.
-func (s *refSimulator) decide(h Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
+func (s *refSimulator) decide(h iterative.Heuristic, t int, st, view []availability.State, rng *rand.Rand, remaining, acceptors int, free *int) {
 	in := s.in
 	// Only the first picks of acceptors can begin transfers: with FIFO
 	// channels the decision can stop once min(free, acceptors) of them are
-	// picked (with Tdata = 0 data needs no channel: no early stop).
+	// picked (with TData = 0 data needs no channel: no early stop).
 	s.snap.Watch, s.snap.StopAfter = s.watch, 0
-	if in.Tdata > 0 && in.Tprog > 0 {
-		if s.opt.Channels == ChannelFIFO {
+	if in.TData > 0 && in.TProg > 0 {
+		if s.opt.Channels == iterative.ChannelFIFO {
 			s.snap.StopAfter = min(*free, acceptors)
 		} else {
 			s.snap.StopAfter = acceptors
@@ -578,7 +596,7 @@ func (s *refSimulator) decide(h Heuristic, t int, st, view []availability.State,
 			s.order = append(s.order, i)
 		}
 	}
-	if s.opt.Channels == ChannelIndex {
+	if s.opt.Channels == iterative.ChannelIndex {
 		sort.Slice(s.order, func(i, j int) bool { return s.picks[s.order[i]].Proc < s.picks[s.order[j]].Proc })
 	}
 	for _, i := range s.order {
@@ -613,7 +631,7 @@ type refDecider struct {
 // first a second copy of every task in task order, then a third, ….
 // Random heuristics draw from rng; the greedy ones break ties by the lowest
 // processor index.
-func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) []Pick {
+func (d *refDecider) Decide(h iterative.Heuristic, s *refSnapshot, rng *rand.Rand, out []iterative.Pick) []iterative.Pick {
 	out = out[:0]
 	p := len(s.Procs)
 	d.nq = resize(d.nq, p)
@@ -639,11 +657,11 @@ func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick
 		if random { // the random heuristics need weights, not delays
 			if e {
 				up++
-				d.weights[q] = weight(h, s, q)
+				d.weights[q] = s.Crit[q].Weight(h, s.Procs[q].W)
 			}
 			continue
 		}
-		d.delay[q] = Delay(v)
+		d.delay[q] = iterative.Delay(v)
 		if e {
 			up++
 		}
@@ -663,7 +681,7 @@ func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick
 	factor := 1
 	star := h.Contention()
 	if star {
-		factor = ceilDiv(nActive, s.Ncom)
+		factor = ceilDiv(nActive, s.NCom)
 	}
 	for q := range s.Procs {
 		if d.eligibl[q] && !h.IsRandom() {
@@ -680,7 +698,7 @@ func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick
 		if q < 0 {
 			return false
 		}
-		out = append(out, Pick{Task: task, Proc: q, Replica: replica})
+		out = append(out, iterative.Pick{Task: task, Proc: q, Replica: replica})
 		d.copies[task]++
 		if d.nq[q] == 0 {
 			nActive++
@@ -693,7 +711,7 @@ func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick
 			return true
 		}
 		if star {
-			if f := ceilDiv(nActive, s.Ncom); f != factor {
+			if f := ceilDiv(nActive, s.NCom); f != factor {
 				factor = f
 				for r := range s.Procs {
 					if d.eligibl[r] {
@@ -748,24 +766,14 @@ func (d *refDecider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick
 // key is the quantity the greedy heuristic minimizes for processor q given
 // its n_q tasks already assigned in this round: CT (MCT), E(CT) (EMCT),
 // CT·(−ln P+) (LW maximizes P+^CT), −ln P_UD(E(CT)) (UD).
-func (d *refDecider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
+func (d *refDecider) key(h iterative.Heuristic, s *refSnapshot, q, factor int) float64 {
 	return d.keyN(h, s, q, d.nq[q]+1, factor)
 }
 
 // keyN is the key of processor q for its n-th task of the round.
-func (d *refDecider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
-	ct := float64(CompletionTime(d.delay[q], s.Tdata, s.Procs[q].W, n, factor))
-	c := &s.Crit[q]
-	switch h {
-	case MCT, MCTStar:
-		return ct
-	case EMCT, EMCTStar:
-		return c.ExpectedTime(ct)
-	case LW, LWStar:
-		return ct * c.negLogPPlus
-	default: // UD, UD*
-		return -c.lnPUD(c.ExpectedTime(ct))
-	}
+func (d *refDecider) keyN(h iterative.Heuristic, s *refSnapshot, q, n, factor int) float64 {
+	ct := float64(iterative.CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
+	return s.Crit[q].Key(h, ct) // the criteria's internals are iterative's
 }
 
 func (d *refDecider) pickMin() int {
@@ -778,7 +786,7 @@ func (d *refDecider) pickMin() int {
 	return best
 }
 
-func (d *refDecider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
+func (d *refDecider) pickRandom(h iterative.Heuristic, s *refSnapshot, rng *rand.Rand) int {
 	sum := 0.0
 	last, n := -1, 0
 	for q, ok := range d.eligibl {
@@ -827,7 +835,7 @@ func (d *refDecider) pickRandom(h Heuristic, s *Snapshot, rng *rand.Rand) int {
 // processor instead of tasks × processors for the loop. The picks returned
 // are those of the watched processors, in rank order, truncated to
 // StopAfter: exactly the prefix of the full decision the driver uses.
-func (d *refDecider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
+func (d *refDecider) decideByRank(h iterative.Heuristic, s *refSnapshot, out []iterative.Pick) []iterative.Pick {
 	k := 0
 	for _, c := range s.Copies {
 		if c == 0 {
@@ -878,7 +886,7 @@ func (d *refDecider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 		for task, c := range s.Copies {
 			if c == 0 {
 				if r == 0 {
-					out = append(out, Pick{Task: task, Proc: a})
+					out = append(out, iterative.Pick{Task: task, Proc: a})
 					break
 				}
 				r--
@@ -904,7 +912,7 @@ func (d *refDecider) decideByRank(h Heuristic, s *Snapshot, out []Pick) []Pick {
 // replicas as in the full loop (the replicas of other idle processors are
 // drawn, not returned). The result is equal in distribution to the full
 // loop, not draw for draw (TestRandomWatchedMatchesLoop).
-func (d *refDecider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick, up int) []Pick {
+func (d *refDecider) decideRandomWatched(s *refSnapshot, rng *rand.Rand, out []iterative.Pick, up int) []iterative.Pick {
 	sum, n := 0.0, 0
 	for q, ok := range d.eligibl {
 		if ok {
@@ -969,7 +977,7 @@ func (d *refDecider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick
 		d.acc = append(d.acc[:i], d.acc[i+1:]...)
 		d.nq[q] = 1
 		if s.Watch[q] {
-			out = append(out, Pick{Task: task, Proc: q})
+			out = append(out, iterative.Pick{Task: task, Proc: q})
 			if watched++; watched >= s.StopAfter {
 				return out
 			}
@@ -1000,7 +1008,7 @@ func (d *refDecider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick
 			if d.copies[task] != level {
 				continue
 			}
-			q := d.pickRandom(Random, s, rng)
+			q := d.pickRandom(iterative.Random, s, rng)
 			if q < 0 {
 				return out
 			}
@@ -1008,7 +1016,7 @@ func (d *refDecider) decideRandomWatched(s *Snapshot, rng *rand.Rand, out []Pick
 			d.eligibl[q] = false
 			n--
 			if s.Watch[q] {
-				out = append(out, Pick{Task: task, Proc: q, Replica: true})
+				out = append(out, iterative.Pick{Task: task, Proc: q, Replica: true})
 				if watched++; watched >= s.StopAfter {
 					return out
 				}
@@ -1024,3 +1032,12 @@ func resizeB(b []bool, n int) []bool {
 	}
 	return b[:n]
 }
+
+func resize(b []int, n int) []int {
+	if cap(b) < n {
+		return make([]int, n)
+	}
+	return b[:n]
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
