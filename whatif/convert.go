@@ -45,9 +45,9 @@ func IterativeInstance(p *Platform, a *Application) (*iterative.Instance, error)
 	in := &iterative.Instance{
 		Chains:     p.InitialChains(),
 		W:          make([]int, len(p.Workers)),
-		Tprog:      p.TProg,
-		Tdata:      p.TData,
-		Ncom:       p.NCom,
+		TProg:      p.TProg,
+		TData:      p.TData,
+		NCom:       p.NCom,
 		Tasks:      a.Tasks,
 		Iterations: a.Iterations,
 	}

@@ -153,7 +153,7 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Tasks != 10 || in.Iterations != 10 || in.Ncom != 4 || in.Chains[0] != byName["cluster-1"].Avail.Chain {
+	if in.Tasks != 10 || in.Iterations != 10 || in.NCom != 4 || in.Chains[0] != byName["cluster-1"].Avail.Chain {
 		t.Errorf("iterative instance %+v", in)
 	}
 	cp, ca, err := CoupledModel(p, cpl)

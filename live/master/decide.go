@@ -13,6 +13,7 @@ import (
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/iterative"
+	"github.com/volsched/volsched/iterative/slotsim"
 )
 
 // procView is the machine's view of a worker in the model's terms (slots).
@@ -50,6 +51,7 @@ type decider struct {
 	h     iterative.Heuristic
 	dec   iterative.Decider
 	snap  iterative.Snapshot
+	hints iterative.Hints
 	rng   *rand.Rand
 	picks []iterative.Pick
 }
@@ -60,13 +62,13 @@ func newDecider(cfg Config) (*decider, error) {
 		return nil, err
 	}
 	d := &decider{h: h, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
-	d.snap.Ncom = cfg.NCom
+	d.snap.NCom = cfg.NCom
 	d.snap.ExtraReplicas = cfg.ExtraReplicas
 	return d, nil
 }
 
 func (d *decider) addProc(c availability.Chain) {
-	d.snap.Procs = append(d.snap.Procs, iterative.ProcView{})
+	d.snap.Procs = append(d.snap.Procs, iterative.ProcView{ID: int64(len(d.snap.Procs))})
 	d.snap.Crit = append(d.snap.Crit, iterative.NewCriteria(c))
 }
 
@@ -81,16 +83,19 @@ func (d *decider) setChain(q int, c availability.Chain) {
 func (d *decider) decide(views []procView, copies []int, tdata int, watch []bool, stopAfter int, out []pick) []pick {
 	for q, v := range views {
 		d.snap.Procs[q] = iterative.ProcView{
+			ID:    int64(q),
 			State: v.state, W: v.w, ProgramLeft: v.programLeft,
 			HasCur: v.hasCur, Cur: iterative.Work{DataLeft: v.curData, WorkLeft: v.curWork},
 			HasNext: v.hasNext, Next: iterative.Work{DataLeft: v.nextData, WorkLeft: v.nextWork},
 		}
 	}
-	d.snap.Copies = copies
-	d.snap.Tdata = tdata
-	d.snap.Watch, d.snap.StopAfter = watch, stopAfter
-	d.snap.Eligible, d.snap.Weights, d.snap.Queued = nil, nil, nil
-	d.picks = d.dec.Decide(d.h, &d.snap, d.rng, d.picks)
+	d.snap.Tasks = d.snap.Tasks[:0]
+	for i, c := range copies {
+		d.snap.Tasks = append(d.snap.Tasks, iterative.OpenTask{ID: int64(i), Copies: c})
+	}
+	d.snap.TData = tdata
+	d.hints = iterative.Hints{Want: watch, StopAfter: stopAfter}
+	d.picks = d.dec.DecideWith(d.h, &d.snap, &d.hints, d.rng, d.picks)
 	out = out[:0]
 	for _, p := range d.picks {
 		out = append(out, pick{task: p.Task, proc: p.Proc, replica: p.Replica})
@@ -129,12 +134,12 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 	if err != nil {
 		return 0, 0, err
 	}
-	in := &iterative.Instance{Chains: p.Chains, W: p.W, Tprog: p.TProg, Tdata: p.TData, Ncom: p.NCom, Tasks: p.Tasks, Iterations: p.Iterations}
+	in := &iterative.Instance{Chains: p.Chains, W: p.W, TProg: p.TProg, TData: p.TData, NCom: p.NCom, Tasks: p.Tasks, Iterations: p.Iterations}
 	opt := iterative.DefaultOptions()
 	opt.ExtraReplicas = p.ExtraReplicas
 	opt.MaxSlots = 1 << 22
 	opt.Initial = init
-	sim, err := iterative.NewSimulator(in, opt)
+	sim, err := slotsim.New(in, opt)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -144,7 +149,7 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 	var sum, sum2 float64
 	for r := 0; r < p.Runs; r++ {
 		rng := rand.New(rand.NewPCG(p.Seed, uint64(r)))
-		real := iterative.NewRealization(p.Chains, opt.Initial, rng)
+		real := slotsim.NewRealization(slotsim.Markov(p.Chains, opt.Initial, rng))
 		ms, err := sim.Run(h, real, rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
 		if err != nil {
 			return 0, 0, err
