@@ -679,6 +679,16 @@ func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, bes
 	return Score(b, *v, elapsed), true
 }
 
+// better reports whether candidate q, scoring sc, beats the best of the
+// step so far (processor bq scoring best; bq < 0: no candidate yet): a
+// larger score, or the same score and a lower index. Both scans of the
+// greedy (every candidate in increasing index, or only the changed ones
+// against the kept winner) decide by it, so a tie goes to the lowest index
+// whichever way the step is computed.
+func better(sc float64, q int, best float64, bq int) bool {
+	return bq < 0 || sc > best || (sc == best && q < bq)
+}
+
 // greedy assigns the m tasks one by one, each to the UP processor that
 // optimizes the criterion b of the configuration with that extra task
 // (§VI.A); ties go to the lowest index. Each candidate is evaluated
@@ -760,7 +770,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
 					ecs[q], has[q] = ec, true
 				}
-				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (sc > best || (sc == best && q < bq)) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && better(sc, q, best, bq) {
 					best, bq = sc, q
 				}
 			}
@@ -778,7 +788,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
 					ecs[q], has[q] = ec, true
 				}
-				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (bq < 0 || sc > best) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && better(sc, q, best, bq) {
 					best, bq = sc, q
 				}
 			}
