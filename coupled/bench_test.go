@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
 )
 
 // hardScenario is unit 599 of the paper's campaign (m = 10, n_com = 20,
@@ -23,16 +24,16 @@ func hardScenario(b *testing.B) (Scenario, *analytic.Table, []uint64) {
 // each building block on a snapshot where 15 of the 20 processors are UP.
 func BenchmarkGreedy(b *testing.B) {
 	scn, tab, _ := hardScenario(b)
-	s := &Snapshot{Up: make([]bool, 20), Prog: make([]int, 20), Data: make([]int, 20)}
+	s := &Snapshot{States: downs(20), Prog: make([]int, 20), Data: make([]int, 20)}
 	for q := range 15 {
-		s.Up[q] = true
+		s.States[q] = availability.Up
 	}
 	for _, bc := range []struct {
 		name string
 		c    Criterion
 	}{{"IP", Prob}, {"IE", Time}, {"IY", Yield}, {"IAY", ApparentYield}} {
 		b.Run(bc.name, func(b *testing.B) {
-			e, _ := NewEvaluator(tab, scn.Platform, scn.App.M, analytic.Published)
+			e, _ := NewEvaluator(tab, scn.Platform, scn.App.Tasks, analytic.Published)
 			e.Choose(bc.c, s, nil) // fill the set cache once
 			b.ReportAllocs()
 			for b.Loop() {
@@ -49,11 +50,11 @@ func BenchmarkGreedy(b *testing.B) {
 func BenchmarkSimulateSlots(b *testing.B) {
 	scn, tab, labels := hardScenario(b)
 	for _, name := range []string{"IE", "P-IE", "E-IE", "Y-IE", "Y-IY", "E-IAY"} {
-		h, _ := HeuristicByName(name)
+		h, _ := ParseHeuristic(name)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e, _ := NewEvaluator(tab, scn.Platform, scn.App.M, analytic.Published)
+				e, _ := NewEvaluator(tab, scn.Platform, scn.App.Tasks, analytic.Published)
 				av := NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, 0)...)
 				if _, err := Simulate(context.Background(), e, scn.App, h, av, nil, Options{Cap: 20000}); err != nil {
 					b.Fatal(err)

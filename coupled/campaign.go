@@ -121,11 +121,11 @@ const (
 // options are the simulation options of the campaign's readings.
 func (c CampaignParams) options() Options {
 	rv, _ := ParseReclaimed(c.Reclaimed)
-	return Options{Cap: c.Cap,
+	return Options{Cap: c.Cap, Readings: Readings{
 		FreshRebuild:   c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
 		ResendData:     c.Rebuild == RebuildScratch,
 		Reclaimed:      rv,
-		RandomDistinct: c.Random == RandomDistinct}
+		RandomDistinct: c.Random == RandomDistinct}}
 }
 
 // Units is the number of units: one per scenario.

@@ -89,7 +89,7 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 		if s.X != nil {
 			sum := 0
 			for q, x := range s.X {
-				if x < 0 || x > plat.mu(q) {
+				if x < 0 || x > plat.MaxTasks(q) {
 					return 0, 0, fmt.Errorf("slot %d: processor %d has %d tasks, want 0..mu", t, q, x)
 				}
 				if x > 0 && s.States[q] == availability.Down {
@@ -97,8 +97,8 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 				}
 				sum += x
 			}
-			if sum != app.M {
-				return 0, 0, fmt.Errorf("slot %d: configuration holds %d tasks, want m = %d", t, sum, app.M)
+			if sum != app.Tasks {
+				return 0, 0, fmt.Errorf("slot %d: configuration holds %d tasks, want m = %d", t, sum, app.Tasks)
 			}
 		}
 		newIter = false

@@ -32,6 +32,36 @@ func (pt pattern) States(t int, s []availability.State) {
 	}
 }
 
+// states gives the states of processors UP (true) or not: a processor
+// that is not UP is RECLAIMED when its index is even, DOWN when odd.
+func states(up ...bool) []availability.State {
+	s := make([]availability.State, len(up))
+	for q, u := range up {
+		s[q] = stateOf(q, u)
+	}
+	return s
+}
+
+// stateOf is processor q's state in states.
+func stateOf(q int, up bool) availability.State {
+	switch {
+	case up:
+		return availability.Up
+	case q%2 == 0:
+		return availability.Reclaimed
+	}
+	return availability.Down
+}
+
+// downs gives the states of p processors all DOWN.
+func downs(p int) []availability.State {
+	s := make([]availability.State, p)
+	for q := range s {
+		s[q] = availability.Down
+	}
+	return s
+}
+
 func chainOf(uu, ur, ru, rr, du float64) availability.Chain {
 	return availability.Chain{P: [3][3]float64{
 		{uu, ur, 1 - uu - ur},
@@ -80,7 +110,7 @@ func randomSetup(t *testing.T, sp ScenarioParams, f analytic.Form, labels ...uin
 // communications served in enrolment order (docs/model-002.md).
 func TestFigure1(t *testing.T) {
 	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
-	app := Application{M: 5, Iterations: 1}
+	app := Application{Tasks: 5, Iterations: 1}
 	av := pattern{
 		"rdddddddddddddddd",
 		"ruuuuuuuuurruuuuu",
@@ -93,8 +123,8 @@ func TestFigure1(t *testing.T) {
 		chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
 	}
 	e := evaluator(t, chains, plat, 5)
-	fig := Heuristic{Name: "figure1", fixed: func(s *Snapshot) (Config, bool) {
-		if !s.Up[1] || !s.Up[2] || !s.Up[3] {
+	fig := Heuristic{Name: "figure1", Scripted: func(s *Snapshot) (Config, bool) {
+		if !s.up(1) || !s.up(2) || !s.up(3) {
 			return Config{}, false
 		}
 		return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
@@ -134,10 +164,10 @@ func TestFigure1(t *testing.T) {
 	av2 := append(pattern(nil), av...)
 	av2[3] = "ruuuuuuuuuuuuudddd"
 	av2[0] = "rdddddddddddddduuuuuu"
-	res2, err := Simulate(context.Background(), e, app, Heuristic{Name: "fig", fixed: func(s *Snapshot) (Config, bool) {
+	res2, err := Simulate(context.Background(), e, app, Heuristic{Name: "fig", Scripted: func(s *Snapshot) (Config, bool) {
 		var up []int
-		for q, u := range s.Up {
-			if u {
+		for q := range s.States {
+			if s.up(q) {
 				up = append(up, q)
 			}
 		}
@@ -162,7 +192,7 @@ func TestFigure1(t *testing.T) {
 // TestCheckRejects mutates a valid trace and expects the checker to object.
 func TestCheckRejects(t *testing.T) {
 	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
-	app := Application{M: 5, Iterations: 1}
+	app := Application{Tasks: 5, Iterations: 1}
 	base := func() []Slot {
 		av := pattern{"rd", "ruuuuuuuuurruuuuu", "ruuuruuuuuuuruuuu", "ru", "r"}
 		chains := make([]availability.Chain, 5)
@@ -170,8 +200,8 @@ func TestCheckRejects(t *testing.T) {
 			chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
 		}
 		e := evaluator(t, chains, plat, 5)
-		res, err := Simulate(context.Background(), e, app, Heuristic{Name: "f", fixed: func(s *Snapshot) (Config, bool) {
-			if !s.Up[1] {
+		res, err := Simulate(context.Background(), e, app, Heuristic{Name: "f", Scripted: func(s *Snapshot) (Config, bool) {
+			if !s.up(1) {
 				return Config{}, false
 			}
 			return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
@@ -217,9 +247,9 @@ func TestHeuristicsList(t *testing.T) {
 			t.Fatalf("duplicate %s", h.Name)
 		}
 		seen[h.Name] = true
-		got, err := HeuristicByName(strings.ToLower(h.Name))
+		got, err := ParseHeuristic(strings.ToLower(h.Name))
 		if err != nil || got.Name != h.Name {
-			t.Fatalf("HeuristicByName(%s) = %v, %v", h.Name, got.Name, err)
+			t.Fatalf("ParseHeuristic(%s) = %v, %v", h.Name, got.Name, err)
 		}
 	}
 	for _, n := range []string{"Y-IE", "P-IE", "E-IAY", "IE", "RANDOM", "P-IP"} {
@@ -227,7 +257,7 @@ func TestHeuristicsList(t *testing.T) {
 			t.Errorf("missing %s", n)
 		}
 	}
-	if _, err := HeuristicByName("Z-IE"); err == nil || !strings.Contains(err.Error(), "Z-IE") {
+	if _, err := ParseHeuristic("Z-IE"); err == nil || !strings.Contains(err.Error(), "Z-IE") {
 		t.Fatalf("unknown name: err %v", err)
 	}
 }
@@ -242,7 +272,7 @@ func TestChooseHandBuilt(t *testing.T) {
 	}
 	plat := Platform{W: []int{2, 20, 1}, NCom: 3, TProg: 0, TData: 0}
 	e := evaluator(t, chains, plat, 2)
-	s := &Snapshot{Up: []bool{true, true, false}, Prog: make([]int, 3), Data: make([]int, 3)}
+	s := &Snapshot{States: states(true, true, false), Prog: make([]int, 3), Data: make([]int, 3)}
 	ie, _ := e.Choose(Time, s, nil)
 	if ie.X[0] != 2 || ie.X[2] != 0 {
 		t.Fatalf("IE chose %v, want both tasks on the fast processor 0", ie.X)
@@ -259,7 +289,7 @@ func TestChooseHandBuilt(t *testing.T) {
 		t.Fatalf("IE with mu_0 = 1 chose %v, want [1 1 0]", ie.X)
 	}
 	// Nobody UP: no configuration.
-	none := &Snapshot{Up: make([]bool, 3), Prog: make([]int, 3), Data: make([]int, 3)}
+	none := &Snapshot{States: downs(3), Prog: make([]int, 3), Data: make([]int, 3)}
 	for _, b := range []Criterion{Prob, Time, Yield, ApparentYield, Random} {
 		if _, ok := e.Choose(b, none, stream.New(1)); ok {
 			t.Fatalf("criterion %d built a configuration with nobody UP", b)
@@ -282,7 +312,7 @@ func TestChooseReusesHoldings(t *testing.T) {
 	chains := []availability.Chain{c, c}
 	plat := Platform{W: []int{3, 3}, NCom: 2, TProg: 10, TData: 2}
 	e := evaluator(t, chains, plat, 1)
-	s := &Snapshot{Up: []bool{true, true}, Prog: []int{0, 10}, Data: []int{0, 0}}
+	s := &Snapshot{States: states(true, true), Prog: []int{0, 10}, Data: []int{0, 0}}
 	got, _ := e.Choose(Time, s, nil)
 	if got.X[1] != 1 {
 		t.Fatalf("IE chose %v, want the processor holding the program", got.X)
@@ -402,7 +432,7 @@ func TestValidation(t *testing.T) {
 	if err := (ScenarioParams{P: 20, M: 5, NCom: 5, WMin: 0, Iterations: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "wmin = 0") {
 		t.Errorf("wmin 0: %v", err)
 	}
-	if err := (Application{M: 0, Iterations: 1}).Validate(); err == nil {
+	if err := (Application{Tasks: 0, Iterations: 1}).Validate(); err == nil {
 		t.Error("m = 0 accepted")
 	}
 }
@@ -413,9 +443,9 @@ func TestValidation(t *testing.T) {
 // with one more task on q; -1 marks processors that are not candidates
 // (not UP, or at μ).
 func refScores(e *Evaluator, b Criterion, s *Snapshot, x []int, mask uint64) (sc []float64, cand []bool) {
-	sc, cand = make([]float64, len(s.Up)), make([]bool, len(s.Up))
-	for q, up := range s.Up {
-		if !up || x[q] >= e.plat.mu(q) {
+	sc, cand = make([]float64, len(s.States)), make([]bool, len(s.States))
+	for q := range s.States {
+		if !s.up(q) || x[q] >= e.plat.MaxTasks(q) {
 			continue
 		}
 		x[q]++
@@ -452,8 +482,8 @@ func representable(b Criterion, best float64) bool {
 // is not representable any candidate is accepted: the comparison does not
 // depend on how ties between underflowed scores fall. Ties at
 // representable scores go to the lowest index (TestTieBreak).
-func checkConstruction(e *Evaluator, b Criterion, s *Snapshot, in *incState) error {
-	x := make([]int, len(s.Up))
+func checkConstruction(e *Evaluator, b Criterion, s *Snapshot, in *Construction) error {
+	x := make([]int, len(s.States))
 	var mask uint64
 	for k := range e.m {
 		sc, cand := refScores(e, b, s, x, mask)
@@ -508,9 +538,9 @@ func TestGreedyMatchesValue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P), Elapsed: rng.IntN(50)}
+			s := &Snapshot{States: downs(sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P), Elapsed: rng.IntN(50)}
 			for q := range sp.P {
-				s.Up[q] = rng.IntN(4) != 0
+				s.States[q] = stateOf(q, rng.IntN(4) != 0)
 				s.Prog[q] = rng.IntN(scn.Platform.TProg + 1)
 				if rng.IntN(2) == 0 {
 					s.Data[q] = rng.IntN(3 * scn.Platform.TData)
@@ -557,9 +587,9 @@ func TestYieldStepCache(t *testing.T) {
 	for sc := range 30 {
 		sp := ScenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
 		scn, _, e := randomSetup(t, sp, analytic.Published, 10, uint64(sc))
-		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
+		s := &Snapshot{States: downs(sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
-			s.Up[q] = rng.IntN(5) != 0
+			s.States[q] = stateOf(q, rng.IntN(5) != 0)
 			s.Prog[q] = rng.IntN(scn.Platform.TProg + 1)
 		}
 		for el := 0; el < 3000; el += 1 + el/4 {
@@ -611,9 +641,9 @@ func TestIncrementalGreedy(t *testing.T) {
 		}
 		fresh, _ := NewEvaluator(tab, scn.Platform, sp.M, f)
 		fresh.prune = false // the reference evaluates every candidate
-		s := &Snapshot{Up: make([]bool, sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
+		s := &Snapshot{States: downs(sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
-			s.Up[q] = rng.IntN(3) != 0
+			s.States[q] = stateOf(q, rng.IntN(3) != 0)
 		}
 		tp, td := scn.Platform.TProg, scn.Platform.TData
 		for step := range steps {
@@ -625,13 +655,13 @@ func TestIncrementalGreedy(t *testing.T) {
 				q := rng.IntN(sp.P)
 				switch rng.IntN(4) {
 				case 0:
-					s.Up[q] = !s.Up[q]
+					s.States[q] = stateOf(q, !s.up(q))
 				case 1:
 					s.Prog[q] = min(tp, s.Prog[q]+1)
 				case 2:
 					s.Data[q] = min(2*td, s.Data[q]+1)
 				default:
-					s.Up[q], s.Prog[q], s.Data[q] = false, 0, 0
+					s.States[q], s.Prog[q], s.Data[q] = availability.Down, 0, 0
 				}
 			}
 			s.Elapsed += rng.IntN(3)
@@ -704,10 +734,10 @@ func TestReadings(t *testing.T) {
 		name string
 		opt  Options
 	}{
-		{"fresh", Options{FreshRebuild: true}},
-		{"scratch", Options{FreshRebuild: true, ResendData: true}},
-		{"wait", Options{Reclaimed: Wait}},
-		{"replace", Options{Reclaimed: Replace}},
+		{"fresh", Options{Readings: Readings{FreshRebuild: true}}},
+		{"scratch", Options{Readings: Readings{FreshRebuild: true, ResendData: true}}},
+		{"wait", Options{Readings: Readings{Reclaimed: Wait}}},
+		{"replace", Options{Readings: Readings{Reclaimed: Replace}}},
 	}
 	resendCaught, keptCaught := false, false
 	for _, rd := range readings {
@@ -762,14 +792,14 @@ func TestReclaimedValue(t *testing.T) {
 	chains := []availability.Chain{chainOf(0.9, 0.05, 0.1, 0.8, 0.3), chainOf(0.95, 0.03, 0.2, 0.7, 0.3)}
 	e := evaluator(t, chains, Platform{W: []int{2, 3}, NCom: 2, TProg: 1, TData: 1}, 2)
 	c := Config{X: []int{1, 1}, Order: []int{0, 1}}
-	s := &Snapshot{Up: []bool{true, true}, Prog: []int{1, 1}, Data: []int{1, 1}}
+	s := &Snapshot{States: states(true, true), Prog: []int{1, 1}, Data: []int{1, 1}}
 	v := e.Value(c, s, 0)
 	for _, rv := range []ReclaimedValue{Wait, Replace} {
 		if got := e.reclaimedValue(v, c, s, rv); got != v {
 			t.Errorf("%v with all members UP: %+v, want %+v", rv, got, v)
 		}
 	}
-	s.Up[1] = false
+	s.States[1] = availability.Reclaimed
 	if got := e.reclaimedValue(v, c, s, Replace); got.P != 0 || !math.IsInf(got.E, 1) {
 		t.Errorf("replace: %+v, want P 0, E +Inf", got)
 	}
@@ -802,7 +832,7 @@ func TestSimulateAllMatchesSimulate(t *testing.T) {
 		}
 		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
 		form := []analytic.Form{analytic.Published, analytic.Conditional}[sc%2]
-		opt := Options{Cap: 20000, FreshRebuild: sc%4 == 3, ResendData: sc%8 == 7, Reclaimed: ReclaimedValue(sc % 3), Trace: sc%3 == 1}
+		opt := Options{Cap: 20000, Readings: Readings{FreshRebuild: sc%4 == 3, ResendData: sc%8 == 7, Reclaimed: ReclaimedValue(sc % 3)}, Trace: sc%3 == 1}
 		rngs := make([]*rand.Rand, len(hs))
 		rngs[0] = stream.New(7, uint64(sc))
 		e, err := NewEvaluator(tab, scn.Platform, sp.M, form)
@@ -860,7 +890,7 @@ func TestRandomDistinct(t *testing.T) {
 		chains[q] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
 	}
 	e := evaluator(t, chains, Platform{W: []int{1, 1, 1, 1, 1, 1, 1, 1}, NCom: 2, TProg: 1, TData: 1}, 3)
-	s := &Snapshot{Up: []bool{true, false, true, true, false, true, true, true}, Prog: make([]int, 8), Data: make([]int, 8)}
+	s := &Snapshot{States: states(true, false, true, true, false, true, true, true), Prog: make([]int, 8), Data: make([]int, 8)}
 	rng := stream.New(3)
 	count := make([]int, 8)
 	const n = 6000
@@ -870,19 +900,19 @@ func TestRandomDistinct(t *testing.T) {
 			t.Fatalf("distinct draw %v %v, want 3 processors", c, ok)
 		}
 		for q, x := range c.X {
-			if x > 1 || (x > 0 && !s.Up[q]) {
-				t.Fatalf("distinct draw %v on UP %v", c.X, s.Up)
+			if x > 1 || (x > 0 && !s.up(q)) {
+				t.Fatalf("distinct draw %v on states %v", c.X, s.States)
 			}
 			count[q] += x
 		}
 	}
 	// each of the 6 UP processors is in a configuration with probability 1/2
 	for q, k := range count {
-		if s.Up[q] && (k < n/2-250 || k > n/2+250) {
+		if s.up(q) && (k < n/2-250 || k > n/2+250) {
 			t.Errorf("processor %d drawn %d times of %d, want about %d", q, k, n, n/2)
 		}
 	}
-	s.Up = []bool{false, true, false, false, true, false, false, false}
+	s.States = states(false, true, false, false, true, false, false, false)
 	c, ok := e.chooseRandom(s, rng, true)
 	if !ok || c.X[1]+c.X[4] != 3 || c.X[1] == 0 || c.X[4] == 0 {
 		t.Errorf("two UP processors, m = 3: %v %v, want both used, one with two tasks", c.X, ok)
@@ -898,14 +928,14 @@ func TestTieBreak(t *testing.T) {
 	chains := []availability.Chain{c, c, c, c}
 	plat := Platform{W: []int{3, 3, 3, 3}, NCom: 2, TProg: 2, TData: 1}
 	e := evaluator(t, chains, plat, 1)
-	s := &Snapshot{Up: []bool{false, true, true, true}, Prog: make([]int, 4), Data: make([]int, 4)}
+	s := &Snapshot{States: states(false, true, true, true), Prog: make([]int, 4), Data: make([]int, 4)}
 	for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
-		s.Up[0] = false
+		s.States[0] = availability.Reclaimed
 		got, ok := e.Choose(b, s, nil)
 		if !ok || got.X[1] != 1 {
 			t.Fatalf("criterion %d from scratch: %v, want the task on processor 1", b, got.X)
 		}
-		s.Up[0] = true
+		s.States[0] = availability.Up
 		calls, evals := e.Calls, e.Evals
 		got, ok = e.Choose(b, s, nil)
 		if !ok || got.X[0] != 1 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
 )
 
 // Criterion is a measure of a configuration (§VI): the four measures the
@@ -31,6 +32,17 @@ const (
 	ApparentYield
 )
 
+var criterionStrings = [...]string{None: "none", Random: "random", Prob: "P", Time: "E", Yield: "Y", ApparentYield: "AY"}
+
+// String names the criterion as the paper does (P, E, Y, AY), or "none"
+// and "random".
+func (c Criterion) String() string {
+	if c < 0 || int(c) >= len(criterionStrings) {
+		return fmt.Sprintf("Criterion(%d)", int(c))
+	}
+	return criterionStrings[c]
+}
+
 // Heuristic names a building block (the passive heuristic that builds a
 // configuration) and, for a proactive heuristic, the criterion that decides
 // whether a freshly built configuration replaces the running one.
@@ -39,9 +51,10 @@ type Heuristic struct {
 	Build  Criterion // Random, Prob (IP), Time (IE), Yield (IY), ApparentYield (IAY)
 	Switch Criterion // None (passive), Prob, Time or Yield
 
-	// fixed, when set, replaces the building block (tests: a scripted
-	// configuration such as Figure 1's).
-	fixed func(*Snapshot) (Config, bool)
+	// Scripted, when set, replaces the building block: it returns the
+	// configuration to build from a snapshot (ok false: none), e.g. a
+	// given schedule such as Figure 1's. Build is then not used.
+	Scripted func(s *Snapshot) (c Config, ok bool)
 }
 
 // Proactive reports whether the heuristic may replace a running
@@ -77,8 +90,9 @@ func HeuristicNames() []string {
 	return out
 }
 
-// HeuristicByName finds a heuristic by name (case-insensitive).
-func HeuristicByName(name string) (Heuristic, error) {
+// ParseHeuristic finds a heuristic of Heuristics by name
+// (case-insensitive).
+func ParseHeuristic(name string) (Heuristic, error) {
 	for _, h := range Heuristics() {
 		if strings.EqualFold(h.Name, name) {
 			return h, nil
@@ -87,13 +101,23 @@ func HeuristicByName(name string) (Heuristic, error) {
 	return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
 }
 
-// Snapshot is what a heuristic sees at one slot: which processors are UP,
-// what each already holds, and how long the iteration has been running.
+// Snapshot is what the master knows at one slot, and all a decision
+// depends on: each processor's state, what it already holds, and how long
+// the iteration has been running. Processor q is the evaluator's q (its
+// chain is the table's q, its speed the platform's W[q]); every slice has
+// one entry per processor.
 type Snapshot struct {
-	// Up[q] is true when processor q is UP at this slot.
-	Up []bool
+	// IDs[q] names processor q for the caller (a live master's worker
+	// identifier); nil when the processors are known by their index only.
+	// Decisions index processors as the snapshot does (Config.X[q]);
+	// Config.Members maps them back to IDs.
+	IDs []string
+	// States[q] is processor q's state at this slot: UP, RECLAIMED or
+	// DOWN.
+	States []availability.State
 	// Prog[q] is the number of slots of the program processor q has
-	// received (TProg or more: it holds the program).
+	// received (TProg or more: it holds the program). A DOWN processor
+	// holds nothing.
 	Prog []int
 	// Data[q] is the number of slots of task data processor q holds and may
 	// reuse in this iteration (only members of the running configuration
@@ -104,12 +128,70 @@ type Snapshot struct {
 	Elapsed int
 }
 
+// up reports whether processor q is UP.
+func (s *Snapshot) up(q int) bool { return s.States[q] == availability.Up }
+
+// ID names processor q: IDs[q], or its index when IDs is nil.
+func (s *Snapshot) ID(q int) string {
+	if s.IDs == nil {
+		return fmt.Sprint(q)
+	}
+	return s.IDs[q]
+}
+
+// Validate checks that s describes the p processors of an evaluator:
+// errors name the field, its length and the expected one.
+func (s *Snapshot) Validate(p int) error {
+	if len(s.States) != p {
+		return fmt.Errorf("snapshot: states has %d entries, want %d (one per processor)", len(s.States), p)
+	}
+	if len(s.Prog) != p {
+		return fmt.Errorf("snapshot: prog has %d entries, want %d (one per processor)", len(s.Prog), p)
+	}
+	if len(s.Data) != p {
+		return fmt.Errorf("snapshot: data has %d entries, want %d (one per processor)", len(s.Data), p)
+	}
+	if s.IDs != nil && len(s.IDs) != p {
+		return fmt.Errorf("snapshot: ids has %d entries, want %d (one per processor) or none", len(s.IDs), p)
+	}
+	for q, st := range s.States {
+		if st > availability.Down {
+			return fmt.Errorf("snapshot: states[%d] = %d, want UP, RECLAIMED or DOWN", q, st)
+		}
+		if s.Prog[q] < 0 || s.Data[q] < 0 {
+			return fmt.Errorf("snapshot: processor %s holds prog %d, data %d slots, want ≥ 0", s.ID(q), s.Prog[q], s.Data[q])
+		}
+	}
+	if s.Elapsed < 0 {
+		return fmt.Errorf("snapshot: elapsed = %d, want ≥ 0", s.Elapsed)
+	}
+	return nil
+}
+
 // Config is a configuration: X[q] tasks on processor q, Σ X = m. Order lists
 // the enrolled processors in the order the heuristic enrolled them; the
 // simulator serves communications in this order (docs/model-002.md).
 type Config struct {
 	X     []int
 	Order []int
+}
+
+// Member is one processor of a configuration and its tasks.
+type Member struct {
+	// Proc is the processor's index, ID its name in the snapshot.
+	Proc  int
+	ID    string
+	Tasks int
+}
+
+// Members lists the configuration's processors in enrolment order with
+// their tasks, named as in s.
+func (c Config) Members(s *Snapshot) []Member {
+	out := make([]Member, 0, len(c.Order))
+	for _, q := range c.Order {
+		out = append(out, Member{Proc: q, ID: s.ID(q), Tasks: c.X[q]})
+	}
+	return out
 }
 
 // Value is the estimate of a configuration by §V: P the probability of
@@ -190,9 +272,11 @@ type Evaluator struct {
 	memoE, memoSum float64
 
 	// inc[b] is the last greedy construction of building block b.
-	inc     [ApparentYield + 1]*incState
+	inc     [ApparentYield + 1]*Construction
 	changed []bool
 	dirty   []int
+	// fresh is RebuildSnapshot's snapshot without task data.
+	fresh *Snapshot
 
 	// Calls counts the non-random Choose calls, Hits those answered
 	// without evaluating any candidate, Evals the candidates evaluated,
@@ -200,11 +284,16 @@ type Evaluator struct {
 	Calls, Hits, Evals, Pruned int
 }
 
-// incState is the last greedy construction of one building block: the
-// snapshot it was computed for, the processor chosen at each step, the value
-// of every candidate of every step, and the winner's score (for the
-// criteria that do not depend on the elapsed time).
-type incState struct {
+// Construction is what the incremental greedy keeps of its last
+// construction with one building block: the snapshot it was computed for,
+// the processor chosen at each step, the value of every candidate of every
+// step, and the winner's score (for the criteria that do not depend on the
+// elapsed time). Choose and Decide use the evaluator's own, one per
+// building block; a caller that interleaves several independent runs with
+// one evaluator (a simulator) keeps one per run and building block
+// (NewConstruction, Build) so that they do not spoil each other's
+// increments. What it holds changes speed only, never a result.
+type Construction struct {
 	valid      bool
 	up         []bool
 	prog, data []int
@@ -220,11 +309,11 @@ type incState struct {
 	cfg        Config
 }
 
-// newIncState returns an empty (invalid) construction for this evaluator's
-// p and m.
-func (e *Evaluator) newIncState() *incState {
+// NewConstruction returns an empty construction for this evaluator's p and
+// m (the next Build with it builds from scratch).
+func (e *Evaluator) NewConstruction() *Construction {
 	p, m := e.plat.P(), e.m
-	in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
+	in := &Construction{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
 		path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m),
 		vals: make([][]Value, m), lnp: make([][]float64, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
 	for k := range m {
@@ -236,8 +325,8 @@ func (e *Evaluator) newIncState() *incState {
 	return in
 }
 
-// copyFrom makes in a copy of o (same evaluator).
-func (in *incState) copyFrom(o *incState) {
+// CopyFrom makes in a copy of o (both from the same evaluator).
+func (in *Construction) CopyFrom(o *Construction) {
 	in.valid, in.n, in.ok, in.cfg = o.valid, o.n, o.ok, o.cfg
 	copy(in.up, o.up)
 	copy(in.prog, o.prog)
@@ -290,12 +379,13 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		eq:      make([]float64, p),
 		changed: make([]bool, p),
 		dirty:   make([]int, 0, p),
+		fresh:   &Snapshot{Data: make([]int, p)},
 	}
 	if p <= 24 {
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
 	}
 	for b := Prob; b <= ApparentYield; b++ {
-		e.inc[b] = e.newIncState()
+		e.inc[b] = e.NewConstruction()
 	}
 	nmax := plat.TProg + m*plat.TData
 	L := tab.Horizon()
@@ -522,7 +612,7 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
 	wait, found := 0.0, false
 	for _, q := range c.Order {
-		if s.Up[q] {
+		if s.up(q) {
 			continue
 		}
 		found = true
@@ -555,10 +645,30 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 	return e.choose(b, e.inc[b], s, rng)
 }
 
-// choose is Choose with the construction in kept by the caller (a
-// simulation keeps its own, so that several simulations may interleave
-// their calls without spoiling each other's incremental greedy).
-func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
+// Build builds a configuration with heuristic h's building block (its
+// Scripted function when set) from snapshot s, as if no task were
+// allocated: RANDOM draws from rng (distinct processors with
+// r.RandomDistinct); the greedy building blocks use construction in, which
+// must have been used with h.Build only (nil: the evaluator's own). ok is
+// false when the UP processors cannot hold m tasks. The returned Config
+// may be shared with the evaluator or the construction: do not modify it.
+func (e *Evaluator) Build(h Heuristic, in *Construction, s *Snapshot, rng *rand.Rand, r Readings) (c Config, ok bool) {
+	switch {
+	case h.Scripted != nil:
+		return h.Scripted(s)
+	case h.Build == Random:
+		return e.chooseRandom(s, rng, r.RandomDistinct)
+	case h.Build < Random || h.Build > ApparentYield:
+		return Config{}, false
+	}
+	if in == nil {
+		in = e.inc[h.Build]
+	}
+	return e.choose(h.Build, in, s, rng)
+}
+
+// choose is Choose with the construction in kept by the caller.
+func (e *Evaluator) choose(b Criterion, in *Construction, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
 		return e.chooseRandom(s, rng, false)
 	}
@@ -706,14 +816,16 @@ func better(sc float64, q int, best float64, bq int) bool {
 // candidate is evaluated. When no UP processor changed at all, the kept
 // choice is returned (except for the yield, whose scores change with the
 // elapsed time and are rescanned).
-func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool) {
-	p := len(s.Up)
+func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, bool) {
+	p := len(s.States)
 	same := in.valid // the steps so far chose as the kept construction did
 	d := e.dirty[:0]
 	if same {
 		for q := range p {
-			// the holdings of a processor that is not UP do not matter
-			ch := s.Up[q] != in.up[q] || (s.Up[q] && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
+			// the holdings of a processor that is not UP do not matter,
+			// nor whether it is RECLAIMED or DOWN
+			up := s.States[q] == availability.Up
+			ch := up != in.up[q] || (up && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
 			e.changed[q] = ch
 			if ch {
 				d = append(d, q)
@@ -730,12 +842,14 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 			clear(in.has[k])
 		}
 	}
-	copy(in.up, s.Up)
+	for q, st := range s.States {
+		in.up[q] = st == availability.Up
+	}
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
 	in.valid = true
 	e.ups = e.ups[:0]
-	for q, up := range s.Up {
+	for q, up := range in.up {
 		if up {
 			e.ups = append(e.ups, q)
 			e.n1[q] = e.commSlots(q, 1, s)
@@ -761,7 +875,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 			// candidate scores more, or as much with a lower index.
 			best, bq = in.best[k], in.path[k]
 			for _, q := range d {
-				if !s.Up[q] || x[q] >= e.plat.mu(q) {
+				if !s.up(q) || x[q] >= e.plat.MaxTasks(q) {
 					has[q] = false
 					continue
 				}
@@ -779,7 +893,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 				clear(has) // values of candidates of another path
 			}
 			for _, q := range e.ups {
-				if x[q] >= e.plat.mu(q) {
+				if x[q] >= e.plat.MaxTasks(q) {
 					has[q] = false
 					continue
 				}
@@ -835,22 +949,23 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 // ones that can take one more task; with distinct, among those that have
 // no task yet while there are some (m different processors when m are UP).
 func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Config, bool) {
-	x := make([]int, len(s.Up))
+	p := len(s.States)
+	x := make([]int, p)
 	var order []int
 	for k := 0; k < e.m; k++ {
-		free := distinct && len(order) < len(s.Up)
+		free := distinct && len(order) < p
 		if free {
 			free = false
-			for q, up := range s.Up {
-				if up && x[q] == 0 && e.plat.mu(q) > 0 {
+			for q := range p {
+				if s.up(q) && x[q] == 0 && e.plat.MaxTasks(q) > 0 {
 					free = true
 					break
 				}
 			}
 		}
-		ok := func(q int) bool { return s.Up[q] && x[q] < e.plat.mu(q) && (!free || x[q] == 0) }
+		ok := func(q int) bool { return s.up(q) && x[q] < e.plat.MaxTasks(q) && (!free || x[q] == 0) }
 		n := 0
-		for q := range s.Up {
+		for q := range p {
 			if ok(q) {
 				n++
 			}
@@ -859,7 +974,7 @@ func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Co
 			return Config{}, false
 		}
 		pick := rng.IntN(n)
-		for q := range s.Up {
+		for q := range p {
 			if ok(q) {
 				if pick == 0 {
 					if x[q] == 0 {

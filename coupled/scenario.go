@@ -48,7 +48,7 @@ func RandomScenario(rng *rand.Rand, sp ScenarioParams) (Scenario, error) {
 	s := Scenario{
 		Chains:   make([]availability.Chain, sp.P),
 		Platform: Platform{W: make([]int, sp.P), NCom: sp.NCom, TProg: 5 * sp.WMin, TData: sp.WMin},
-		App:      Application{M: sp.M, Iterations: sp.Iterations},
+		App:      Application{Tasks: sp.M, Iterations: sp.Iterations},
 	}
 	for q := range sp.P {
 		s.Chains[q] = availability.Random(rng)

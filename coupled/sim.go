@@ -129,65 +129,13 @@ type Slot struct {
 
 // Options of a simulation.
 type Options struct {
+	// Readings are the decisions' readings where the paper is silent.
+	Readings
 	// Cap is the slot limit: reaching it is a failure (default 1,000,000).
 	Cap int
-	// FreshRebuild makes a proactive heuristic build and measure its new
-	// configuration as at the start of the iteration (§VI.B "as if no task
-	// were allocated to any worker"): without the task data the processors
-	// hold (the program, not a task, still counts). When it is launched,
-	// members kept from the running configuration keep their data as
-	// usual. Default: built and measured with everything held.
-	FreshRebuild bool
-	// ResendData (with FreshRebuild: the "scratch" reading) makes a
-	// proactive switch start the new configuration's communications from
-	// scratch: members kept from the running configuration lose their task
-	// data too (the program is kept).
-	ResendData bool
-	// Reclaimed is how a proactive heuristic values the running
-	// configuration when a member is RECLAIMED.
-	Reclaimed ReclaimedValue
-	// RandomDistinct makes RANDOM give its tasks to different UP
-	// processors while some UP processor has none (default: each task to
-	// any UP processor, so a processor may get several).
-	RandomDistinct bool
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
-}
-
-// ReclaimedValue is how a proactive heuristic values a running
-// configuration with a RECLAIMED member. §V's estimates assume every member
-// UP; the paper does not say what the simulator does otherwise.
-type ReclaimedValue int
-
-const (
-	// AsUp (the default) uses §V's estimates as they are, as if every
-	// member were UP.
-	AsUp ReclaimedValue = iota
-	// Wait multiplies P by each RECLAIMED member's probability of returning
-	// UP before going DOWN, P_ru/(P_ru+P_rd), and adds to E the largest
-	// expected time of that return, 1/(1−P_rr).
-	Wait
-	// Replace gives the configuration no estimate (P = 0, E = +∞): any
-	// configuration the building block can build replaces it.
-	Replace
-)
-
-var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace"}
-
-func (r ReclaimedValue) String() string { return reclaimedNames[r] }
-
-// ParseReclaimed parses a ReclaimedValue name ("" is AsUp).
-func ParseReclaimed(s string) (ReclaimedValue, error) {
-	if s == "" {
-		return AsUp, nil
-	}
-	for i, n := range reclaimedNames {
-		if s == n {
-			return ReclaimedValue(i), nil
-		}
-	}
-	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait or replace", s)
 }
 
 // Result of one simulation.
@@ -261,14 +209,14 @@ func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.R
 	if err := app.Validate(); err != nil {
 		return nil, err
 	}
-	if app.M != e.m {
-		return nil, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.M, e.m)
+	if app.Tasks != e.m {
+		return nil, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.Tasks, e.m)
 	}
 	if len(rngs) != len(hs) {
 		return nil, fmt.Errorf("simulate: %d heuristics but %d random streams, want equal", len(hs), len(rngs))
 	}
 	for i, h := range hs {
-		if h.Build == Random && h.fixed == nil && rngs[i] == nil {
+		if h.Build == Random && h.Scripted == nil && rngs[i] == nil {
 			return nil, fmt.Errorf("simulate: heuristic %s needs a random stream", h.Name)
 		}
 	}
@@ -278,12 +226,11 @@ func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.R
 	sim := &simulation{e: e, app: app, hs: hs, opt: opt, res: make([]Result, len(hs))}
 	p := e.plat.P()
 	sim.states = make([]availability.State, p)
-	sim.up = make([]bool, p)
 	// one simulation per building block (RANDOM and scripted heuristics
 	// alone)
 	byBuild := map[Criterion]*run{}
 	for i, h := range hs {
-		if h.Build != Random && h.fixed == nil {
+		if h.Build != Random && h.Scripted == nil {
 			if r := byBuild[h.Build]; r != nil {
 				r.members = append(r.members, i)
 				r.proactive = r.proactive || h.Proactive()
@@ -293,10 +240,10 @@ func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.R
 		r := sim.newRun()
 		r.members = append(r.members, i)
 		r.h, r.rng, r.proactive = h, rngs[i], h.Proactive()
-		if h.Build != Random && h.fixed == nil {
+		if h.Build != Random && h.Scripted == nil {
 			byBuild[h.Build] = r
 			r.merge = true
-			r.inc = e.newIncState()
+			r.inc = e.NewConstruction()
 		}
 		sim.runs = append(sim.runs, r)
 	}
@@ -337,12 +284,11 @@ type simulation struct {
 	res    []Result
 	runs   []*run
 	free   []*run
-	states []availability.State
-	up     []bool // UP processors of the slot (shared by the runs' snapshots)
-	down   []int  // processors DOWN in the slot
-	ups    []int  // processors UP in the slot
-	t      int    // the slot
-	launch []int  // scratch: members that switch
+	states []availability.State // the slot's states (shared by the runs' snapshots)
+	down   []int                // processors DOWN in the slot
+	ups    []int                // processors UP in the slot
+	t      int                  // the slot
+	launch []int                // scratch: members that switch
 	stay   []int
 	// forks and merges count the runs split and joined, reused the choices
 	// taken from another run (tests)
@@ -356,10 +302,9 @@ type run struct {
 	rng       *rand.Rand
 	proactive bool // some member is proactive
 	merge     bool // may merge with another run of the same building block
-	inc       *incState
+	inc       *Construction
 	snap      *Snapshot
-	fresh     *Snapshot // no task data (FreshRebuild)
-	cur       Config    // X == nil: no configuration
+	cur       Config // X == nil: no configuration
 	W, done   int
 	iterStart int
 	iters     int
@@ -376,9 +321,8 @@ func (sim *simulation) newRun() *run {
 	}
 	p := sim.e.plat.P()
 	return &run{
-		snap:  &Snapshot{Up: sim.up, Prog: make([]int, p), Data: make([]int, p)},
-		fresh: &Snapshot{Up: sim.up, Data: make([]int, p)},
-		memo:  choice{t: -1},
+		snap: &Snapshot{States: sim.states, Prog: make([]int, p), Data: make([]int, p)},
+		memo: choice{t: -1},
 	}
 }
 
@@ -389,9 +333,9 @@ func (sim *simulation) fork(r *run) *run {
 	n.h, n.rng, n.merge = r.h, r.rng, r.merge
 	if r.inc != nil {
 		if n.inc == nil {
-			n.inc = sim.e.newIncState()
+			n.inc = sim.e.NewConstruction()
 		}
-		n.inc.copyFrom(r.inc)
+		n.inc.CopyFrom(r.inc)
 	}
 	copy(n.snap.Prog, r.snap.Prog)
 	copy(n.snap.Data, r.snap.Data)
@@ -445,12 +389,9 @@ func (sim *simulation) launchRun(r *run, c Config) {
 // (for the yield) the elapsed time: when another run of the same building
 // block chose from the same in this slot, its choice is reused.
 func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
-	if r.h.fixed != nil {
-		return r.h.fixed(s)
-	}
 	b := r.h.Build
-	if b == Random {
-		return sim.e.chooseRandom(s, r.rng, sim.opt.RandomDistinct)
+	if r.h.Scripted != nil || b == Random {
+		return sim.e.Build(r.h, nil, s, r.rng, sim.opt.Readings)
 	}
 	for _, o := range sim.runs {
 		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == Yield) {
@@ -458,7 +399,7 @@ func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
 			return o.memo.c, o.memo.ok
 		}
 	}
-	c, ok := sim.e.choose(b, r.inc, s, r.rng)
+	c, ok := sim.e.Build(r.h, r.inc, s, r.rng, sim.opt.Readings)
 	r.memo.set(sim.t, s, sim.ups, c, ok)
 	return c, ok
 }
@@ -503,7 +444,6 @@ func (sim *simulation) slot(t int, av Availability) {
 	sim.t = t
 	sim.down, sim.ups = sim.down[:0], sim.ups[:0]
 	for q, s := range sim.states {
-		sim.up[q] = s == availability.Up
 		switch s {
 		case availability.Up:
 			sim.ups = append(sim.ups, q)
@@ -587,27 +527,20 @@ func (sim *simulation) decide(r *run, t int) {
 	if !r.proactive {
 		return
 	}
-	from := snap
-	if sim.opt.FreshRebuild {
-		r.fresh.Prog, r.fresh.Elapsed = snap.Prog, snap.Elapsed
-		from = r.fresh
-	}
-	// With done = 0 a rebuild of the running allocation from the same
-	// holdings has exactly its value (same computation), so it cannot be
-	// strictly better.
+	// the proactive rule (Evaluator.Decide's): rebuild, compare, switch
+	// when strictly better by the member's criterion
+	from := sim.e.RebuildSnapshot(snap, sim.opt.Readings)
 	c, ok := sim.choose(r, from)
-	if !ok || (r.done == 0 && !sim.opt.FreshRebuild && slices.Equal(c.X, r.cur.X)) {
+	if !ok {
 		return
 	}
-	vNow := sim.e.Value(r.cur, snap, r.done)
-	if sim.opt.Reclaimed != AsUp {
-		vNow = sim.e.reclaimedValue(vNow, r.cur, snap, sim.opt.Reclaimed)
+	cmp, ok := sim.e.Compare(Running{Config: r.cur, Done: r.done}, c, snap, from, sim.opt.Readings)
+	if !ok {
+		return
 	}
-	vNew := sim.e.Value(c, from, 0)
 	sim.launch, sim.stay = sim.launch[:0], sim.stay[:0]
 	for _, i := range r.members {
-		sw := sim.hs[i].Switch
-		if sw != None && Score(sw, vNew, snap.Elapsed) > Score(sw, vNow, snap.Elapsed) {
+		if cmp.Switches(sim.hs[i].Switch, snap.Elapsed) {
 			sim.launch = append(sim.launch, i)
 		} else {
 			sim.stay = append(sim.stay, i)
@@ -675,7 +608,7 @@ func (sim *simulation) act(r *run, t int) {
 			if ch == 0 {
 				break
 			}
-			if !snap.Up[q] {
+			if sim.states[q] != availability.Up {
 				continue
 			}
 			switch {
@@ -697,7 +630,7 @@ func (sim *simulation) act(r *run, t int) {
 		return
 	}
 	for _, q := range r.cur.Order {
-		if !snap.Up[q] {
+		if sim.states[q] != availability.Up {
 			return
 		}
 	}

@@ -116,7 +116,7 @@ func TestTraceUnit(t *testing.T) {
 		names = []string{"IE", "P-IP"}
 	}
 	for _, name := range names {
-		h, err := HeuristicByName(name)
+		h, err := ParseHeuristic(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestRandomBeyondCap(t *testing.T) {
 	if s := os.Getenv("VOLSCHED_RANDOM_TRIALS"); s != "" {
 		trials, _ = strconv.Atoi(s)
 	}
-	h, _ := HeuristicByName("RANDOM")
+	h, _ := ParseHeuristic("RANDOM")
 	for _, us := range strings.Split(os.Getenv("VOLSCHED_RANDOM_UNITS"), ",") {
 		u, _ := strconv.Atoi(us)
 		m, ncom, wmin, si := c.UnitParams(u)
