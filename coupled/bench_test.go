@@ -36,10 +36,12 @@ func BenchmarkGreedy(b *testing.B) {
 			e, _ := NewEvaluator(tab, scn.Platform, scn.App.Tasks, analytic.Published)
 			e.Choose(bc.c, s, nil) // fill the set cache once
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				e.forget()
 				e.Choose(bc.c, s, nil)
 			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -53,6 +55,7 @@ func BenchmarkSimulateSlots(b *testing.B) {
 		h, _ := ParseHeuristic(name)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				e, _ := NewEvaluator(tab, scn.Platform, scn.App.Tasks, analytic.Published)
 				av := NewMarkov(scn.Chains, 1, append(labels, purposeAvailability, 0)...)
@@ -60,6 +63,7 @@ func BenchmarkSimulateSlots(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -42,6 +42,10 @@ type CampaignParams struct {
 	Random string `json:"random,omitempty"`
 }
 
+// MaxProcessors bounds p in a campaign: the evaluator's tables grow with
+// p times the availability horizon (tens of MB per worker at 1,000).
+const MaxProcessors = 1000
+
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
 func PaperCampaign() CampaignParams {
 	return CampaignParams{
@@ -53,8 +57,8 @@ func PaperCampaign() CampaignParams {
 
 // Validate checks the parameters; errors name the field.
 func (c CampaignParams) Validate() error {
-	if c.P < 1 || c.P > 64 {
-		return fmt.Errorf("p = %d, want 1..64", c.P)
+	if c.P < 1 || c.P > MaxProcessors {
+		return fmt.Errorf("p = %d, want 1..%d", c.P, MaxProcessors)
 	}
 	for name, l := range map[string][]int{"m": c.M, "ncom": c.NCom, "wmin": c.WMin} {
 		if len(l) == 0 {

@@ -439,17 +439,17 @@ func TestValidation(t *testing.T) {
 
 // refScores are the scores, by the reference (value written on
 // analytic.Table.EComm and PComm and the Stats methods, valueRef), of
-// every candidate of one greedy step: the allocation x (members in mask)
-// with one more task on q; -1 marks processors that are not candidates
-// (not UP, or at μ).
-func refScores(e *Evaluator, b Criterion, s *Snapshot, x []int, mask uint64) (sc []float64, cand []bool) {
+// every candidate of one greedy step: the allocation x with one more task
+// on q; cand is false for processors that are not candidates (not UP, or
+// at μ).
+func refScores(e *Evaluator, b Criterion, s *Snapshot, x []int) (sc []float64, cand []bool) {
 	sc, cand = make([]float64, len(s.States)), make([]bool, len(s.States))
 	for q := range s.States {
 		if !s.up(q) || x[q] >= e.plat.MaxTasks(q) {
 			continue
 		}
 		x[q]++
-		v := e.valueRef(x, mask|1<<uint(q), s, 0)
+		v := e.valueRef(x, s, 0)
 		x[q]--
 		sc[q], cand[q] = Score(b, v, s.Elapsed), true
 	}
@@ -484,9 +484,8 @@ func representable(b Criterion, best float64) bool {
 // representable scores go to the lowest index (TestTieBreak).
 func checkConstruction(e *Evaluator, b Criterion, s *Snapshot, in *Construction) error {
 	x := make([]int, len(s.States))
-	var mask uint64
 	for k := range e.m {
-		sc, cand := refScores(e, b, s, x, mask)
+		sc, cand := refScores(e, b, s, x)
 		best, bq := math.Inf(-1), -1 // the largest score, independently of better
 		for q := range sc {
 			if cand[q] && (bq < 0 || sc[q] > best) {
@@ -510,7 +509,6 @@ func checkConstruction(e *Evaluator, b Criterion, s *Snapshot, in *Construction)
 			return fmt.Errorf("step %d: construction chose %d scoring %g, the reference's best is %d scoring %g", k, q, sc[q], bq, best)
 		}
 		x[q]++
-		mask |= 1 << uint(q)
 	}
 	if !in.ok || in.n != e.m {
 		return fmt.Errorf("construction stopped at step %d (ok %v), the reference placed all %d tasks", in.n, in.ok, e.m)
@@ -557,12 +555,9 @@ func TestGreedyMatchesValue(t *testing.T) {
 				if !ok {
 					continue
 				}
-				var mask uint64
-				for _, q := range got.Order {
-					mask |= 1 << uint(q)
-				}
+				ms := slices.Sorted(slices.Values(got.Order))
 				for done := 0; done < 3; done++ {
-					a, r := e.value(got.X, mask, s, done), e.valueRef(got.X, mask, s, done)
+					a, r := e.value(got.X, ms, s, done), e.valueRef(got.X, s, done)
 					if !approxEqual(a.P, r.P) || !approxEqual(a.E, r.E) {
 						t.Fatalf("scenario %d: fast value %+v, reference %+v", sc, a, r)
 					}
@@ -943,6 +938,158 @@ func TestTieBreak(t *testing.T) {
 		}
 		if b != Yield && e.Evals-evals != 1 {
 			t.Fatalf("criterion %d: %d candidates evaluated in %d calls, want 1: the incremental step was not taken", b, e.Evals-evals, e.Calls-calls)
+		}
+	}
+}
+
+// withKeys makes e know its sets by the keys key(q) as an evaluator of
+// more than 64 processors does (keys that may collide, members checked).
+func withKeys(e *Evaluator, key func(q int) uint64) {
+	e.exact, e.pages = false, nil
+	e.members = make(map[uint64][]int)
+	clear(e.stats)
+	for q := range e.bit {
+		e.bit[q] = key(q)
+	}
+}
+
+// Sets known by keys that are not bitmasks (processors beyond 64) give
+// exactly the choices and values of bitmask keys, even when every key
+// collides: along random walks of snapshots, three evaluators of the same
+// scenario — bitmask keys, the pseudo-random keys used beyond 64
+// processors, and keys that all collide (the XOR of equal words: only the
+// parity of the set's size) — choose the same configurations and value
+// them bit for bit the same.
+func TestSetKeys(t *testing.T) {
+	rng := stream.New(61)
+	for sc := range 6 {
+		sp := ScenarioParams{P: 12 + sc, M: 3 + sc, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 1}
+		scn, tab, exact := randomSetup(t, sp, []analytic.Form{analytic.Published, analytic.Conditional}[sc%2], 62, uint64(sc))
+		_, _, mixed := randomSetup(t, sp, exact.form, 62, uint64(sc))
+		_, _, clash := randomSetup(t, sp, exact.form, 62, uint64(sc))
+		withKeys(mixed, func(q int) uint64 { return splitmix64(uint64(q)) })
+		withKeys(clash, func(int) uint64 { return 1 })
+		_ = tab
+		s := &Snapshot{States: downs(sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
+		for step := range 60 {
+			for range 1 + rng.IntN(3) {
+				q := rng.IntN(sp.P)
+				s.States[q] = availability.State(rng.IntN(3))
+				s.Prog[q] = rng.IntN(scn.Platform.TProg + 1)
+				s.Data[q] = rng.IntN(2*scn.Platform.TData + 1)
+				if s.States[q] == availability.Down {
+					s.Prog[q], s.Data[q] = 0, 0
+				}
+			}
+			s.Elapsed = rng.IntN(100)
+			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
+				want, wok := exact.Choose(b, s, nil)
+				for name, e := range map[string]*Evaluator{"pseudo-random keys": mixed, "colliding keys": clash} {
+					got, ok := e.Choose(b, s, nil)
+					if ok != wok || !slices.Equal(got.X, want.X) || !slices.Equal(got.Order, want.Order) {
+						t.Fatalf("scenario %d step %d criterion %v, %s: %v %v (%v), bitmask keys %v %v (%v)", sc, step, b, name, got.X, got.Order, ok, want.X, want.Order, wok)
+					}
+					if !ok {
+						continue
+					}
+					for done := range 3 {
+						if a, r := e.Value(got, s, done), exact.Value(want, s, done); a != r && !(math.IsNaN(a.P) && math.IsNaN(r.P)) {
+							t.Fatalf("scenario %d step %d criterion %v, %s: value %+v, bitmask keys %+v", sc, step, b, name, a, r)
+						}
+					}
+				}
+			}
+		}
+		if len(clash.stats) > 2 {
+			t.Fatalf("colliding keys: %d entries in the set cache, want at most 2 (every key is 0 or 1)", len(clash.stats))
+		}
+	}
+}
+
+// Beyond 64 processors: constructions checked step by step against the
+// reference, on 100 and 300 processors with a few tasks.
+func TestManyProcessors(t *testing.T) {
+	rng := stream.New(71)
+	for _, p := range []int{100, 300} {
+		sp := ScenarioParams{P: p, M: 6, NCom: 5, WMin: 1, Iterations: 1}
+		_, _, e := randomSetup(t, sp, analytic.Published, 72, uint64(p))
+		if e.exact || e.pages != nil {
+			t.Fatalf("p = %d: exact keys %v, pages %v; want keys checked by members", p, e.exact, e.pages != nil)
+		}
+		s := &Snapshot{States: downs(p), Prog: make([]int, p), Data: make([]int, p)}
+		for q := range p {
+			s.States[q] = stateOf(q, rng.IntN(3) == 0)
+		}
+		beyond := 0
+		for step := range 8 {
+			for range 5 {
+				q := rng.IntN(p)
+				s.States[q] = stateOf(q, !s.up(q))
+				s.Prog[q] = rng.IntN(6)
+			}
+			for _, b := range []Criterion{Prob, Time, Yield, ApparentYield} {
+				c, ok := e.Choose(b, s, nil)
+				if !ok {
+					t.Fatalf("p = %d step %d: no configuration with %d processors", p, step, p)
+				}
+				if err := checkConstruction(e, b, s, e.inc[b]); err != nil {
+					t.Fatalf("p = %d step %d criterion %v: %v", p, step, b, err)
+				}
+				if slices.Max(c.Order) >= 64 {
+					beyond++
+				}
+			}
+		}
+		if beyond == 0 {
+			t.Errorf("p = %d: no configuration used a processor beyond the 64th: the test does not exercise them", p)
+		}
+	}
+}
+
+// 100 and 300 processors through the simulator and the checker: every
+// heuristic, simulated together with the others, completes the
+// application; its trace is a valid lock-step schedule whose makespan the
+// checker finds too, and equals its run alone (common random numbers).
+func TestManyProcessorsSimulated(t *testing.T) {
+	hs := Heuristics()
+	for _, p := range []int{100, 300} {
+		sp := ScenarioParams{P: p, M: 8, NCom: 4, WMin: 1, Iterations: 2}
+		scn, tab, e := randomSetup(t, sp, analytic.Published, 81, uint64(p))
+		rngs := make([]*rand.Rand, len(hs))
+		rngs[0] = stream.New(82, uint64(p))
+		opt := Options{Cap: 50000, Trace: true}
+		all, err := SimulateAll(context.Background(), e, scn.App, hs, NewMarkov(scn.Chains, 83, uint64(p)), rngs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		beyond := 0
+		for i, h := range hs {
+			r := all[i]
+			if r.Failed {
+				t.Fatalf("p = %d %s: failed (cap %d)", p, h.Name, opt.Cap)
+			}
+			it, mk, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive()})
+			if err != nil || it != sp.Iterations || mk != r.Makespan {
+				t.Fatalf("p = %d %s: checker %d iterations, makespan %d, %v; simulator %d", p, h.Name, it, mk, err, r.Makespan)
+			}
+			for _, s := range r.Trace {
+				for q := 64; q < p; q++ {
+					if s.Act[q] == Compute {
+						beyond++
+						break
+					}
+				}
+			}
+			if h.Name == "RANDOM" || h.Name == "IE" || h.Name == "Y-IE" {
+				alone, _ := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
+				a, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 83, uint64(p)), stream.New(82, uint64(p)), opt)
+				if err != nil || a.Makespan != r.Makespan || a.Configs != r.Configs {
+					t.Fatalf("p = %d %s: alone makespan %d configs %d (%v), together %d %d", p, h.Name, a.Makespan, a.Configs, err, r.Makespan, r.Configs)
+				}
+			}
+		}
+		if beyond == 0 {
+			t.Errorf("p = %d: no processor beyond the 64th ever computed: the test does not exercise them", p)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/analytic"
@@ -235,8 +236,18 @@ type Evaluator struct {
 	m    int
 	form analytic.Form
 
-	set   *analytic.Set
+	set *analytic.Set
+	// Sets of processors are known by a 64-bit key: the XOR of bit[q]
+	// over their members. With p ≤ 64 (exact) bit[q] = 1<<q and the key is
+	// the set's bitmask; beyond, bit[q] is a pseudo-random word, keys may
+	// collide, and the set cache checks the members it stored (members)
+	// before answering: results never depend on the keys.
+	exact bool
+	bit   []uint64
 	stats map[uint64]setEntry
+	// members[key] lists, in increasing order, the members of the set
+	// whose entry stats[key] holds (only when !exact).
+	members map[uint64][]int
 	// pages is a direct-mapped copy of what the greedy needs of the set
 	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
 	pages   []*[256]setFast
@@ -248,6 +259,11 @@ type Evaluator struct {
 	slots []float64
 	x     []int
 	order []int
+	// sorted lists the greedy's chosen processors in increasing order, and
+	// cand and candMs a candidate's set (only when !exact); ms is Value's
+	// members.
+	sorted, cand, candMs, ms []int
+	candKey                  uint64
 
 	// es[q][n] is E^{(P_q)}(n) in the evaluator's form, for n up to
 	// TProg + m·TData; lnd[q][t] is ln P_ND^{(q)}(t) for t below the table's
@@ -352,9 +368,6 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	if tab.Len() != plat.P() {
 		return nil, fmt.Errorf("evaluator: table has %d processors but platform %d, want equal", tab.Len(), plat.P())
 	}
-	if plat.P() > 64 {
-		return nil, fmt.Errorf("evaluator: %d processors, want at most 64", plat.P())
-	}
 	if err := plat.Validate(m); err != nil {
 		return nil, err
 	}
@@ -380,6 +393,18 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		changed: make([]bool, p),
 		dirty:   make([]int, 0, p),
 		fresh:   &Snapshot{Data: make([]int, p)},
+		exact:   p <= 64,
+		bit:     make([]uint64, p),
+	}
+	if !e.exact {
+		e.members = make(map[uint64][]int)
+	}
+	for q := range p {
+		if e.exact {
+			e.bit[q] = 1 << uint(q)
+		} else {
+			e.bit[q] = splitmix64(uint64(q))
+		}
 	}
 	if p <= 24 {
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
@@ -458,9 +483,22 @@ func (e *Evaluator) logPNotDown(q int, s float64) float64 {
 	return l[i]
 }
 
-// setStats returns the Stats of the set of processors in mask.
-func (e *Evaluator) setStats(mask uint64) analytic.Stats {
-	return e.setInfo(mask).st
+// splitmix64 is the finalizer of SplitMix64: a well-mixed 64-bit word
+// for x (the set keys of processors beyond 64).
+func splitmix64(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
+// keyOf is the key of the set of processors ms.
+func (e *Evaluator) keyOf(ms []int) uint64 {
+	var k uint64
+	for _, q := range ms {
+		k ^= e.bit[q]
+	}
+	return k
 }
 
 // setFast is what a greedy candidate needs of a set's Stats.
@@ -481,23 +519,27 @@ const factorBits = 14
 
 // pubFactor returns (1 + (W−1)·E_c)·exp(−a), a = (W−1)·ln P+, the factor
 // (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) of the set in mask
-// whose setFast is se, remembered by (set, W) in a direct-mapped table.
+// whose setFast is se, remembered by (set, W) in a direct-mapped table
+// when keys are exact (computed each time otherwise: the same value).
 func (e *Evaluator) pubFactor(mask uint64, se *setFast, w int, a float64) float64 {
 	h := (mask*0x9E3779B97F4A7C15 ^ uint64(w)*0xC2B2AE3D27D4EB4F) >> (64 - factorBits)
 	fe := &e.factors[h]
 	if fe.w != w || fe.mask != mask {
-		*fe = factorEntry{mask: mask, w: w, f: (1 + float64(w-1)*se.ec) * math.Exp(-a)}
+		f := (1 + float64(w-1)*se.ec) * math.Exp(-a)
+		if !e.exact {
+			return f // never stored: the table stays empty and misses
+		}
+		*fe = factorEntry{mask: mask, w: w, f: f}
 	}
 	return fe.f
 }
 
-// setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
-// setInfo, looked up without hashing when p ≤ 24).
-func (e *Evaluator) setFastInfo(mask uint64) *setFast {
+// setFastInfo returns P+, E_c and ln P+ of the set of the greedy's chosen
+// processors and q, whose bitmask is mask when keys are exact (the values
+// of setInfo, looked up without hashing when p ≤ 24).
+func (e *Evaluator) setFastInfo(mask uint64, q int, g *gstep) *setFast {
 	if e.pages == nil {
-		se := e.setInfo(mask)
-		e.scratch = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
-		return &e.scratch
+		return e.candSetInfo(mask, q, g)
 	}
 	pg := e.pages[mask>>8]
 	if pg == nil {
@@ -506,7 +548,7 @@ func (e *Evaluator) setFastInfo(mask uint64) *setFast {
 	}
 	f := &pg[mask&255]
 	if !f.ok {
-		se := e.setInfo(mask)
+		se := e.setInfo(mask, nil)
 		*f = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
 	}
 	return f
@@ -518,20 +560,36 @@ type setEntry struct {
 	lnP float64
 }
 
-func (e *Evaluator) setInfo(mask uint64) setEntry {
-	if se, ok := e.stats[mask]; ok {
+// setInfo returns the entry of the set of key mask. With exact keys the
+// key's bits are the members (ms is not read); otherwise ms lists them in
+// increasing order, and a stored entry answers only if its members are
+// ms. The members are added in increasing order, so a set's Stats do not
+// depend on how it was reached.
+func (e *Evaluator) setInfo(mask uint64, ms []int) setEntry {
+	se, ok := e.stats[mask]
+	if ok && (e.exact || slices.Equal(e.members[mask], ms)) {
 		return se
 	}
 	e.set.Reset()
-	for m := mask; m != 0; m &= m - 1 {
-		e.set.Add(bits.TrailingZeros64(m))
+	if e.exact {
+		for m := mask; m != 0; m &= m - 1 {
+			e.set.Add(bits.TrailingZeros64(m))
+		}
+	} else {
+		for _, q := range ms {
+			e.set.Add(q)
+		}
 	}
 	st := e.set.Stats()
 	if len(e.stats) >= maxCache {
 		clear(e.stats)
+		clear(e.members)
 	}
-	se := setEntry{st: st, lnP: math.Log(st.PPlus)}
+	se = setEntry{st: st, lnP: math.Log(st.PPlus)}
 	e.stats[mask] = se
+	if !e.exact {
+		e.members[mask] = slices.Clone(ms)
+	}
 	return se
 }
 
@@ -548,13 +606,12 @@ func (e *Evaluator) commSlots(q, x int, s *Snapshot) int {
 	return n
 }
 
-// value estimates configuration x (members in mask) from snapshot s with
-// done slots of computation already performed.
-func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
+// value estimates configuration x, whose members are ms in increasing
+// order, from snapshot s with done slots of computation already performed.
+func (e *Evaluator) value(x []int, ms []int, s *Snapshot, done int) Value {
 	W, N, size := 0, 0, 0
 	ecomm := 0.0
-	for m := mask; m != 0; m &= m - 1 {
-		q := bits.TrailingZeros64(m)
+	for _, q := range ms {
 		n := e.commSlots(q, x[q], s)
 		ecomm = max(ecomm, e.es[q][n])
 		N += n
@@ -567,21 +624,23 @@ func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
 	pcomm := 1.0
 	if ecomm > 0 {
 		l := 0.0
-		for m := mask; m != 0; m &= m - 1 {
-			l += e.logPNotDown(bits.TrailingZeros64(m), ecomm)
+		for _, q := range ms {
+			l += e.logPNotDown(q, ecomm)
 		}
 		pcomm = math.Exp(l)
 	}
-	return e.compValue(e.setStats(mask), W-done, pcomm, ecomm)
+	return e.compValue(e.setInfo(e.keyOf(ms), ms).st, W-done, pcomm, ecomm)
 }
 
 // valueRef is value() written with analytic.Table.EComm and PComm and the
 // Stats methods: the reference the fast paths are tested against.
-func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value {
+func (e *Evaluator) valueRef(x []int, s *Snapshot, done int) Value {
 	e.qs, e.slots = e.qs[:0], e.slots[:0]
 	W := 0
-	for m := mask; m != 0; m &= m - 1 {
-		q := bits.TrailingZeros64(m)
+	for q, n := range x {
+		if n == 0 {
+			continue
+		}
 		e.qs = append(e.qs, q)
 		e.slots = append(e.slots, float64(e.commSlots(q, x[q], s)))
 		W = max(W, x[q]*e.plat.W[q])
@@ -591,7 +650,7 @@ func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value 
 	if ecomm > 0 {
 		pcomm = e.tab.PComm(e.qs, ecomm)
 	}
-	st := e.setStats(mask)
+	st := e.setInfo(e.keyOf(e.qs), e.qs).st
 	rem := float64(W - done)
 	return Value{P: pcomm * st.PSuccess(rem), E: ecomm + st.ExpectedTime(rem, e.form)}
 }
@@ -599,11 +658,21 @@ func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value 
 // Value estimates the running configuration c from snapshot s, done slots
 // of its computation being complete.
 func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
-	var mask uint64
-	for _, q := range c.Order {
-		mask |= 1 << uint(q)
+	ms := e.ms[:0]
+	if e.exact {
+		var mask uint64
+		for _, q := range c.Order {
+			mask |= 1 << uint(q)
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			ms = append(ms, bits.TrailingZeros64(m))
+		}
+	} else {
+		ms = append(ms, c.Order...)
+		slices.Sort(ms)
 	}
-	return e.value(c.X, mask, s, done)
+	e.ms = ms
+	return e.value(c.X, ms, s, done)
 }
 
 // reclaimedValue corrects v, the §V estimate of the running configuration
@@ -694,7 +763,8 @@ type stepSum struct {
 	arg1, n    int
 }
 
-// gstep is the allocation built so far by the greedy.
+// gstep is the allocation built so far by the greedy; mask is its set's
+// key.
 type gstep struct {
 	mask       uint64
 	W, N, size int
@@ -728,6 +798,26 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 	return ecomm
 }
 
+// candSetInfo is setFastInfo without pages (p > 24). With keys that are
+// not bitmasks it finds the set's key (e.candKey) and members in
+// increasing order (e.candMs).
+func (e *Evaluator) candSetInfo(mask uint64, q int, g *gstep) *setFast {
+	var ms []int
+	if !e.exact {
+		mask, ms = g.mask, e.sorted
+		if !e.inS[q] {
+			mask ^= e.bit[q]
+			i, _ := slices.BinarySearch(e.sorted, q)
+			ms = append(append(append(e.cand[:0], e.sorted[:i]...), q), e.sorted[i:]...)
+			e.cand = ms
+		}
+		e.candKey, e.candMs = mask, ms
+	}
+	i := e.setInfo(mask, ms)
+	e.scratch = setFast{ok: true, pplus: i.st.PPlus, ec: i.st.Ec, lnP: i.lnP}
+	return &e.scratch
+}
+
 // candValue is the value, for criterion b, of the allocation so far (e.x,
 // e.order, g) with one more task on q, whose E_comm is ecomm. Given the
 // processors chosen so far (in order), it depends only on q and ecomm. Only
@@ -737,11 +827,14 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) (v Value, l float64) {
 	e.Evals++
 	w := max(g.W, (e.x[q]+1)*e.plat.W[q])
-	mask := g.mask | 1<<uint(q)
-	se := e.setFastInfo(mask)
+	mask := g.mask | 1<<uint(q) // with exact keys; else candSetInfo's
+	se := e.setFastInfo(mask, q, g)
 	if w <= 1 || se.pplus == 0 {
 		pcomm := math.Exp(e.logPCommWith(q, e.order, ecomm))
-		return e.compValue(e.setStats(mask), w, pcomm, ecomm), 0
+		if !e.exact {
+			mask = e.candKey
+		}
+		return e.compValue(e.setInfo(mask, e.candMs).st, w, pcomm, ecomm), 0
 	}
 	// P = exp(ln P_comm + (W−1) ln P+)
 	a := float64(w-1) * se.lnP
@@ -790,13 +883,14 @@ func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, bes
 }
 
 // better reports whether candidate q, scoring sc, beats the best of the
-// step so far (processor bq scoring best; bq < 0: no candidate yet): a
-// larger score, or the same score and a lower index. Both scans of the
-// greedy (every candidate in increasing index, or only the changed ones
-// against the kept winner) decide by it, so a tie goes to the lowest index
-// whichever way the step is computed.
+// step so far (processor bq scoring best; bq < 0: no candidate yet, and
+// best is −∞): a larger score, or the same score and a lower index. Both
+// scans of the greedy (every candidate in increasing index, or only the
+// changed ones against the kept winner) decide by it, so a tie goes to the
+// lowest index whichever way the step is computed. Scores are never NaN
+// (Score); a score below the best, the common case, costs one comparison.
 func better(sc float64, q int, best float64, bq int) bool {
-	return bq < 0 || sc > best || (sc == best && q < bq)
+	return sc >= best && (sc > best || q < bq || bq < 0)
 }
 
 // greedy assigns the m tasks one by one, each to the UP processor that
@@ -829,6 +923,7 @@ func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, 
 			e.changed[q] = ch
 			if ch {
 				d = append(d, q)
+				in.up[q] = up
 			}
 		}
 		e.dirty = d
@@ -841,9 +936,9 @@ func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, 
 		for k := range in.has {
 			clear(in.has[k])
 		}
-	}
-	for q, st := range s.States {
-		in.up[q] = st == availability.Up
+		for q, st := range s.States {
+			in.up[q] = st == availability.Up
+		}
 	}
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
@@ -860,7 +955,7 @@ func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, 
 	x := e.x
 	clear(x)
 	clear(e.inS)
-	e.order = e.order[:0]
+	e.order, e.sorted = e.order[:0], e.sorted[:0]
 	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
 		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
@@ -920,11 +1015,18 @@ func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, 
 			e.order = append(e.order, bq)
 			e.inS[bq] = true
 			g.size++
+			if !e.exact {
+				g.mask ^= e.bit[bq]
+				i, _ := slices.BinarySearch(e.sorted, bq)
+				e.sorted = slices.Insert(e.sorted, i, bq)
+			}
 		} else {
 			g.N -= e.nq[bq]
 		}
 		x[bq]++
-		g.mask |= 1 << uint(bq)
+		if e.exact {
+			g.mask |= 1 << uint(bq)
+		}
 		g.W = max(g.W, x[bq]*e.plat.W[bq])
 		e.nq[bq] = e.commSlots(bq, x[bq], s)
 		e.eq[bq] = e.es[bq][e.nq[bq]]

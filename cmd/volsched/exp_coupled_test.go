@@ -57,7 +57,7 @@ func TestExpCoupled(t *testing.T) {
 		{"exp coupled --out " + t.TempDir() + " --wmin 0", "wmin = 0"},
 		{"exp coupled --out " + t.TempDir() + " --form exact", `form "exact"`},
 		{"exp coupled --out " + t.TempDir() + " --trials 0", "trials = 0"},
-		{"exp coupled --out " + t.TempDir() + " --p 65", "p = 65"},
+		{"exp coupled --out " + t.TempDir() + " --p 1001", "p = 1001"},
 		{"exp coupled --out " + t.TempDir() + " --rebuild foo", `rebuild = "foo"`},
 	} {
 		_, errs, code := runCLI(t, "", strings.Fields(c.args)...)
