@@ -1,7 +1,6 @@
 package coupled
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,22 +13,35 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
-// pattern is an availability given slot by slot, one string per processor
-// ('u', 'r', 'd'); past the end the last state repeats.
-type pattern []string
+// scenario, scenarioParams and randomScenario are the scenarios of §VII.A
+// drawn as campaign.RandomScenario draws them (chains from
+// availability.Random, w_q uniform among wmin…10·wmin, T_data = wmin,
+// T_prog = 5·wmin, μ unbounded): the same draws, written again because
+// the core's tests cannot import the campaign, which imports the core.
+type scenario struct {
+	Chains   []availability.Chain
+	Platform Platform
+	App      Application
+}
 
-func (pt pattern) States(t int, s []availability.State) {
-	for q, row := range pt {
-		c := row[min(t, len(row)-1)]
-		switch c {
-		case 'u':
-			s[q] = availability.Up
-		case 'r':
-			s[q] = availability.Reclaimed
-		default:
-			s[q] = availability.Down
-		}
+type scenarioParams struct {
+	P, M, NCom, WMin, Iterations int
+}
+
+func randomScenario(rng *rand.Rand, sp scenarioParams) (scenario, error) {
+	if sp.P < 1 || sp.M < 1 || sp.NCom < 1 || sp.WMin < 1 || sp.Iterations < 1 {
+		return scenario{}, fmt.Errorf("scenario %+v: want every parameter ≥ 1", sp)
 	}
+	s := scenario{
+		Chains:   make([]availability.Chain, sp.P),
+		Platform: Platform{W: make([]int, sp.P), NCom: sp.NCom, TProg: 5 * sp.WMin, TData: sp.WMin},
+		App:      Application{Tasks: sp.M, Iterations: sp.Iterations},
+	}
+	for q := range sp.P {
+		s.Chains[q] = availability.Random(rng)
+		s.Platform.W[q] = sp.WMin + rng.IntN(9*sp.WMin+1)
+	}
+	return s, nil
 }
 
 // states gives the states of processors UP (true) or not: a processor
@@ -85,9 +97,9 @@ func evaluator(t *testing.T, chains []availability.Chain, plat Platform, m int) 
 
 // randomSetup draws a scenario of parameters sp from stream (labels…) and
 // builds its table and an evaluator with form f.
-func randomSetup(t *testing.T, sp ScenarioParams, f analytic.Form, labels ...uint64) (Scenario, *analytic.Table, *Evaluator) {
+func randomSetup(t *testing.T, sp scenarioParams, f analytic.Form, labels ...uint64) (scenario, *analytic.Table, *Evaluator) {
 	t.Helper()
-	scn, err := RandomScenario(stream.New(labels[0], labels[1:]...), sp)
+	scn, err := randomScenario(stream.New(labels[0], labels[1:]...), sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,140 +112,6 @@ func randomSetup(t *testing.T, sp ScenarioParams, f analytic.Form, labels ...uin
 		t.Fatal(err)
 	}
 	return scn, tab, e
-}
-
-// TestFigure1 replays the example of §III.C / Figure 1: m = 5, p = 5,
-// w_i = i, n_com = 2, T_prog = 2, T_data = 1, two tasks on P2 and P3, one
-// on P4, configuration selected at time 1. The availability pattern is the
-// one the text determines (P1, P5 not UP at time 1; P3 RECLAIMED after
-// receiving the program; P2 RECLAIMED at 10–11; P3 RECLAIMED at 12), with
-// communications served in enrolment order (docs/model-002.md).
-func TestFigure1(t *testing.T) {
-	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
-	app := Application{Tasks: 5, Iterations: 1}
-	av := pattern{
-		"rdddddddddddddddd",
-		"ruuuuuuuuurruuuuu",
-		"ruuuruuuuuuuruuuu",
-		"ruuuuuuuuuuuuuuuu",
-		"rrrrrrrrrrrrrrrrr",
-	}
-	chains := make([]availability.Chain, 5)
-	for i := range chains {
-		chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
-	}
-	e := evaluator(t, chains, plat, 5)
-	fig := Heuristic{Name: "figure1", Scripted: func(s *Snapshot) (Config, bool) {
-		if !s.up(1) || !s.up(2) || !s.up(3) {
-			return Config{}, false
-		}
-		return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
-	}}
-	res, err := Simulate(context.Background(), e, app, fig, av, nil, Options{Trace: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Makespan != 16 || res.Iterations != 1 || res.Failed {
-		t.Fatalf("makespan %d iterations %d failed %v, want 16, 1, false", res.Makespan, res.Iterations, res.Failed)
-	}
-	// P2, P3, P4 receive in enrolment order; P4 waits for a channel during
-	// slots 1–3; compute 7–9, suspended 10–12 (P2 then P3 RECLAIMED), resumed
-	// 13–15; the next iteration could begin at time 16.
-	want := []string{
-		"----------------",
-		"-PPDDIICCCIIICCC",
-		"-PPDIDICCCIIICCC",
-		"-IIIPPDCCCIIICCC",
-		"----------------",
-	}
-	for q := range 5 {
-		var b strings.Builder
-		for _, s := range res.Trace {
-			b.WriteByte(byte(s.Act[q]))
-		}
-		if got := b.String(); got != want[q] {
-			t.Errorf("P%d: got %s, want %s", q+1, got, want[q])
-		}
-	}
-	it, mk, err := Check(plat, app, res.Trace, CheckOptions{Passive: true})
-	if err != nil || it != 1 || mk != 16 {
-		t.Fatalf("check: %d iterations, makespan %d, err %v; want 1, 16, nil", it, mk, err)
-	}
-
-	// A DOWN at time 14 loses the computation and restarts communications.
-	av2 := append(pattern(nil), av...)
-	av2[3] = "ruuuuuuuuuuuuudddd"
-	av2[0] = "rdddddddddddddduuuuuu"
-	res2, err := Simulate(context.Background(), e, app, Heuristic{Name: "fig", Scripted: func(s *Snapshot) (Config, bool) {
-		var up []int
-		for q := range s.States {
-			if s.up(q) {
-				up = append(up, q)
-			}
-		}
-		if len(up) < 3 {
-			return Config{}, false
-		}
-		x := make([]int, 5)
-		x[up[0]], x[up[1]], x[up[2]] = 2, 2, 1
-		return Config{X: x, Order: up[:3]}, true
-	}}, av2, nil, Options{Trace: true, Cap: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res2.Configs < 2 || res2.Makespan <= 16 {
-		t.Fatalf("after a DOWN at 14: %d configurations, makespan %d; want a restart", res2.Configs, res2.Makespan)
-	}
-	if _, _, err := Check(plat, app, res2.Trace, CheckOptions{Passive: true}); err != nil {
-		t.Fatalf("check after DOWN: %v", err)
-	}
-}
-
-// TestCheckRejects mutates a valid trace and expects the checker to object.
-func TestCheckRejects(t *testing.T) {
-	plat := Platform{W: []int{1, 2, 3, 4, 5}, NCom: 2, TProg: 2, TData: 1}
-	app := Application{Tasks: 5, Iterations: 1}
-	base := func() []Slot {
-		av := pattern{"rd", "ruuuuuuuuurruuuuu", "ruuuruuuuuuuruuuu", "ru", "r"}
-		chains := make([]availability.Chain, 5)
-		for i := range chains {
-			chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
-		}
-		e := evaluator(t, chains, plat, 5)
-		res, err := Simulate(context.Background(), e, app, Heuristic{Name: "f", Scripted: func(s *Snapshot) (Config, bool) {
-			if !s.up(1) {
-				return Config{}, false
-			}
-			return Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
-		}}, av, nil, Options{Trace: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Trace
-	}
-	cases := map[string]func(tr []Slot){
-		"three communications": func(tr []Slot) { tr[1].Act[3] = RecvProg },
-		"compute while reclaimed": func(tr []Slot) {
-			tr[10].Act[1], tr[10].Act[2], tr[10].Act[3] = Compute, Compute, Compute
-		},
-		"partial compute":       func(tr []Slot) { tr[7].Act[1] = Idle },
-		"data before program":   func(tr []Slot) { tr[1].Act[1] = RecvData },
-		"early completion":      func(tr []Slot) { tr[14].Completed = true },
-		"act without enrolment": func(tr []Slot) { tr[3].Act[4] = RecvProg },
-		"wrong task count":      func(tr []Slot) { tr[5].X = []int{0, 2, 2, 2, 0} },
-	}
-	if _, _, err := Check(plat, app, base(), CheckOptions{}); err != nil {
-		t.Fatalf("valid trace rejected: %v", err)
-	}
-	for name, mutate := range cases {
-		t.Run(name, func(t *testing.T) {
-			tr := base()
-			mutate(tr)
-			if _, _, err := Check(plat, app, tr, CheckOptions{}); err == nil {
-				t.Fatal("checker accepted an invalid trace")
-			}
-		})
-	}
 }
 
 func TestHeuristicsList(t *testing.T) {
@@ -349,68 +227,6 @@ func TestScore(t *testing.T) {
 	}
 }
 
-// Every heuristic on random small scenarios: traces pass the checker,
-// the checker's makespan agrees, passive heuristics never reconfigure
-// alive configurations, every heuristic of a trial sees the same
-// availability, and the caches do not change decisions.
-func TestSimulateRandomScenarios(t *testing.T) {
-	n := 6
-	if testing.Short() {
-		n = 2
-	}
-	for sc := range n {
-		sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-		scn, err := RandomScenario(stream.New(11, uint64(sc)), sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var states0 [][]availability.State
-		for _, h := range Heuristics() {
-			e, err := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-			if err != nil {
-				t.Fatal(err)
-			}
-			av := NewMarkov(scn.Chains, 5, uint64(sc))
-			res, err := Simulate(context.Background(), e, scn.App, h, av, stream.New(5, uint64(sc), 99), Options{Trace: true, Cap: 20000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			it, mk, err := Check(scn.Platform, scn.App, res.Trace, CheckOptions{Passive: !h.Proactive()})
-			if err != nil {
-				t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
-			}
-			if !res.Failed && (it != scn.App.Iterations || mk != res.Makespan) {
-				t.Fatalf("scenario %d %s: checker %d iterations makespan %d, simulator %+v", sc, h.Name, it, mk, res)
-			}
-			if !h.Proactive() && res.Proactive != 0 {
-				t.Fatalf("%s: passive heuristic made %d proactive changes", h.Name, res.Proactive)
-			}
-			if states0 == nil {
-				for _, s := range res.Trace {
-					states0 = append(states0, s.States)
-				}
-			}
-			for i := 0; i < len(res.Trace) && i < len(states0); i++ {
-				for q := range states0[i] {
-					if res.Trace[i].States[q] != states0[i][q] {
-						t.Fatalf("%s sees another availability at slot %d", h.Name, i)
-					}
-				}
-			}
-			// same run again with a fresh evaluator reusing nothing, and with
-			// the warmed evaluator: identical results
-			res2, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 5, uint64(sc)), stream.New(5, uint64(sc), 99), Options{Cap: 20000})
-			if err != nil || res2.Makespan != res.Makespan || res2.Configs != res.Configs {
-				t.Fatalf("%s: rerun with warm caches %+v, first %+v (%v)", h.Name, res2, res, err)
-			}
-		}
-	}
-}
-
 func TestValidation(t *testing.T) {
 	bad := []struct {
 		p    Platform
@@ -428,9 +244,6 @@ func TestValidation(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", b.p, err, b.want)
 		}
-	}
-	if err := (ScenarioParams{P: 20, M: 5, NCom: 5, WMin: 0, Iterations: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "wmin = 0") {
-		t.Errorf("wmin 0: %v", err)
 	}
 	if err := (Application{Tasks: 0, Iterations: 1}).Validate(); err == nil {
 		t.Error("m = 0 accepted")
@@ -519,8 +332,8 @@ func checkConstruction(e *Evaluator, b Criterion, s *Snapshot, in *Construction)
 func TestGreedyMatchesValue(t *testing.T) {
 	rng := stream.New(3)
 	for sc := range 40 {
-		sp := ScenarioParams{P: 12, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%4, Iterations: 1}
-		scn, err := RandomScenario(stream.New(4, uint64(sc)), sp)
+		sp := scenarioParams{P: 12, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%4, Iterations: 1}
+		scn, err := randomScenario(stream.New(4, uint64(sc)), sp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +393,7 @@ func approxEqual(a, b float64) bool {
 func TestYieldStepCache(t *testing.T) {
 	rng := stream.New(9)
 	for sc := range 30 {
-		sp := ScenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
+		sp := scenarioParams{P: 10, M: 4 + sc%7, NCom: 1 + sc%4, WMin: 1 + sc%3, Iterations: 1}
 		scn, _, e := randomSetup(t, sp, analytic.Published, 10, uint64(sc))
 		s := &Snapshot{States: downs(sp.P), Prog: make([]int, sp.P), Data: make([]int, sp.P)}
 		for q := range sp.P {
@@ -614,8 +427,8 @@ func TestIncrementalGreedy(t *testing.T) {
 	for sc := range 20 {
 		// the last scenarios have long tasks: probabilities of success
 		// down to the subnormal range, where the bound must not prune
-		sp := ScenarioParams{P: 10 + sc%7, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%3 + 20*(sc/16), Iterations: 1}
-		scn, err := RandomScenario(stream.New(22, uint64(sc)), sp)
+		sp := scenarioParams{P: 10 + sc%7, M: 2 + sc%9, NCom: 1 + sc%5, WMin: 1 + sc%3 + 20*(sc/16), Iterations: 1}
+		scn, err := randomScenario(stream.New(22, uint64(sc)), sp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,99 +500,6 @@ func TestIncrementalGreedy(t *testing.T) {
 	}
 }
 
-// A recording replays exactly the source's states, to replays that read it
-// at different paces.
-func TestRecording(t *testing.T) {
-	scn, err := RandomScenario(stream.New(31), ScenarioParams{P: 7, M: 3, NCom: 2, WMin: 1, Iterations: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct := NewMarkov(scn.Chains, 8, 1, 2)
-	rec := NewRecording(NewMarkov(scn.Chains, 8, 1, 2), 7)
-	a, b := rec.Replay(), rec.Replay()
-	want := make([]availability.State, 7)
-	got := make([]availability.State, 7)
-	var hist [][]availability.State
-	for tt := range 500 {
-		direct.States(tt, want)
-		hist = append(hist, slices.Clone(want))
-		a.States(tt, got)
-		if !slices.Equal(got, want) {
-			t.Fatalf("slot %d: replay %v, source %v", tt, got, want)
-		}
-		if tt%3 == 2 { // b lags behind, reading three slots at a time
-			for u := tt - 2; u <= tt; u++ {
-				b.States(u, got)
-				if !slices.Equal(got, hist[u]) {
-					t.Fatalf("slot %d: lagging replay %v, source %v", u, got, hist[u])
-				}
-			}
-		}
-	}
-}
-
-// The other readings of §VI.B and of a RECLAIMED member's value (fresh:
-// new configurations built and measured without task data; scratch: and a
-// switch re-sends all task data; wait and replace for the running
-// configuration with a RECLAIMED member): traces stay valid lock-step
-// schedules, passive heuristics are unaffected, and each reading changes
-// some proactive run.
-func TestReadings(t *testing.T) {
-	readings := []struct {
-		name string
-		opt  Options
-	}{
-		{"fresh", Options{Readings: Readings{FreshRebuild: true}}},
-		{"scratch", Options{Readings: Readings{FreshRebuild: true, ResendData: true}}},
-		{"wait", Options{Readings: Readings{Reclaimed: Wait}}},
-		{"replace", Options{Readings: Readings{Reclaimed: Replace}}},
-	}
-	resendCaught, keptCaught := false, false
-	for _, rd := range readings {
-		differs := false
-		for sc := range 4 {
-			sp := ScenarioParams{P: 8, M: 3 + sc%3, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-			scn, _, e := randomSetup(t, sp, analytic.Published, 41, uint64(sc))
-			for _, h := range Heuristics() {
-				var res [2]Result
-				for i, opt := range []Options{{}, rd.opt} {
-					opt.Trace, opt.Cap = true, 20000
-					r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), opt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if _, _, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive(), ResendData: opt.ResendData}); err != nil {
-						t.Fatalf("%s: scenario %d %s: %v", rd.name, sc, h.Name, err)
-					}
-					res[i] = r
-				}
-				if res[0].Makespan != res[1].Makespan || res[0].Configs != res[1].Configs {
-					if !h.Proactive() {
-						t.Fatalf("%s: scenario %d: passive %s changed", rd.name, sc, h.Name)
-					}
-					differs = true
-				}
-				if rd.opt.ResendData {
-					// the checker's rule has teeth: a trace of one reading
-					// checked with the other's rule is rejected somewhere
-					if _, _, err := Check(scn.Platform, scn.App, res[1].Trace, CheckOptions{}); err != nil {
-						resendCaught = true
-					}
-					if _, _, err := Check(scn.Platform, scn.App, res[0].Trace, CheckOptions{ResendData: true}); err != nil {
-						keptCaught = true
-					}
-				}
-			}
-		}
-		if !differs {
-			t.Errorf("%s: the reading changed no run", rd.name)
-		}
-	}
-	if !resendCaught || !keptCaught {
-		t.Errorf("checker: scratch traces rejected without ResendData %v, default traces rejected with it %v; want both", resendCaught, keptCaught)
-	}
-}
-
 // reclaimedValue: Replace leaves no estimate, Wait lowers P by the return
 // probability and adds the expected return time, and a configuration whose
 // members are all UP keeps its estimate.
@@ -803,77 +523,6 @@ func TestReclaimedValue(t *testing.T) {
 	if !approxEqual(got.P, v.P*0.2/0.3) || !approxEqual(got.E, v.E+1/0.3) {
 		t.Errorf("wait: %+v, want P %v, E %v", got, v.P*0.2/0.3, v.E+1/0.3)
 	}
-}
-
-// The heuristics simulated together (runs shared while their states are
-// equal, forked when their decisions differ, merged when their states meet
-// again, choices reused between runs with the same holdings) give each
-// heuristic exactly what it gets simulated alone, for both E(S)(W) forms,
-// the rebuild readings and the valuations of a running configuration with a
-// RECLAIMED member; with traces (no merging) every
-// heuristic's trace passes the checker and equals its trace alone.
-func TestSimulateAllMatchesSimulate(t *testing.T) {
-	forks, merges, reused := 0, 0, 0
-	n := 16
-	if testing.Short() {
-		n = 6
-	}
-	hs := Heuristics()
-	for sc := range n {
-		sp := ScenarioParams{P: 8 + sc%5, M: 3 + sc%4, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 3}
-		scn, err := RandomScenario(stream.New(51, uint64(sc)), sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, _ := analytic.NewTable(scn.Chains, analytic.Options{})
-		form := []analytic.Form{analytic.Published, analytic.Conditional}[sc%2]
-		opt := Options{Cap: 20000, Readings: Readings{FreshRebuild: sc%4 == 3, ResendData: sc%8 == 7, Reclaimed: ReclaimedValue(sc % 3)}, Trace: sc%3 == 1}
-		rngs := make([]*rand.Rand, len(hs))
-		rngs[0] = stream.New(7, uint64(sc))
-		e, err := NewEvaluator(tab, scn.Platform, sp.M, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := newSimulation(e, scn.App, hs, rngs, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, err := sim.run(context.Background(), NewMarkov(scn.Chains, 8, uint64(sc)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		forks += sim.forks
-		merges += sim.merges
-		reused += sim.reused
-		for i, h := range hs {
-			alone, _ := NewEvaluator(tab, scn.Platform, sp.M, form)
-			r, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := all[i]
-			if a.Makespan != r.Makespan || a.Failed != r.Failed || a.Iterations != r.Iterations || a.Configs != r.Configs || a.Proactive != r.Proactive {
-				t.Fatalf("scenario %d %s: together %+v, alone %+v", sc, h.Name, a, r)
-			}
-			if opt.Trace {
-				if len(a.Trace) != len(r.Trace) {
-					t.Fatalf("scenario %d %s: trace of %d slots together, %d alone", sc, h.Name, len(a.Trace), len(r.Trace))
-				}
-				for k := range a.Trace {
-					if !slices.Equal(a.Trace[k].Act, r.Trace[k].Act) || !slices.Equal(a.Trace[k].X, r.Trace[k].X) {
-						t.Fatalf("scenario %d %s: slot %d differs together and alone", sc, h.Name, k)
-					}
-				}
-				if _, _, err := Check(scn.Platform, scn.App, a.Trace, CheckOptions{Passive: !h.Proactive()}); err != nil {
-					t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
-				}
-			}
-		}
-	}
-	if forks == 0 || merges == 0 || reused == 0 {
-		t.Errorf("%d forks, %d merges, %d choices reused: the test does not exercise sharing", forks, merges, reused)
-	}
-	t.Logf("%d forks, %d merges, %d choices reused", forks, merges, reused)
 }
 
 // RANDOM with distinct draws gives its tasks to different UP processors
@@ -963,7 +612,7 @@ func withKeys(e *Evaluator, key func(q int) uint64) {
 func TestSetKeys(t *testing.T) {
 	rng := stream.New(61)
 	for sc := range 6 {
-		sp := ScenarioParams{P: 12 + sc, M: 3 + sc, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 1}
+		sp := scenarioParams{P: 12 + sc, M: 3 + sc, NCom: 1 + sc%3, WMin: 1 + sc%2, Iterations: 1}
 		scn, tab, exact := randomSetup(t, sp, []analytic.Form{analytic.Published, analytic.Conditional}[sc%2], 62, uint64(sc))
 		_, _, mixed := randomSetup(t, sp, exact.form, 62, uint64(sc))
 		_, _, clash := randomSetup(t, sp, exact.form, 62, uint64(sc))
@@ -1011,7 +660,7 @@ func TestSetKeys(t *testing.T) {
 func TestManyProcessors(t *testing.T) {
 	rng := stream.New(71)
 	for _, p := range []int{100, 300} {
-		sp := ScenarioParams{P: p, M: 6, NCom: 5, WMin: 1, Iterations: 1}
+		sp := scenarioParams{P: p, M: 6, NCom: 5, WMin: 1, Iterations: 1}
 		_, _, e := randomSetup(t, sp, analytic.Published, 72, uint64(p))
 		if e.exact || e.pages != nil {
 			t.Fatalf("p = %d: exact keys %v, pages %v; want keys checked by members", p, e.exact, e.pages != nil)
@@ -1042,54 +691,6 @@ func TestManyProcessors(t *testing.T) {
 		}
 		if beyond == 0 {
 			t.Errorf("p = %d: no configuration used a processor beyond the 64th: the test does not exercise them", p)
-		}
-	}
-}
-
-// 100 and 300 processors through the simulator and the checker: every
-// heuristic, simulated together with the others, completes the
-// application; its trace is a valid lock-step schedule whose makespan the
-// checker finds too, and equals its run alone (common random numbers).
-func TestManyProcessorsSimulated(t *testing.T) {
-	hs := Heuristics()
-	for _, p := range []int{100, 300} {
-		sp := ScenarioParams{P: p, M: 8, NCom: 4, WMin: 1, Iterations: 2}
-		scn, tab, e := randomSetup(t, sp, analytic.Published, 81, uint64(p))
-		rngs := make([]*rand.Rand, len(hs))
-		rngs[0] = stream.New(82, uint64(p))
-		opt := Options{Cap: 50000, Trace: true}
-		all, err := SimulateAll(context.Background(), e, scn.App, hs, NewMarkov(scn.Chains, 83, uint64(p)), rngs, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		beyond := 0
-		for i, h := range hs {
-			r := all[i]
-			if r.Failed {
-				t.Fatalf("p = %d %s: failed (cap %d)", p, h.Name, opt.Cap)
-			}
-			it, mk, err := Check(scn.Platform, scn.App, r.Trace, CheckOptions{Passive: !h.Proactive()})
-			if err != nil || it != sp.Iterations || mk != r.Makespan {
-				t.Fatalf("p = %d %s: checker %d iterations, makespan %d, %v; simulator %d", p, h.Name, it, mk, err, r.Makespan)
-			}
-			for _, s := range r.Trace {
-				for q := 64; q < p; q++ {
-					if s.Act[q] == Compute {
-						beyond++
-						break
-					}
-				}
-			}
-			if h.Name == "RANDOM" || h.Name == "IE" || h.Name == "Y-IE" {
-				alone, _ := NewEvaluator(tab, scn.Platform, sp.M, analytic.Published)
-				a, err := Simulate(context.Background(), alone, scn.App, h, NewMarkov(scn.Chains, 83, uint64(p)), stream.New(82, uint64(p)), opt)
-				if err != nil || a.Makespan != r.Makespan || a.Configs != r.Configs {
-					t.Fatalf("p = %d %s: alone makespan %d configs %d (%v), together %d %d", p, h.Name, a.Makespan, a.Configs, err, r.Makespan, r.Configs)
-				}
-			}
-		}
-		if beyond == 0 {
-			t.Errorf("p = %d: no processor beyond the 64th ever computed: the test does not exercise them", p)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
 )
 
@@ -274,3 +275,6 @@ func (e *Evaluator) Platform() Platform { return e.plat }
 
 // Tasks returns m, the tasks of every iteration.
 func (e *Evaluator) Tasks() int { return e.m }
+
+// Form returns the E(S)(W) form the evaluator uses.
+func (e *Evaluator) Form() analytic.Form { return e.form }

@@ -1,4 +1,9 @@
-package coupled
+// Package campaign is the experimental campaign of seeds 000/002 §VII.A:
+// the scenario generator, the grid of (m, n_com, w_min) with its scenarios
+// and trials, the 17 heuristics simulated on every trial (slotsim), the
+// metrics of §VII.A, the paper's Tables I and II, and the report (JSON,
+// CSV, SVG, text).
+package campaign
 
 import (
 	"context"
@@ -6,14 +11,17 @@ import (
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/coupled"
+	"github.com/volsched/volsched/coupled/slotsim"
 	"github.com/volsched/volsched/stream"
 )
 
 // CampaignParams are the parameters of the §VII.A campaign that determine
 // its results.
 type CampaignParams struct {
-	P          int    `json:"p"`
-	M          []int  `json:"m"`
+	P int `json:"p"`
+	// Tasks lists the values of m, the tasks of every iteration.
+	Tasks      []int  `json:"m"`
 	NCom       []int  `json:"ncom"`
 	WMin       []int  `json:"wmin"`
 	Scenarios  int    `json:"scenarios"` // per (m, ncom, wmin)
@@ -49,18 +57,18 @@ const MaxProcessors = 1000
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
 func PaperCampaign() CampaignParams {
 	return CampaignParams{
-		P: 20, M: []int{5, 10}, NCom: []int{5, 10, 20},
+		P: 20, Tasks: []int{5, 10}, NCom: []int{5, 10, 20},
 		WMin:      []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 		Scenarios: 10, Trials: 10, Iterations: 10, Cap: 1_000_000, Form: "published",
 	}
 }
 
 // Validate checks the parameters; errors name the field.
-func (c CampaignParams) Validate() error {
+func (c *CampaignParams) Validate() error {
 	if c.P < 1 || c.P > MaxProcessors {
 		return fmt.Errorf("p = %d, want 1..%d", c.P, MaxProcessors)
 	}
-	for name, l := range map[string][]int{"m": c.M, "ncom": c.NCom, "wmin": c.WMin} {
+	for name, l := range map[string][]int{"m": c.Tasks, "ncom": c.NCom, "wmin": c.WMin} {
 		if len(l) == 0 {
 			return fmt.Errorf("%s: empty list, want at least one value", name)
 		}
@@ -92,13 +100,13 @@ func (c CampaignParams) Validate() error {
 		return fmt.Errorf("mu = %d, want ≥ 0 (0 = unbounded)", c.Mu)
 	}
 	if c.Mu > 0 {
-		for _, m := range c.M {
+		for _, m := range c.Tasks {
 			if c.Mu*c.P < m {
 				return fmt.Errorf("mu = %d: p·mu = %d < m = %d, want at least m", c.Mu, c.Mu*c.P, m)
 			}
 		}
 	}
-	if _, err := ParseReclaimed(c.Reclaimed); err != nil {
+	if _, err := coupled.ParseReclaimed(c.Reclaimed); err != nil {
 		return err
 	}
 	switch c.Random {
@@ -123,9 +131,9 @@ const (
 )
 
 // options are the simulation options of the campaign's readings.
-func (c CampaignParams) options() Options {
-	rv, _ := ParseReclaimed(c.Reclaimed)
-	return Options{Cap: c.Cap, Readings: Readings{
+func (c *CampaignParams) options() slotsim.Options {
+	rv, _ := coupled.ParseReclaimed(c.Reclaimed)
+	return slotsim.Options{Cap: c.Cap, Readings: coupled.Readings{
 		FreshRebuild:   c.Rebuild == RebuildFresh || c.Rebuild == RebuildScratch,
 		ResendData:     c.Rebuild == RebuildScratch,
 		Reclaimed:      rv,
@@ -133,18 +141,18 @@ func (c CampaignParams) options() Options {
 }
 
 // Units is the number of units: one per scenario.
-func (c CampaignParams) Units() int { return len(c.M) * len(c.NCom) * len(c.WMin) * c.Scenarios }
+func (c *CampaignParams) Units() int { return len(c.Tasks) * len(c.NCom) * len(c.WMin) * c.Scenarios }
 
 // UnitParams returns the (m, ncom, wmin, scenario index) of unit u; m varies
 // slowest, then ncom, then wmin, then the scenario.
-func (c CampaignParams) UnitParams(u int) (m, ncom, wmin, scenario int) {
+func (c *CampaignParams) UnitParams(u int) (m, ncom, wmin, scenario int) {
 	scenario = u % c.Scenarios
 	u /= c.Scenarios
 	wmin = c.WMin[u%len(c.WMin)]
 	u /= len(c.WMin)
 	ncom = c.NCom[u%len(c.NCom)]
 	u /= len(c.NCom)
-	m = c.M[u]
+	m = c.Tasks[u]
 	return
 }
 
@@ -158,7 +166,8 @@ const (
 // UnitResult is the outcome of one scenario: every trial of every
 // heuristic.
 type UnitResult struct {
-	M        int `json:"m"`
+	// Tasks is m.
+	Tasks    int `json:"m"`
 	NCom     int `json:"ncom"`
 	WMin     int `json:"wmin"`
 	Scenario int `json:"scenario"`
@@ -170,27 +179,47 @@ type UnitResult struct {
 	Configs [][]int `json:"configs"`
 }
 
-// unitSetup is scenario u of a campaign: the scenario, its analytic table,
-// and its stream labels (with appends purpose labels).
-type unitSetup struct {
-	scn    Scenario
-	tab    *analytic.Table
-	labels []uint64
+// Unit is scenario u of a campaign, drawn: its parameters, the scenario,
+// its processors' analytic table, and the streams of its trials.
+type Unit struct {
+	Index                       int
+	Tasks, NCom, WMin, Scenario int
+	Scn                         Scenario
+	Table                       *analytic.Table
+	seed                        uint64
+	labels                      []uint64 // (m, ncom, wmin, scenario index)
 }
 
 // with returns the unit's stream labels followed by extra.
-func (un unitSetup) with(extra ...uint64) []uint64 {
+func (un *Unit) with(extra ...uint64) []uint64 {
 	return append(append([]uint64(nil), un.labels...), extra...)
 }
 
-// unit draws scenario u of the campaign: labels (m, ncom, wmin, scenario
-// index), scenario stream (seed, labels…, 1), μ applied.
-func (c CampaignParams) unit(seed uint64, u int) (unitSetup, error) {
+// Availability is trial k's availability: the processors' chains from
+// stream (seed, labels…, 2, k), the same for every heuristic.
+func (un *Unit) Availability(k int) *slotsim.Markov {
+	return slotsim.NewMarkov(un.Scn.Chains, un.seed, un.with(purposeAvailability, uint64(k))...)
+}
+
+// Random is RANDOM's stream in trial k: (seed, labels…, 3, k).
+func (un *Unit) Random(k int) *rand.Rand {
+	return stream.New(un.seed, un.with(purposeRandom, uint64(k))...)
+}
+
+// Unit draws scenario u of the campaign with seed: labels (m, ncom, wmin,
+// scenario index), scenario stream (seed, labels…, 1), μ applied. A
+// scenario is the same whatever the number of scenarios or the other
+// values of the grid.
+func (c *CampaignParams) Unit(seed uint64, u int) (*Unit, error) {
+	if u < 0 || u >= c.Units() {
+		return nil, fmt.Errorf("unit %d: want 0..%d", u, c.Units()-1)
+	}
 	m, ncom, wmin, si := c.UnitParams(u)
-	un := unitSetup{labels: []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}}
-	scn, err := RandomScenario(stream.New(seed, un.with(purposeScenario)...), ScenarioParams{P: c.P, M: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
+	un := &Unit{Index: u, Tasks: m, NCom: ncom, WMin: wmin, Scenario: si, seed: seed,
+		labels: []uint64{uint64(m), uint64(ncom), uint64(wmin), uint64(si)}}
+	scn, err := RandomScenario(stream.New(seed, un.with(purposeScenario)...), ScenarioParams{P: c.P, Tasks: m, NCom: ncom, WMin: wmin, Iterations: c.Iterations})
 	if err != nil {
-		return un, err
+		return nil, err
 	}
 	if c.Mu > 0 {
 		scn.Platform.Mu = make([]int, c.P)
@@ -200,34 +229,35 @@ func (c CampaignParams) unit(seed uint64, u int) (unitSetup, error) {
 	}
 	tab, err := analytic.NewTable(scn.Chains, analytic.Options{})
 	if err != nil {
-		return un, fmt.Errorf("scenario %v: %w", un.labels, err)
+		return nil, fmt.Errorf("scenario %v: %w", un.labels, err)
 	}
-	un.scn, un.tab = scn, tab
+	un.Scn, un.Table = scn, tab
 	return un, nil
 }
 
-// RunUnit simulates scenario u of the campaign with every heuristic. The
-// scenario's streams are labelled by (m, ncom, wmin, scenario index), so a
-// scenario is the same whatever the number of scenarios or the other values
-// of the grid; trial k's availability (stream …, 2, k) is shared by all
-// heuristics (common random numbers).
-func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitResult, error) {
-	m, ncom, wmin, si := c.UnitParams(u)
+// RunUnit simulates scenario u of the campaign with every heuristic, trial
+// after trial; in trial k the 17 heuristics are simulated together on the
+// trial's availability (common random numbers: Unit.Availability).
+func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitResult, error) {
 	form, err := analytic.ParseForm(c.Form)
 	if err != nil {
 		return UnitResult{}, err
 	}
-	un, err := c.unit(seed, u)
+	un, err := c.Unit(seed, u)
 	if err != nil {
 		return UnitResult{}, err
 	}
-	scn, tab, with := un.scn, un.tab, un.with
-	e, err := NewEvaluator(tab, scn.Platform, m, form)
+	m, ncom, wmin, si := un.Tasks, un.NCom, un.WMin, un.Scenario
+	e, err := coupled.NewEvaluator(un.Table, un.Scn.Platform, m, form)
 	if err != nil {
 		return UnitResult{}, err
 	}
-	hs := Heuristics()
-	res := UnitResult{M: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: HeuristicNames(),
+	hs := coupled.Heuristics()
+	sim, err := slotsim.New(e, un.Scn.App, hs, c.options())
+	if err != nil {
+		return UnitResult{}, err
+	}
+	res := UnitResult{Tasks: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: coupled.HeuristicNames(),
 		Makespan: make([][]int, c.Trials), Configs: make([][]int, c.Trials)}
 	rngs := make([]*rand.Rand, len(hs))
 	for k := range c.Trials {
@@ -235,12 +265,11 @@ func RunUnit(ctx context.Context, seed uint64, c CampaignParams, u int) (UnitRes
 		res.Configs[k] = make([]int, len(hs))
 		for i, h := range hs {
 			rngs[i] = nil
-			if h.Build == Random {
-				rngs[i] = stream.New(seed, with(purposeRandom, uint64(k))...)
+			if h.Build == coupled.Random {
+				rngs[i] = un.Random(k)
 			}
 		}
-		// the 17 heuristics simulated together on the trial's availability
-		rs, err := SimulateAll(ctx, e, scn.App, hs, NewMarkov(scn.Chains, seed, with(purposeAvailability, uint64(k))...), rngs, c.options())
+		rs, err := sim.Run(ctx, un.Availability(k), rngs)
 		if err != nil {
 			return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
 		}
