@@ -67,7 +67,7 @@ A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
 	}
 	addCampaignFlags(cmd, &f)
 	fl := cmd.Flags()
-	fl.IntVar(&c.P, "p", c.P, fmt.Sprintf("number of processors (1..%d)", coupledcampaign.MaxProcessors))
+	fl.IntVar(&c.P, "p", c.P, fmt.Sprintf("number of processors (2..%d)", coupledcampaign.MaxProcessors))
 	fl.IntSliceVar(&c.Tasks, "m", c.Tasks, "tasks per iteration (list)")
 	fl.IntSliceVar(&c.NCom, "ncom", c.NCom, "master's simultaneous communications (list)")
 	fl.IntSliceVar(&c.WMin, "wmin", c.WMin, "w_min values (list)")

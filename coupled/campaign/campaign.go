@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/coupled"
@@ -50,9 +51,30 @@ type CampaignParams struct {
 	Random string `json:"random,omitempty"`
 }
 
-// MaxProcessors bounds p in a campaign: the evaluator's tables grow with
-// p times the availability horizon (tens of MB per worker at 1,000).
-const MaxProcessors = 1000
+// Bounds of a campaign's parameters, so that time and memory stay
+// proportional to what is asked and every unit means something. They are
+// far above the paper's grid (p = 20, m ≤ 10, w_min ≤ 10, 10 scenarios of
+// 10 trials, 600 units).
+const (
+	// MaxProcessors bounds p: the evaluator's tables grow with p times the
+	// availability horizon (tens of MB per worker at 1,000).
+	MaxProcessors = 1000
+	// MaxTaskSlots bounds m·p: the greedy keeps a value per (step,
+	// processor) in each of its constructions, a few per heuristic.
+	MaxTaskSlots = 100_000
+	// MaxTableEntries bounds p·(1 + (5 + m)·w_min), the evaluator's table
+	// of single-processor expectations for every communication length
+	// (T_prog + m·T_data slots, T_prog = 5·w_min, T_data = w_min): 80 MB.
+	MaxTableEntries = 10_000_000
+	// MaxTrials bounds the trials of a scenario (a unit's results hold
+	// two numbers per trial and heuristic).
+	MaxTrials = 100_000
+	// MaxIterations bounds the iterations of an application.
+	MaxIterations = 1_000_000
+	// MaxUnits bounds the units of a campaign (scenarios × |m| × |n_com|
+	// × |w_min|).
+	MaxUnits = 1_000_000
+)
 
 // PaperCampaign is the campaign of §VII.A: 6,000 instances.
 func PaperCampaign() CampaignParams {
@@ -63,30 +85,64 @@ func PaperCampaign() CampaignParams {
 	}
 }
 
-// Validate checks the parameters; errors name the field.
+// ShortestMakespan is a lower bound of the makespan of any heuristic on
+// any scenario with w_min = wmin: the program (T_prog = 5·w_min slots),
+// then in every iteration its tasks' data (T_data = w_min slots at least)
+// and its computation (w_q ≥ w_min slots at least), one after the other.
+func ShortestMakespan(wmin, iterations int) int { return wmin * (5 + 2*iterations) }
+
+// Validate checks the parameters before any unit runs, and refuses a grid
+// whose units could not all mean something; errors name the field, its
+// value and what is wanted.
 func (c *CampaignParams) Validate() error {
-	if c.P < 1 || c.P > MaxProcessors {
-		return fmt.Errorf("p = %d, want 1..%d", c.P, MaxProcessors)
+	if c.P == 1 {
+		return fmt.Errorf("p = 1: with one processor every heuristic builds the same configuration (all m tasks on it), so the campaign would compare nothing; want 2..%d", MaxProcessors)
 	}
-	for name, l := range map[string][]int{"m": c.Tasks, "ncom": c.NCom, "wmin": c.WMin} {
-		if len(l) == 0 {
-			return fmt.Errorf("%s: empty list, want at least one value", name)
+	if c.P < 2 || c.P > MaxProcessors {
+		return fmt.Errorf("p = %d, want 2..%d", c.P, MaxProcessors)
+	}
+	for _, l := range []struct {
+		name string
+		vals []int
+	}{{"m", c.Tasks}, {"ncom", c.NCom}, {"wmin", c.WMin}} {
+		if len(l.vals) == 0 {
+			return fmt.Errorf("%s: empty list, want at least one value", l.name)
 		}
-		for _, v := range l {
+		for i, v := range l.vals {
 			if v < 1 {
-				return fmt.Errorf("%s = %d, want ≥ 1", name, v)
+				return fmt.Errorf("%s = %d, want ≥ 1", l.name, v)
+			}
+			if slices.Contains(l.vals[:i], v) {
+				return fmt.Errorf("%s = %v: %d listed twice, want distinct values (each would run the same scenarios again)", l.name, l.vals, v)
 			}
 		}
 	}
 	switch {
 	case c.Scenarios < 1:
 		return fmt.Errorf("scenarios = %d, want ≥ 1", c.Scenarios)
-	case c.Trials < 1:
-		return fmt.Errorf("trials = %d, want ≥ 1", c.Trials)
-	case c.Iterations < 1:
-		return fmt.Errorf("iterations = %d, want ≥ 1", c.Iterations)
+	case c.Trials < 1 || c.Trials > MaxTrials:
+		return fmt.Errorf("trials = %d, want 1..%d", c.Trials, MaxTrials)
+	case c.Iterations < 1 || c.Iterations > MaxIterations:
+		return fmt.Errorf("iterations = %d, want 1..%d", c.Iterations, MaxIterations)
 	case c.Cap < 1:
 		return fmt.Errorf("cap = %d, want ≥ 1", c.Cap)
+	}
+	units := c.Scenarios
+	for _, n := range []int{len(c.Tasks), len(c.NCom), len(c.WMin)} {
+		if units > MaxUnits/n {
+			return fmt.Errorf("scenarios = %d with %d values of m, %d of ncom and %d of wmin: more than %d units, want at most that", c.Scenarios, len(c.Tasks), len(c.NCom), len(c.WMin), MaxUnits)
+		}
+		units *= n
+	}
+	mmax, wmax := slices.Max(c.Tasks), slices.Max(c.WMin)
+	if mmax > MaxTaskSlots/c.P {
+		return fmt.Errorf("m = %d with p = %d: m·p = %d, want at most %d", mmax, c.P, mmax*c.P, MaxTaskSlots)
+	}
+	if n := c.P * (1 + (5+mmax)*wmax); wmax > MaxTableEntries || n > MaxTableEntries {
+		return fmt.Errorf("wmin = %d with m = %d and p = %d: p·(1 + (5+m)·wmin) = %d table entries, want at most %d", wmax, mmax, c.P, n, MaxTableEntries)
+	}
+	if lb := ShortestMakespan(wmax, c.Iterations); c.Cap <= lb {
+		return fmt.Errorf("cap = %d: no run with wmin = %d and %d iterations can end before slot %d (program 5·wmin, then data and computation of at least wmin each per iteration), so every instance would fail; want cap > %d", c.Cap, wmax, c.Iterations, lb, lb)
 	}
 	if _, err := analytic.ParseForm(c.Form); err != nil {
 		return fmt.Errorf("form: %w", err)
@@ -99,12 +155,8 @@ func (c *CampaignParams) Validate() error {
 	if c.Mu < 0 {
 		return fmt.Errorf("mu = %d, want ≥ 0 (0 = unbounded)", c.Mu)
 	}
-	if c.Mu > 0 {
-		for _, m := range c.Tasks {
-			if c.Mu*c.P < m {
-				return fmt.Errorf("mu = %d: p·mu = %d < m = %d, want at least m", c.Mu, c.Mu*c.P, m)
-			}
-		}
+	if c.Mu > 0 && c.Mu < (mmax+c.P-1)/c.P {
+		return fmt.Errorf("mu = %d with p = %d: p·mu = %d < m = %d, want p·mu ≥ m (room for every task)", c.Mu, c.P, c.Mu*c.P, mmax)
 	}
 	if _, err := coupled.ParseReclaimed(c.Reclaimed); err != nil {
 		return err
