@@ -36,8 +36,15 @@ The tables are printed next to the paper's Tables I (m = 5) and II (m = 10).
 --form conditional uses the expectation conditioned on success for E(S)(W)
 instead of Theorem 5.1 as published (docs/reproduction-002.md).
 
-The paper's campaign is the default (6,000 instances × 17 heuristics).
-A quick look: volsched exp coupled --scenarios 1 --trials 2 --out /tmp/y`,
+The paper's campaign is the default: 6,000 instances × 17 heuristics, about
+7,000 CPU-seconds (an hour on two idle cores; docs/benchmarks.md).
+
+A quick look, about 2 CPU-seconds (both tables, every n_com, w_min 1 and 2,
+48 instances):
+  volsched exp coupled --wmin 1,2 --scenarios 2 --trials 2 --out /tmp/y
+The whole grid with one scenario of two trials (--scenarios 1 --trials 2,
+120 instances) takes 110 to 230 CPU-seconds: a minute and a half on two idle
+cores, 3 to 8 minutes when they are shared with other work.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if partial {

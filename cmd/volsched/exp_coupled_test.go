@@ -74,3 +74,26 @@ func TestExpCoupled(t *testing.T) {
 		}
 	}
 }
+
+// The quick look the help text gives runs as written (in a temporary
+// directory) and prints both tables.
+func TestExpCoupledQuickLook(t *testing.T) {
+	help, _, code := runCLI(t, "", "exp", "coupled", "--help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	var cmd []string
+	for _, l := range strings.Split(help, "\n") {
+		if f := strings.Fields(l); cmd == nil && len(f) > 3 && f[0] == "volsched" && f[1] == "exp" && f[2] == "coupled" {
+			cmd = f[1:] // the first: the quick look (the usage line comes later)
+		}
+	}
+	if len(cmd) == 0 || cmd[len(cmd)-2] != "--out" {
+		t.Fatalf("no quick-look command ending in --out DIR in the help:\n%s", help)
+	}
+	cmd[len(cmd)-1] = filepath.Join(t.TempDir(), "y")
+	out, errs, code := runCLI(t, "", cmd...)
+	if code != 0 || !strings.Contains(out, "Table I") || !strings.Contains(out, "Table II") {
+		t.Fatalf("%v: exit %d, stderr %q, output:\n%s", cmd, code, errs, out)
+	}
+}
