@@ -694,3 +694,65 @@ func TestManyProcessors(t *testing.T) {
 		}
 	}
 }
+
+// Decide refuses what a caller outside the simulator may get wrong,
+// naming the field: snapshot lengths and states, a running configuration
+// that is not one of m tasks with its order, RANDOM without a stream.
+// Processors are named by their IDs in the errors and in Members.
+func TestDecideRefuses(t *testing.T) {
+	c := chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
+	e := evaluator(t, []availability.Chain{c, c, c}, Platform{W: []int{2, 3, 4}, NCom: 2, TProg: 1, TData: 1, Mu: []int{2, 2, 2}}, 3)
+	ok := func() *Snapshot {
+		return &Snapshot{IDs: []string{"a", "b", "c"}, States: states(true, true, true), Prog: []int{1, 1, 0}, Data: make([]int, 3)}
+	}
+	ie, _ := ParseHeuristic("IE")
+	rnd, _ := ParseHeuristic("RANDOM")
+	run := Running{Config: Config{X: []int{1, 2, 0}, Order: []int{1, 0}}, Done: 1}
+	for _, tc := range []struct {
+		name string
+		h    Heuristic
+		edit func(s *Snapshot, r *Running)
+		want string
+	}{
+		{"states length", ie, func(s *Snapshot, r *Running) { s.States = s.States[:2] }, "states has 2 entries, want 3"},
+		{"prog length", ie, func(s *Snapshot, r *Running) { s.Prog = nil }, "prog has 0 entries, want 3"},
+		{"ids length", ie, func(s *Snapshot, r *Running) { s.IDs = []string{"a"} }, "ids has 1 entries"},
+		{"state", ie, func(s *Snapshot, r *Running) { s.States[2] = 7 }, "states[2] = 7"},
+		{"negative data", ie, func(s *Snapshot, r *Running) { s.Data[1] = -1 }, "processor b holds prog 1, data -1"},
+		{"elapsed", ie, func(s *Snapshot, r *Running) { s.Elapsed = -2 }, "elapsed = -2"},
+		{"done", ie, func(s *Snapshot, r *Running) { r.Done = -1 }, "done = -1"},
+		{"x length", ie, func(s *Snapshot, r *Running) { r.Config.X = []int{3} }, "1 entries in x, want 3"},
+		{"above mu", ie, func(s *Snapshot, r *Running) { r.Config.X = []int{3, 0, 0}; r.Config.Order = []int{0} }, "gives processor a 3 tasks"},
+		{"task count", ie, func(s *Snapshot, r *Running) { r.Config.X = []int{1, 1, 0} }, "holds 2 tasks, want m = 3"},
+		{"order", ie, func(s *Snapshot, r *Running) { r.Config.Order = []int{1, 1} }, "want each processor with tasks exactly once"},
+		{"order missing", ie, func(s *Snapshot, r *Running) { r.Config.Order = []int{1} }, "lists 1 processors, 2 have tasks"},
+		{"random stream", rnd, func(s *Snapshot, r *Running) { r.Config = Config{} }, "needs a random stream"},
+	} {
+		s, r := ok(), run
+		r.Config = Config{X: slices.Clone(run.Config.X), Order: slices.Clone(run.Config.Order)}
+		tc.edit(s, &r)
+		_, err := e.Decide(tc.h, s, r, nil, Readings{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// valid: a member DOWN ends the configuration; the new one is named by IDs
+	s := ok()
+	s.States[1] = availability.Down
+	s.Prog[1] = 0
+	d, err := e.Decide(ie, s, run, nil, Readings{})
+	if err != nil || !d.Switch || d.Proactive || d.Config.X == nil || d.Config.X[1] != 0 {
+		t.Fatalf("member b DOWN: %+v, %v; want a new configuration without b", d, err)
+	}
+	for _, m := range d.Config.Members(s) {
+		if m.ID != []string{"a", "b", "c"}[m.Proc] || m.Tasks != d.Config.X[m.Proc] {
+			t.Fatalf("members %+v of %v", d.Config.Members(s), d.Config)
+		}
+	}
+	// nothing UP: a broken configuration is dropped, nothing replaces it
+	s.States = states(false, false, false)
+	s.States[1] = availability.Down
+	if d, err := e.Decide(ie, s, run, nil, Readings{}); err != nil || !d.Switch || d.Config.X != nil {
+		t.Fatalf("nobody UP after a DOWN member: %+v, %v; want switch to no configuration", d, err)
+	}
+}
