@@ -29,23 +29,23 @@ type chainAnalysis struct {
 }
 
 type setAnalysis struct {
-	Processors              int       `json:"processors"`
-	Work                    int       `json:"work"`
-	PPlus                   float64   `json:"p_plus"`
-	PSuccess                float64   `json:"p_success"`
-	ExpectedTimePublished   jsonFloat `json:"expected_time_published"`
-	ExpectedTimeConditional jsonFloat `json:"expected_time_conditional"`
-	EU                      jsonFloat `json:"e_u"`
-	A                       jsonFloat `json:"a"`
-	Ec                      float64   `json:"e_c"`
-	Epsilon                 float64   `json:"epsilon"`
-	Terms                   int       `json:"terms"`
-	NCom                    int       `json:"ncom,omitempty"`
-	Comm                    []float64 `json:"comm,omitempty"`
-	ECommPublished          *float64  `json:"e_comm,omitempty"`
-	PCommPublished          *float64  `json:"p_comm,omitempty"`
-	ECommConditional        *float64  `json:"e_comm_conditional,omitempty"`
-	PCommConditional        *float64  `json:"p_comm_conditional,omitempty"`
+	Processors              int        `json:"processors"`
+	Work                    int        `json:"work"`
+	PPlus                   float64    `json:"p_plus"`
+	PSuccess                float64    `json:"p_success"`
+	ExpectedTimePublished   jsonFloat  `json:"expected_time_published"`
+	ExpectedTimeConditional jsonFloat  `json:"expected_time_conditional"`
+	EU                      jsonFloat  `json:"e_u"`
+	A                       jsonFloat  `json:"a"`
+	Ec                      float64    `json:"e_c"`
+	Epsilon                 float64    `json:"epsilon"`
+	Terms                   int        `json:"terms"`
+	NCom                    int        `json:"ncom,omitempty"`
+	Comm                    []float64  `json:"comm,omitempty"`
+	ECommPublished          *jsonFloat `json:"e_comm,omitempty"`
+	PCommPublished          *jsonFloat `json:"p_comm,omitempty"`
+	ECommConditional        *jsonFloat `json:"e_comm_conditional,omitempty"`
+	PCommConditional        *jsonFloat `json:"p_comm_conditional,omitempty"`
 }
 
 // jsonFloat encodes +Inf (an expectation conditioned on an event of
@@ -221,8 +221,8 @@ func analyzeSet(chains []availability.Chain, work int, eps float64, ncom int, co
 	if comm != nil {
 		res.NCom, res.Comm = ncom, comm
 		for _, f := range []analytic.Form{analytic.Published, analytic.Conditional} {
-			e := tab.EComm(all, comm, ncom, f)
-			p := tab.PComm(all, e)
+			e := jsonFloat(tab.EComm(all, comm, ncom, f))
+			p := jsonFloat(tab.PComm(all, float64(e)))
 			if f == analytic.Published {
 				res.ECommPublished, res.PCommPublished = &e, &p
 			} else {
