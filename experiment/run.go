@@ -24,6 +24,11 @@ var ErrInterrupted = errors.New("campaign interrupted")
 // the machine, and once per unit would cost more than small units do.
 const syncInterval = time.Second
 
+// MaxWorkers bounds the worker goroutines of a campaign (and of the
+// laboratory studies): more would only cost memory on any machine this
+// runs on.
+const MaxWorkers = 1024
+
 // Run runs the units of shard m.Shard of campaign m in directory dir (created
 // if needed), on workers goroutines (0 means runtime.GOMAXPROCS(0)).
 //
@@ -57,8 +62,8 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	if workers < 0 {
-		return fmt.Errorf("workers %d, want ≥ 1 (or 0 for one per CPU)", workers)
+	if workers < 0 || workers > MaxWorkers {
+		return fmt.Errorf("workers %d, want 1 to %d (or 0 for one per CPU)", workers, MaxWorkers)
 	}
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/volsched/volsched/stream"
@@ -24,6 +26,26 @@ type LabConfig struct {
 	// computing a point and gives it every point it computes, so that an
 	// interrupted figure resumes where it stopped.
 	Points PointStore
+}
+
+// Validate checks the configuration: known algorithms, 1 to MaxReps
+// repetitions, 0 to MaxWorkers workers, the annealing options in range.
+func (c LabConfig) Validate() error {
+	for _, a := range c.Algos {
+		if !slices.Contains(Algorithms, a) && a != "sab" {
+			return fmt.Errorf("laboratory: algorithm %q, want one of %s", a, strings.Join(Algorithms, ", "))
+		}
+	}
+	if c.Reps < 1 || c.Reps > MaxReps {
+		return fmt.Errorf("laboratory: %d repetitions, want 1 to %d", c.Reps, MaxReps)
+	}
+	if c.Workers < 0 || c.Workers > MaxWorkers {
+		return fmt.Errorf("laboratory: %d workers, want 1 to %d", c.Workers, MaxWorkers)
+	}
+	if c.Anneal.MovesPerHost < 0 || c.Anneal.MovesPerHost > MaxMovesPerHost {
+		return fmt.Errorf("laboratory: %d moves per host, want 0 (the default) to %d", c.Anneal.MovesPerHost, MaxMovesPerHost)
+	}
+	return nil
 }
 
 // PointStore keeps the finished points of a laboratory figure, by key. A
@@ -135,7 +157,7 @@ func meanSE(v []float64) (float64, float64) {
 // Bernoulli noise). Instance rep uses stream (seed, labels…, rep).
 func LabSuccess(ctx context.Context, g GDFN, m, n int, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
 	return labEstimate(ctx, g, m, cfg, labels, func(algo string, p []float64, l []uint64) (float64, error) {
-		res, err := Allocate(algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
+		res, err := Allocate(ctx, algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
 		return res.Rsys, err
 	})
 }
@@ -151,7 +173,7 @@ func LabScale(ctx context.Context, g GDFN, m int, r0 float64, cfg LabConfig, lab
 		lo, hi := 0, m // R(lo) >= r0 (lo = 0 by convention), R(hi+1) < r0
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			res, err := Allocate(algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
+			res, err := Allocate(ctx, algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
 			if err != nil {
 				return 0, err
 			}
@@ -197,6 +219,16 @@ func labEstimate(ctx context.Context, g GDFN, m int, cfg LabConfig, labels []uin
 	return mean, se, nil
 }
 
+// MaxReps bounds LabConfig.Reps (the paper: 2,000; each point keeps
+// Reps values per algorithm).
+const MaxReps = 1_000_000
+
+// MaxWorkers bounds LabConfig.Workers.
+const MaxWorkers = 1024
+
+// MinStep is the finest step of Grid: 1,001 points over [0, 1].
+const MinStep = 0.001
+
 // LabGrid is the grid of a laboratory figure.
 type LabGrid struct {
 	Mus, Sigmas []float64 // Figures 1 and 2
@@ -221,8 +253,12 @@ func PaperGrid(figure int, quick bool) LabGrid {
 }
 
 // Grid is PaperGrid with a chosen step for the σ (Figure 1) or µ (Figure
-// 2) sweep over [0, 1] and chosen host counts for Figure 3.
+// 2) sweep over [0, 1] and chosen host counts for Figure 3. A step below
+// MinStep (or not a number) is taken as MinStep.
 func Grid(figure int, d float64, ms []int) LabGrid {
+	if !(d >= MinStep) {
+		d = MinStep
+	}
 	step := func(lo, hi, d float64) []float64 {
 		var v []float64
 		for k := 0; lo+float64(k)*d <= hi+1e-9; k++ {
@@ -243,6 +279,14 @@ func Grid(figure int, d float64, ms []int) LabGrid {
 // LabFigure computes laboratory figure 1, 2 or 3 on grid.
 func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Figure, error) {
 	var f Figure
+	if err := cfg.Validate(); err != nil {
+		return f, err
+	}
+	for _, m := range grid.Ms {
+		if m < 2 || m > MaxHosts {
+			return f, fmt.Errorf("laboratory: %d hosts, want 2 to %d", m, MaxHosts)
+		}
+	}
 	addSeries := func(prefix string, k int) []int {
 		idx := make([]int, len(cfg.Algos))
 		for a, algo := range cfg.Algos {

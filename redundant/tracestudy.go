@@ -68,6 +68,9 @@ func (s *TraceStudy) Prepare() error {
 // "sab") for each grid size; Series are named after the algorithms.
 func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 	cfg := s.Config
+	if err := cfg.Validate(); err != nil {
+		return Figure{}, err
+	}
 	algos := append(append([]string(nil), cfg.Algos...), "sab")
 	f := Figure{Name: "fig4-" + s.Name, XLabel: "m (hosts)", YLabel: "success frequency",
 		Title: fmt.Sprintf("Figure 4 (%s): success vs grid size, n/m ≈ %g", s.Name, s.Ratio),
@@ -139,7 +142,7 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 				if algo == "sab" {
 					pa, run = pSAB, "ppb"
 				}
-				res, err := Allocate(run, pa, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, 4, uint64(mi), uint64(rep))
+				res, err := Allocate(ctx, run, pa, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, 4, uint64(mi), uint64(rep))
 				if err != nil {
 					return err
 				}

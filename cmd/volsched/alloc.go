@@ -148,8 +148,8 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if tasks < 1 {
 				return usagef("--tasks %d: want at least 1", tasks)
 			}
-			if moves < 0 {
-				return usagef("--moves-per-host %d: want a number >= 0 (0: the default, 300)", moves)
+			if moves < 0 || moves > redundant.MaxMovesPerHost {
+				return usagef("--moves-per-host %d: want a number from 0 (the default, 300) to %d", moves, redundant.MaxMovesPerHost)
 			}
 			var p []float64
 			switch {
@@ -175,8 +175,8 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 				if err := g.Validate(); err != nil {
 					return usagef("--gdfn: %v", err)
 				}
-				if hosts < 1 {
-					return usagef("--hosts %d: want at least 1 with --gdfn", hosts)
+				if hosts < 1 || hosts > redundant.MaxHosts {
+					return usagef("--hosts %d: want 1 to %d with --gdfn", hosts, redundant.MaxHosts)
 				}
 				p = g.SampleN(stream.New(seed, 0x3003, 0x9d), hosts)
 			default:
@@ -189,7 +189,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if algo == "sab" {
 				run = "ppb"
 			}
-			res, err := redundant.Allocate(run, p, tasks, redundant.Options{Seed: seed,
+			res, err := redundant.Allocate(cmd.Context(), run, p, tasks, redundant.Options{Seed: seed,
 				Anneal: redundant.AnnealOptions{MovesPerHost: moves},
 				Exact:  redundant.ExactOptions{MaxNodes: maxNodes}})
 			if err != nil {

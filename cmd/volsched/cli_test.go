@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,6 +17,9 @@ import (
 // flags, a real exit status and real stdout/stderr.
 func TestMain(m *testing.M) {
 	if os.Getenv("VOLSCHED_RUN_MAIN") == "1" {
+		if os.Getenv("VOLSCHED_ANNOUNCE_SIGNALS") == "1" {
+			signalsReady = func() { fmt.Fprintln(os.Stderr, signalsReadyMarker) }
+		}
 		os.Args = append([]string{"volsched"}, strings.Fields(os.Getenv("VOLSCHED_ARGS"))...)
 		main()
 		os.Exit(0)
@@ -69,22 +73,51 @@ func TestUnknownCommandExits2(t *testing.T) {
 	}
 }
 
+// signalsReadyMarker is printed by the subprocess once it catches SIGINT
+// and SIGTERM (VOLSCHED_ANNOUNCE_SIGNALS=1): a signal sent earlier would
+// kill it by the default action.
+const signalsReadyMarker = "volsched-test: signals caught"
+
+// stopBound is how long an interrupted subprocess may take to exit before
+// the test calls it a hang (far above the second the commands promise:
+// the machine may be loaded).
+const stopBound = 60 * time.Second
+
 // interruptCLI starts `volsched args` (space-separated), waits until ready
-// returns true (at most wait), sends SIGINT, and returns the standard error
-// after checking that the command exited with status 1.
-func interruptCLI(t *testing.T, args string, ready func() bool, wait time.Duration) string {
+// returns true (at most wait), sends sig (SIGINT if none), and returns the
+// standard error after checking that the command exited with status 1
+// within stopBound (it is killed and the test fails otherwise).
+func interruptCLI(t *testing.T, args string, ready func() bool, wait time.Duration, sig ...os.Signal) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ARGS="+args)
-	var errb bytes.Buffer
+	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ANNOUNCE_SIGNALS=1", "VOLSCHED_ARGS="+args)
+	var errb syncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline) && !ready(); time.Sleep(10 * time.Millisecond) {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) && !strings.Contains(errb.String(), signalsReadyMarker) {
+		time.Sleep(5 * time.Millisecond)
 	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
+	for time.Now().Before(deadline) && !ready() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s := os.Signal(syscall.SIGINT)
+	if len(sig) > 0 {
+		s = sig[0]
+	}
+	cmd.Process.Signal(s)
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(stopBound):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("%s: still running %v after %v; stderr %q", args, stopBound, s, errb.String())
+	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())

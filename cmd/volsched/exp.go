@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -121,8 +118,8 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 	if f.Out == "" {
 		return usagef("--out is required: the directory where the campaign writes its results")
 	}
-	if f.Workers < 0 {
-		return usagef("--workers %d: want ≥ 1, or 0 for one per CPU", f.Workers)
+	if f.Workers < 0 || f.Workers > experiment.MaxWorkers {
+		return usagef("--workers %d: want 1 to %d, or 0 for one per CPU", f.Workers, experiment.MaxWorkers)
 	}
 	shard, err := experiment.ParseShard("--shard", f.Shard)
 	if err != nil {
@@ -148,11 +145,13 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 }
 
 // watchSecondSignal: once ctx is cancelled (the first Ctrl-C or SIGTERM,
-// caught by main), say that the units in flight are being finished, and
-// exit at once with status 130 on a second signal. Nothing is lost by
-// that: every finished unit is already written, and a line cut in the
-// middle is discarded on resume. The returned function stops watching.
+// caught by main), say that the units in flight are being finished; main
+// exits at once with status 130 on a second signal, saying how to resume.
+// Nothing is lost by that: every finished unit is already written, and a
+// line cut in the middle is discarded on resume. The returned function
+// stops watching.
 func watchSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
+	secondSignalNote.Store("run the same command again to resume")
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -162,16 +161,7 @@ func watchSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
 			return
 		case <-ctx.Done():
 		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sig)
 		fmt.Fprintln(stderr, "volsched: interrupted: finishing the units in flight (interrupt again to stop at once; finished units are kept either way)")
-		select {
-		case <-done:
-		case <-sig:
-			fmt.Fprintln(stderr, "volsched: stopped; run the same command again to resume")
-			os.Exit(130)
-		}
 	}()
 	return func() { close(done); <-finished }
 }

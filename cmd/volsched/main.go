@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -48,9 +49,21 @@ and progress go to standard error.`,
 	SilenceErrors: true,
 }
 
+// signalsReady is called once SIGINT and SIGTERM are caught (tests wait
+// for it before interrupting a subprocess).
+var signalsReady = func() {}
+
+// secondSignalNote, when set by the running command, is printed when a
+// second interruption stops the process at once (e.g. how to resume).
+var secondSignalNote atomic.Value // string
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go exitOnSecondSignal(sig)
+	signalsReady()
 	err := rootCmd.ExecuteContext(ctx)
 	if err == nil {
 		return
@@ -61,6 +74,20 @@ func main() {
 		os.Exit(2)
 	}
 	os.Exit(1)
+}
+
+// exitOnSecondSignal lets the first SIGINT or SIGTERM pass (it cancels
+// the commands' context: long commands stop and keep what they finished)
+// and exits at once, with status 130, on a second one.
+func exitOnSecondSignal(sig <-chan os.Signal) {
+	<-sig
+	<-sig
+	note, _ := secondSignalNote.Load().(string)
+	if note != "" {
+		note = "; " + note
+	}
+	fmt.Fprintf(os.Stderr, "volsched: stopped at once by a second interruption%s\n", note)
+	os.Exit(130)
 }
 
 func init() {

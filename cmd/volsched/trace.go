@@ -32,8 +32,8 @@ func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
 		Anneal: redundant.AnnealOptions{MovesPerHost: o.lab.moves}}
 	var studies []*redundant.TraceStudy
 	if o.traceFile != "" {
-		if !(o.taskSize > 0) {
-			return usagef("--task-size %v: want a task size > 0 (seconds of availability) with --trace", o.taskSize)
+		if !(o.taskSize > 0) || math.IsInf(o.taskSize, 0) {
+			return usagef("--task-size %v: want a finite task size > 0 (seconds of availability) with --trace", o.taskSize)
 		}
 		data, source, err := readInput(o.traceFile, os.Stdin)
 		if err != nil {

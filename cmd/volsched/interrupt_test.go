@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// soon returns a ready function for interruptCLI that becomes true d after
+// its first call (once the subprocess catches signals): by then the
+// command is inside its long computation, and if it is not, it must stop
+// all the same.
+func soon(d time.Duration) func() bool {
+	var start time.Time
+	return func() bool {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		return time.Since(start) >= d
+	}
+}
+
+// TestAllocStopsOnSignal: each allocation algorithm that can run for
+// minutes (the exact search without a node limit, the annealing and GLS on
+// a million hosts) stops on SIGINT or SIGTERM and exits non-zero.
+func TestAllocStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to subprocesses")
+	}
+	for _, c := range []struct {
+		args string
+		sig  os.Signal
+	}{
+		{"alloc --algo exact --gdfn 0.5,0.3 --hosts 300 --tasks 100 --max-nodes -1", syscall.SIGINT},
+		{"alloc --algo ppb --gdfn 0.5,0.3 --hosts 1000000 --tasks 500000", syscall.SIGTERM},
+		{"alloc --algo gls --gdfn 0.5,0.3 --hosts 1000000 --tasks 500000", syscall.SIGINT},
+	} {
+		e := interruptCLI(t, c.args, soon(500*time.Millisecond), 30*time.Second, c.sig)
+		if !strings.Contains(e, "context canceled") {
+			t.Errorf("%s: stderr %q, want the interruption named", c.args, e)
+		}
+	}
+}
+
+// TestExpRedundantStopsOnSignal: a laboratory point whose single
+// repetition runs for minutes (Figure 3 at 100,000 hosts) stops on SIGINT;
+// the points file keeps its header (and any finished point).
+func TestExpRedundantStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to a subprocess")
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	interruptCLI(t, "exp redundant --figure 3 --ms 100000 --reps 1 --workers 1 --algos ppb --out "+dir, soon(500*time.Millisecond), 30*time.Second)
+	b, err := os.ReadFile(filepath.Join(dir, "fig3-points.jsonl"))
+	if err != nil || !strings.HasPrefix(string(b), `{"figure":3`) {
+		t.Errorf("points file after the interruption: %q, %v", b, err)
+	}
+}
