@@ -26,6 +26,12 @@ func SortJobs(jobs []Job) {
 	})
 }
 
+// MaxLengthMI is the longest task a trace (or an SWF log, or a probe) may
+// have: 10^12 MI, 31 years at 1000 MIPS. Longer tasks cannot be simulated:
+// their execution time would not be representable (des.MaxSeconds) on the
+// nodes of the site-level workload.
+const MaxLengthMI = 1e12
+
 // TraceHeader is the first line of a trace file.
 const TraceHeader = "submit_s,node,id,tasks,length_mi,mem_mb,disk_mb,deadline_s"
 
@@ -116,8 +122,8 @@ func ReadTrace(r io.Reader, name string, nodes int) ([]Job, error) {
 			return nil, fmt.Errorf("%s:%d: tasks %q: want an integer >= 1", name, line, f[3])
 		}
 		j.Tasks = int32(t)
-		if j.LengthMI, err = strconv.ParseFloat(f[4], 64); err != nil || !(j.LengthMI > 0) || math.IsInf(j.LengthMI, 0) {
-			return nil, fmt.Errorf("%s:%d: length_mi %q: want a finite number > 0", name, line, f[4])
+		if j.LengthMI, err = strconv.ParseFloat(f[4], 64); err != nil || !(j.LengthMI > 0 && j.LengthMI <= MaxLengthMI) {
+			return nil, fmt.Errorf("%s:%d: length_mi %q: want a number of MI in (0, %g]", name, line, f[4], MaxLengthMI)
 		}
 		for k, dst := range []*float32{&j.MemMB, &j.DiskMB} {
 			v, err := strconv.ParseFloat(f[5+k], 32)

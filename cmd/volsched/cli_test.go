@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// runBound bounds every command run by runCLI.
+const runBound = 5 * time.Minute
+
 // runCLI runs `volsched args...` with the given standard input and returns
 // its standard output, standard error and exit status. Arguments must not
 // contain spaces.
@@ -37,7 +40,13 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	// Bounded: a command that hangs is killed and the test fails, instead
+	// of the test binary's own timeout ending everything.
+	timer := time.AfterFunc(runBound, func() { cmd.Process.Kill() })
 	err := cmd.Run()
+	if !timer.Stop() {
+		t.Fatalf("volsched %s: still running after %v (killed); stderr %q", strings.Join(args, " "), runBound, errb.String())
+	}
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

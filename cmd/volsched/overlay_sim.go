@@ -97,22 +97,28 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			return nil, usagef("--fail %s: the failure time %v is not before the end of the run (--hours %g)", f.fail, cat.At.Duration(), f.hours)
 		}
 	}
-	if f.detect < 0 {
-		return nil, usagef("--detect %v: want >= 0", f.detect)
+	length := des.Seconds(f.hours * 3600)
+	if f.detect < 0 || des.Time(f.detect) > oversim.MaxDuration {
+		return nil, usagef("--detect %v: want 0 to %v", f.detect, oversim.MaxDuration.Duration())
 	}
-	if f.sample < 0 {
-		return nil, usagef("--sample %v: want >= 0", f.sample)
+	if f.sample < 0 || (f.sample > 0 && length/des.Time(f.sample) > oversim.MaxTimelineRows) {
+		return nil, usagef("--sample %v: want 0 (no timeline) or an interval of at least %v (at most %d timeline rows in --hours %g)",
+			f.sample, max((length/oversim.MaxTimelineRows).Duration(), time.Nanosecond), oversim.MaxTimelineRows, f.hours)
 	}
-	if f.probeEvery < 0 || (f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0))) {
-		return nil, usagef("--probe-every %v, --probe-tasks %d, --probe-length %g: want an interval >= 0, 1 to %d tasks and a length > 0 MI", f.probeEvery, f.probeTasks, f.probeLength, 1<<24)
+	if f.probeEvery < 0 || (f.probeEvery > 0 && length/des.Time(f.probeEvery) > oversim.MaxProbes) {
+		return nil, usagef("--probe-every %v: want 0 (no probes) or an interval of at least %v (at most %d probe requests in --hours %g)",
+			f.probeEvery, max((length/oversim.MaxProbes).Duration(), time.Nanosecond), oversim.MaxProbes, f.hours)
+	}
+	if f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0 && f.probeLength <= workload.MaxLengthMI)) {
+		return nil, usagef("--probe-tasks %d, --probe-length %g: want 1 to %d tasks and a length in (0, %g] MI", f.probeTasks, f.probeLength, 1<<24, workload.MaxLengthMI)
 	}
 	switch f.scheduler {
 	case "overlay", "centralized", "random":
 	default:
 		return nil, usagef("--scheduler %q: want overlay, centralized or random", f.scheduler)
 	}
-	if f.centralPerNode < 0 {
-		return nil, usagef("--central-per-node %v: want >= 0", f.centralPerNode)
+	if f.centralPerNode < 0 || des.Time(f.centralPerNode) > oversim.MaxCentralPerNode {
+		return nil, usagef("--central-per-node %v: want 0 to %v", f.centralPerNode, oversim.MaxCentralPerNode.Duration())
 	}
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
@@ -164,7 +170,7 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		}
 		jobs, skipped, err := workload.FromSWF(raw, workload.SWFOptions{Nodes: f.nodes, PowerMIPS: f.swfPower})
 		if err != nil {
-			return nil, fmt.Errorf("--swf: %w", err)
+			return nil, fmt.Errorf("--swf %s: %w", f.swf, err)
 		}
 		if skipped > 0 {
 			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time, unknown processor count or more than 2^31-1 processors\n", skipped)
