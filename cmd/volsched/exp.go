@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,9 +58,15 @@ type summarizer func(ctx context.Context, dir string, w io.Writer) error
 
 var summarizers = map[string]summarizer{}
 
+// summaryFile is the file every summarizer writes into the campaign
+// directory.
+const summaryFile = "summary.json"
+
 // registerSummarizer makes `volsched exp merge` (and runCampaign) call fn
 // on a merged directory whose manifest has this kind. Call it from an init
-// function of the file that defines the campaign.
+// function of the file that defines the campaign. fn must write
+// DIR/summaryFile when it succeeds: `exp status` calls a whole campaign
+// complete only then.
 func registerSummarizer(kind string, fn func(ctx context.Context, dir string, w io.Writer) error) {
 	if _, dup := summarizers[kind]; dup {
 		panic(fmt.Sprintf("registerSummarizer: kind %q registered twice", kind)) // programming error, at init
@@ -125,6 +134,12 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 	if err != nil {
 		return usageError{err}
 	}
+	if err := experiment.ValidateParams(c.Params); err != nil {
+		return usageError{err}
+	}
+	if c.Units > experiment.MaxUnits || c.Units < 0 {
+		return usagef("campaign %s: %d units, want at most %d (fewer scenarios or a smaller grid)", c.Kind, c.Units, experiment.MaxUnits)
+	}
 	params, err := experiment.CanonicalJSON(c.Params)
 	if err != nil {
 		return fmt.Errorf("campaign %s parameters: %w", c.Kind, err)
@@ -185,13 +200,19 @@ merge exits non-zero listing them.`,
 			if out == "" {
 				return usagef("--out is required: the directory for the merged campaign")
 			}
-			m, err := experiment.Merge(out, dirs)
+			// The summary's tables are printed only once it succeeded; if it
+			// fails, merge leaves nothing behind.
+			var tables bytes.Buffer
+			m, err := experiment.MergeSummarized(out, dirs, func(m experiment.Manifest, dir string) error {
+				return summarize(cmd.Context(), m.Kind, dir, &tables)
+			})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shard directories of campaign %s (seed %d, %d units) into %s\n",
 				len(dirs), m.Kind, m.Seed, m.Units, out)
-			return summarize(cmd.Context(), m.Kind, out, cmd.OutOrStdout())
+			_, err = cmd.OutOrStdout().Write(tables.Bytes())
+			return err
 		},
 	}
 	merge.Flags().StringVar(&out, "out", "", "directory for the merged campaign (must not exist or be empty)")
@@ -200,9 +221,17 @@ merge exits non-zero listing them.`,
 	status := &cobra.Command{
 		Use:   "status DIR...",
 		Short: "Show how far campaign directories are (units done per shard)",
-		Long: `status prints, for each campaign directory, its kind, seed and shard and how
-many of the shard's units have a result. It only reads the directories, so it
-can watch a running campaign. It exits 1 if a directory cannot be read.`,
+		Long: `status prints, for each campaign directory, its kind, seed and shard, how
+many of the shard's units have a result, and its state:
+
+  incomplete   units are missing
+  complete     every unit is done (and, for a whole campaign, its summary
+               was written)
+  no summary   every unit of the whole campaign is done but its summary was
+               not written (run the campaign command again: it shows why)
+
+It only reads the directories, so it can watch a running campaign. It exits
+1 if a directory cannot be read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			t := experiment.NewTable("directory", "kind", "seed", "shard", "done", "units", "state")
@@ -222,8 +251,13 @@ can watch a running campaign. It exits 1 if a directory cannot be read.`,
 					}
 				}
 				state := "complete"
-				if done < len(units) {
+				switch {
+				case done < len(units):
 					state = "incomplete"
+				case m.Shard == experiment.Whole:
+					if _, err := os.Stat(filepath.Join(d, summaryFile)); err != nil {
+						state = "no summary"
+					}
 				}
 				t.AddRow(d, m.Kind, strconv.FormatUint(m.Seed, 10), m.Shard.String(), strconv.Itoa(done), strconv.Itoa(len(units)), state)
 			}
