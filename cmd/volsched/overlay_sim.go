@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -231,11 +232,11 @@ var errInjected = errors.New("interrupted at the requested event count (--interr
 // runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
 // and DIR/summary.json at the end. It writes DIR/checkpoint.bin every
 // checkpointEvery of wall time and when the context is cancelled, resumes
-// from it with resume, and removes it when the run ends.
-func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (*oversim.Result, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
+// from it with resume, and removes it when the run ends. It refuses a
+// directory holding another run's files (a finished run's summary is never
+// overwritten) and, when it refuses or fails before simulating, leaves no
+// directory it created behind.
+func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (res *oversim.Result, err error) {
 	ckptPath := filepath.Join(out, oversim.CheckpointFile)
 	_, statErr := os.Stat(ckptPath)
 	switch {
@@ -243,6 +244,24 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 		return nil, usagef("--resume: no checkpoint to resume from in --out %s (%v)", out, statErr)
 	case !o.resume && statErr == nil:
 		return nil, usagef("--out %s holds the checkpoint of an unfinished run (%s): pass --resume to continue it, or choose another --out", out, ckptPath)
+	case !o.resume:
+		for _, name := range []string{"summary.json", "timeline.csv"} {
+			if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+				return nil, usagef("--out %s holds the %s of another run: choose another --out (or remove that directory)", out, name)
+			}
+		}
+	}
+	// A directory created here is removed again if the run fails before
+	// it starts simulating (nothing of value is in it).
+	_, outErr := os.Stat(out)
+	created, started := errors.Is(outErr, fs.ErrNotExist), false
+	defer func() {
+		if created && !started && err != nil {
+			os.RemoveAll(out)
+		}
+	}()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	s, err := oversim.New(c)
 	if err != nil {
@@ -314,6 +333,7 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 	if o.interruptAt > 0 {
 		s.StopAt(o.interruptAt)
 	}
+	started = true
 	r, runErr := s.Run(ctx)
 	if o.progress {
 		fmt.Fprintln(os.Stderr)

@@ -57,3 +57,38 @@ func TestOverlaySimExtremeInputs(t *testing.T) {
 		t.Errorf("the longest accepted tasks: exit %d, stderr %q; want the run to end with 0 of 7 tasks finished", code, e)
 	}
 }
+
+// TestOverlaySimRefusesOverwrites: a finished run's directory is not
+// overwritten (its summary stays as it was), and --resume without a
+// checkpoint is refused without creating the directory.
+func TestOverlaySimRefusesOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(trace, []byte(workload.TraceHeader+"\n0,0,1,2,1000,0,0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if _, e, code := runCLI(t, "", "overlay", "sim", "--nodes", "4", "--hours", "0.1", "--workload", trace, "--out", out); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, e)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, e, code := runCLI(t, "", "overlay", "sim", "--nodes", "4", "--hours", "0.2", "--workload", trace, "--out", out)
+	if code != 2 || !strings.Contains(e, "holds the summary.json of another run") {
+		t.Errorf("second run into a finished run's --out: exit %d, stderr %q; want a refusal", code, e)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "summary.json")); string(after) != string(before) {
+		t.Error("the refused run changed the finished run's summary")
+	}
+	for _, d := range []string{filepath.Join(dir, "new"), out} {
+		_, e, code := runCLI(t, "", "overlay", "sim", "--nodes", "4", "--hours", "0.1", "--workload", trace, "--resume", "--out", d)
+		if code != 2 || !strings.Contains(e, "no checkpoint") {
+			t.Errorf("--resume into %s without a checkpoint: exit %d, stderr %q", d, code, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("--resume without a checkpoint left a new directory behind")
+	}
+}
