@@ -1,8 +1,14 @@
 package workload
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/volsched/volsched/des"
 )
 
 // Lengths and times that the simulated clock cannot represent (they made
@@ -38,5 +44,37 @@ func TestReadersRefuseUnrepresentable(t *testing.T) {
 	}
 	if _, _, err := FromSWF(jobs, SWFOptions{Nodes: 4, PowerMIPS: 1000}); err == nil || !strings.Contains(err.Error(), "line 3 (job 2)") {
 		t.Errorf("FromSWF with a 5e9 s job at 1000 MIPS: err = %v, want line 3 named", err)
+	}
+}
+
+// WriteGenerated writes exactly what Generate then WriteTrace write,
+// without holding the jobs; a cancelled context stops it with the
+// context's error.
+func TestWriteGeneratedMatchesGenerate(t *testing.T) {
+	p := DefaultParams()
+	d := testDistributions(t)
+	for _, c := range []struct {
+		nodes int
+		days  int
+	}{{1, 3}, {7, 2}, {60, 9}} {
+		jobs, err := Generate(&p, d, 5, c.nodes, des.Time(c.days)*des.Day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got bytes.Buffer
+		if err := WriteTrace(&want, jobs); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteGenerated(context.Background(), &got, &p, d, 5, c.nodes, des.Time(c.days)*des.Day); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("%d nodes, %d days: streamed trace (%d bytes) differs from Generate's (%d bytes)", c.nodes, c.days, got.Len(), want.Len())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := WriteGenerated(ctx, io.Discard, &p, d, 5, 100_000, 365*des.Day); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 }

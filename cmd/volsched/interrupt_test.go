@@ -59,3 +59,34 @@ func TestExpRedundantStopsOnSignal(t *testing.T) {
 		t.Errorf("points file after the interruption: %q, %v", b, err)
 	}
 }
+
+// writeTestWorkloadData writes a small hand-made site-level workload data
+// folder (the format of LoadDistributions) into dir: commands that need the
+// distributions are tested without the shared data.
+func writeTestWorkloadData(t *testing.T, dir string) {
+	t.Helper()
+	files := map[string]string{
+		"thinktime.cdf": "10 0.5\n600 1\n", "breaktime.cdf": "1800 0.5\n7200 1\n",
+		"batchwidth.cdf": "1 0.6\n3 1\n", "interbatchtime.cdf": "0 0.5\n30 1\n",
+		"jobrepeat.cdf": "1 0.7\n2 1\n", "jobsize.cdf": "1 0.5\n16 1\n",
+		"tasklength.cdf": "10000 0.5\n1000000 1\n", "taskmaxmem.cdf": "64 0.5\n512 1\n",
+		"taskdeadline.cdf": "1 1\n", "app_distribution.hist": "100000 1 0 -1 5\n3000000 10 0 1024 1\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOverlayWorkloadStopsOnSignal: generating the workload of two million
+// nodes over a year (hours of work, and all of it held in memory before
+// the fix) stops on SIGINT.
+func TestOverlayWorkloadStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to a subprocess")
+	}
+	data := t.TempDir()
+	writeTestWorkloadData(t, data)
+	interruptCLI(t, "overlay workload --nodes 2000000 --hours 8760 --data "+data, soon(500*time.Millisecond), 30*time.Second)
+}

@@ -549,11 +549,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return fmt.Errorf("--data: %w", err)
 			}
-			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
-			if err != nil {
-				return err
-			}
-			return workload.WriteTrace(cmd.OutOrStdout(), jobs)
+			// Streamed: memory proportional to the nodes, and Ctrl-C stops
+			// it (the jobs written so far stay on standard output).
+			return workload.WriteGenerated(cmd.Context(), cmd.OutOrStdout(), &p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 		},
 	}
 	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
