@@ -218,5 +218,5 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the random streams (annealing, --gdfn)")
 	f.IntVar(&moves, "moves-per-host", 0, "annealing proposals per host (default 300)")
 	f.Int64Var(&maxNodes, "max-nodes", 50_000_000, "exact: node limit of the search (negative: none)")
-	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(stopsAtOnce(cmd))
 }

@@ -163,7 +163,7 @@ message naming the problem.`,
 	f.IntVar(&ncom, "ncom", 0, "with --set: n_com, the number of simultaneous transfers of the master")
 	f.StringVar(&commList, "comm", "", "with --set: slots of communication needed by each processor, comma-separated (one per chain)")
 	f.Float64Var(&eps, "epsilon", 1e-9, "precision ε of the truncated sums of seed 002's appendix")
-	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(stopsAtOnce(cmd))
 }
 
 func parseComm(s string, n int) ([]float64, error) {

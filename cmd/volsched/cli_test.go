@@ -98,6 +98,17 @@ const stopBound = 60 * time.Second
 // within stopBound (it is killed and the test fails otherwise).
 func interruptCLI(t *testing.T, args string, ready func() bool, wait time.Duration, sig ...os.Signal) string {
 	t.Helper()
+	e, code := interruptCLICode(t, args, ready, wait, sig...)
+	if code != 1 {
+		t.Fatalf("interrupted run: exit status %d, want 1; stderr %q", code, e)
+	}
+	return e
+}
+
+// interruptCLICode is interruptCLI returning the exit status (-1 if killed
+// by a signal) instead of checking it.
+func interruptCLICode(t *testing.T, args string, ready func() bool, wait time.Duration, sig ...os.Signal) (string, int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "VOLSCHED_RUN_MAIN=1", "VOLSCHED_ANNOUNCE_SIGNALS=1", "VOLSCHED_ARGS="+args)
 	var errb syncBuffer
@@ -128,8 +139,11 @@ func interruptCLI(t *testing.T, args string, ready func() bool, wait time.Durati
 		t.Fatalf("%s: still running %v after %v; stderr %q", args, stopBound, s, errb.String())
 	}
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("interrupted run: %v, want exit status 1; stderr %q", err, errb.String())
+	if err == nil {
+		return errb.String(), 0
 	}
-	return errb.String()
+	if !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return errb.String(), ee.ExitCode()
 }

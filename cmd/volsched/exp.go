@@ -272,6 +272,6 @@ It only reads the directories, so it can watch a running campaign. It exits
 			return nil
 		},
 	}
-	expCmd.AddCommand(status)
+	expCmd.AddCommand(stopsAtOnce(status))
 	rootCmd.AddCommand(expCmd)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -62,7 +63,11 @@ func main() {
 	defer stop()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go exitOnSecondSignal(sig)
+	grace := time.Duration(0)
+	if c, _, err := rootCmd.Find(os.Args[1:]); err == nil && c.Annotations[onInterrupt] == exitAfterGrace {
+		grace = interruptGrace
+	}
+	go exitOnSecondSignal(sig, grace)
 	signalsReady()
 	err := rootCmd.ExecuteContext(ctx)
 	if err == nil {
@@ -76,12 +81,42 @@ func main() {
 	os.Exit(1)
 }
 
+// onInterrupt is the annotation of commands that have nothing to keep when
+// interrupted (their result is printed at the end): with the value
+// exitAfterGrace, the process exits interruptGrace after the first SIGINT
+// or SIGTERM if the command has not returned by then (a computation that
+// does not watch its context, such as a fit inside a numerical library).
+const (
+	onInterrupt    = "volsched/on-interrupt"
+	exitAfterGrace = "exit-after-grace"
+	interruptGrace = time.Second
+)
+
+// stopsAtOnce marks c as a command with nothing to keep when interrupted.
+func stopsAtOnce(c *cobra.Command) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[onInterrupt] = exitAfterGrace
+	return c
+}
+
 // exitOnSecondSignal lets the first SIGINT or SIGTERM pass (it cancels
 // the commands' context: long commands stop and keep what they finished)
-// and exits at once, with status 130, on a second one.
-func exitOnSecondSignal(sig <-chan os.Signal) {
+// and exits at once, with status 130, on a second one, or grace after the
+// first when grace > 0.
+func exitOnSecondSignal(sig <-chan os.Signal, grace time.Duration) {
 	<-sig
-	<-sig
+	if grace > 0 {
+		select {
+		case <-sig:
+		case <-time.After(grace):
+			fmt.Fprintln(os.Stderr, "volsched: interrupted")
+			os.Exit(130)
+		}
+	} else {
+		<-sig
+	}
 	note, _ := secondSignalNote.Load().(string)
 	if note != "" {
 		note = "; " + note

@@ -708,7 +708,7 @@ func figureCommand(use, short, long string, make func(w io.Writer, prefix string
 }
 
 func init() {
-	overlayCmd.AddCommand(figureCommand("sfmax-figure --out PREFIX [NAME=]RUN_DIR...",
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("sfmax-figure --out PREFIX [NAME=]RUN_DIR...",
 		"Figs. 12–17 from 'overlay sim' runs: tasks and computation finished against SF_max, references flat",
 		`sfmax-figure reads the summary.json of each run directory written by
 'volsched overlay sim' (one policy, one network size): overlay runs at
@@ -719,8 +719,8 @@ references as flat lines over the overlay's SF_max range), and from each
 run's timeline.csv PREFIX-makespan.csv and PREFIX-makespan.svg: the
 largest makespan of the applications completed in each sample interval
 over time (Fig. 15, MMP's figure). NAME=RUN_DIR
-names a run's line (default: its scheduler).`, sfmaxFigure))
-	overlayCmd.AddCommand(figureCommand("size-figure --out PREFIX RUN_DIR...",
+names a run's line (default: its scheduler).`, sfmaxFigure)))
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("size-figure --out PREFIX RUN_DIR...",
 		"Figs. 9 and 11 from 'overlay sim' runs: throughput and maximum link use against network size",
 		`size-figure reads the summary.json of overlay runs written by 'volsched
 overlay sim' at several network sizes (any of the policies; one run per
@@ -729,8 +729,8 @@ Fig. 9 (tasks finished per simulated hour against size, with the ratio of
 the largest size's throughput per node to the smallest's: 1 is linear
 growth) and Fig. 11 (the maximum link use over nodes in 1 s windows), and
 writes PREFIX-fig9.csv, PREFIX-fig9.svg, PREFIX-fig11.csv and
-PREFIX-fig11.svg.`, sizeFigure))
-	overlayCmd.AddCommand(figureCommand("failure-figure --out PREFIX RUN_DIR...",
+PREFIX-fig11.svg.`, sizeFigure)))
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("failure-figure --out PREFIX RUN_DIR...",
 		"Fig. 18 and the catastrophe figure from 'overlay sim' runs with --churn, --fail and without failures",
 		`failure-figure reads the summary.json of overlay runs written by
 'volsched overlay sim': for each policy, one run without failures and runs
@@ -739,5 +739,5 @@ runs differ only in their failures; finished). It prints each run's
 computation finished normalized to its policy's run without failures —
 Fig. 18 (churn, by median session) and the catastrophic failure (by
 fraction of the nodes) — and writes PREFIX-fig18.csv, PREFIX-fig18.svg
-and PREFIX-catastrophe.svg.`, failureFigure))
+and PREFIX-catastrophe.svg.`, failureFigure)))
 }

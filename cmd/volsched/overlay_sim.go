@@ -560,5 +560,5 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
 	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
 	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
-	overlayCmd.AddCommand(gen)
+	overlayCmd.AddCommand(stopsAtOnce(gen))
 }

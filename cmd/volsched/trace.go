@@ -187,6 +187,6 @@ intervals (mean one hour; the paper gives no model of them).
 	gen.Flags().Uint64Var(&seed, "seed", 1, "seed")
 	gen.Flags().StringVar(&out, "out", "", "file to write (default standard output)")
 
-	traceCmd.AddCommand(fit, gen)
+	traceCmd.AddCommand(stopsAtOnce(fit), stopsAtOnce(gen))
 	rootCmd.AddCommand(traceCmd)
 }
