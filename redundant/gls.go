@@ -46,7 +46,7 @@ func glsCore(ctx context.Context, w []float64, n int) ([]int, error) {
 	x := make([]int, m)
 	sum := make([]float64, n)
 	members := make([][]int, n) // hosts of each group, sorted by weight ascending
-	every := max(1, (1<<16)/n) // hosts between looks at ctx: about 2^16 steps
+	every := max(1, (1<<16)/n)  // hosts between looks at ctx: about 2^16 steps
 	for k, i := range order {
 		if k%every == 0 { // m·n steps in all
 			if err := ctx.Err(); err != nil {
