@@ -186,7 +186,9 @@ func MergeSummarized(out string, dirs []string, summarize func(m Manifest, dir s
 	}
 	if len(miss) == 0 && summarize != nil {
 		if err := summarize(m, out); err != nil {
-			return undo(fmt.Errorf("merge: the merged campaign cannot be summarized, nothing was written to %s: %w", out, err))
+			// The merged files are gone: do not name them.
+			msg := strings.ReplaceAll(err.Error(), filepath.Join(out, ResultsFileName(Whole))+": ", "")
+			return undo(fmt.Errorf("merge: the merged campaign cannot be summarized, so nothing was written to %s: %s", out, msg))
 		}
 	}
 	if len(miss) > 0 {

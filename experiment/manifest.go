@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/volsched/volsched/internal/jsondiff"
 )
 
 // ManifestFile is the name of the manifest in a campaign directory.
@@ -202,7 +204,7 @@ func SameCampaign(a, b Manifest, aName, bName string) error {
 	case ca.Units != cb.Units:
 		return fmt.Errorf("units differs: %d in %s, %d in %s", ca.Units, aName, cb.Units, bName)
 	case !bytes.Equal(ca.Params, cb.Params):
-		return fmt.Errorf("params differ: %s in %s, %s in %s", abbrev(ca.Params), aName, abbrev(cb.Params), bName)
+		return fmt.Errorf("params differ: %s", jsondiff.Describe(ca.Params, cb.Params, aName, bName))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package oversim
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -84,5 +85,18 @@ func TestLongestAcceptedTasksEnd(t *testing.T) {
 	}
 	if r.TasksFinished != 0 || r.TasksSubmitted != 2+2*3 || r.Events > 10000 {
 		t.Errorf("%d tasks finished of %d submitted in %d events; want 0 of 8 in a few events", r.TasksFinished, r.TasksSubmitted, r.Events)
+	}
+}
+
+// A --params mismatch names the differing fields, not two JSON excerpts.
+func TestMismatchNamesTheDifferingParams(t *testing.T) {
+	a, b := workload.DefaultParams(), workload.DefaultParams()
+	b.ContinueA = 0.7
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	e := &MismatchError{Field: "--params", Checkpoint: string(ja), Run: string(jb)}
+	want := "the checkpoint was written by a different run: --params differ: continue_a: 0.8 in the checkpoint, 0.7 in this run"
+	if e.Error() != want {
+		t.Errorf("%s\nwant %s", e.Error(), want)
 	}
 }

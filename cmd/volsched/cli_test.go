@@ -147,3 +147,26 @@ func interruptCLICode(t *testing.T, args string, ready func() bool, wait time.Du
 	}
 	return errb.String(), ee.ExitCode()
 }
+
+// TestErrorMessagesNameTheCommandOnce: every usage error is one line that
+// starts with "volsched: " once (it said "volsched: volsched: unknown
+// flag"), names the subcommand, and exits 2; an unknown subcommand of a
+// group is an error, not its help with status 0.
+func TestErrorMessagesNameTheCommandOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "volsched: unknown flag: --bogus (see 'volsched --help')"},
+		{[]string{"analyze", "--bogus"}, "volsched: analyze: unknown flag: --bogus (see 'volsched analyze --help')"},
+		{[]string{"exp", "merge"}, "volsched: exp merge: requires at least 1 arg(s), only received 0 (see 'volsched exp merge --help')"},
+		{[]string{"trace", "fit"}, "volsched: trace fit: accepts 1 arg(s), received 0 (see 'volsched trace fit --help')"},
+		{[]string{"exp", "nope"}, `volsched: exp: unknown command "nope" (see 'volsched exp --help')`},
+		{[]string{"overlay", "nope"}, `volsched: overlay: unknown command "nope" (see 'volsched overlay --help')`},
+	} {
+		_, e, code := runCLI(t, "", c.args...)
+		if code != 2 || strings.TrimSpace(e) != c.want {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, e, c.want)
+		}
+	}
+}

@@ -204,7 +204,11 @@ merge exits non-zero listing them.`,
 			// fails, merge leaves nothing behind.
 			var tables bytes.Buffer
 			m, err := experiment.MergeSummarized(out, dirs, func(m experiment.Manifest, dir string) error {
-				return summarize(cmd.Context(), m.Kind, dir, &tables)
+				fn, ok := summarizers[m.Kind]
+				if !ok {
+					return summarize(cmd.Context(), m.Kind, dir, &tables) // the error naming the known kinds
+				}
+				return fn(cmd.Context(), dir, &tables)
 			})
 			if err != nil {
 				return err

@@ -96,10 +96,11 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	expCmd.AddCommand(cmd)
 	registerSummarizer(independentKind, summarizeIndependent)
 	registerReproduction(reproduction{
-		Name:  "table2-001",
-		Order: 30,
-		Title: "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
-		Run:   reproduceIndependent,
+		Name:    "table2-001",
+		Resumes: true,
+		Order:   30,
+		Title:   "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
+		Run:     reproduceIndependent,
 	})
 }
 

@@ -132,3 +132,21 @@ func TestPureCommandsExitAfterGrace(t *testing.T) {
 		t.Fatalf("exit %v, stderr %q; want status 130 and 'interrupted'", err, errb.String())
 	}
 }
+
+// TestReproduceInterruptedSaysWhatIsKept: interrupted, reproduce says what
+// it kept and how to go on, never to resume from the temporary directory
+// it has already removed.
+func TestReproduceInterruptedSaysWhatIsKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends signals to a subprocess")
+	}
+	e := interruptCLI(t, "reproduce --only table2-001", soon(300*time.Millisecond), 30*time.Second)
+	if !strings.Contains(e, "reproduce interrupted during table2-001; nothing was kept") || strings.Contains(e, "volsched-table2-001-") {
+		t.Errorf("stderr %q: want what was kept, and no temporary directory", e)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	e = interruptCLI(t, "reproduce --only table2-001 --out "+out, soon(300*time.Millisecond), 30*time.Second)
+	if !strings.Contains(e, "run the same command again (same --out "+out+")") {
+		t.Errorf("with --out: stderr %q: want how to resume", e)
+	}
+}

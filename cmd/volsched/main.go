@@ -69,16 +69,52 @@ func main() {
 	}
 	go exitOnSecondSignal(sig, grace)
 	signalsReady()
-	err := rootCmd.ExecuteContext(ctx)
+	refuseUnknownSubcommands(rootCmd)
+	c, err := rootCmd.ExecuteContextC(ctx)
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "volsched: %v\n", err)
+	fmt.Fprintf(os.Stderr, "volsched: %s\n", errorMessage(c, err))
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		os.Exit(2)
 	}
 	os.Exit(1)
+}
+
+// refuseUnknownSubcommands makes every group of commands under root
+// ("volsched exp", "volsched overlay", ...) refuse an unknown subcommand
+// with an error, instead of printing its help and exiting 0.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c == rootCmd || !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("%s: unknown command %q (see '%s --help')", subcommandPath(cmd), args[0], cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
+}
+
+// errorMessage is err as main prints it after "volsched: ": cobra's own
+// argument errors ("accepts 1 arg(s), received 0") get the subcommand that
+// refused them and where to look.
+func errorMessage(c *cobra.Command, err error) string {
+	var ue usageError
+	if c == nil || c == rootCmd || errors.As(err, &ue) || !isFlagError(err) || strings.HasPrefix(err.Error(), "unknown command") {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s: %v (see '%s --help')", subcommandPath(c), err, c.CommandPath())
+}
+
+// subcommandPath is c's path without the program's name ("exp merge").
+func subcommandPath(c *cobra.Command) string {
+	return strings.TrimPrefix(c.CommandPath(), rootCmd.Name()+" ")
 }
 
 // onInterrupt is the annotation of commands that have nothing to keep when
@@ -126,8 +162,13 @@ func exitOnSecondSignal(sig <-chan os.Signal, grace time.Duration) {
 }
 
 func init() {
+	// main prints "volsched: " before every error: the message names the
+	// subcommand without the program's name again.
 	rootCmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
+		if c == rootCmd {
+			return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		}
+		return usageError{fmt.Errorf("%s: %w (see '%s --help')", subcommandPath(c), err, c.CommandPath())}
 	})
 }
 

@@ -226,9 +226,10 @@ Figure 4 is recomputed from the start.`,
 	expCmd.AddCommand(cmd)
 
 	registerReproduction(reproduction{
-		Name:  "redundant",
-		Order: 300,
-		Title: "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
+		Name:    "redundant",
+		Resumes: true,
+		Order:   300,
+		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			reps := 2000
 			if opt.Quick {

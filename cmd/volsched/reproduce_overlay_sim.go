@@ -55,10 +55,11 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%"
 
 func init() {
 	registerReproduction(reproduction{
-		Name:  "overlay-sim",
-		Order: 410,
-		Title: "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
-		Run:   reproduceOverlaySim,
+		Name:    "overlay-sim",
+		Resumes: true,
+		Order:   410,
+		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
+		Run:     reproduceOverlaySim,
 	})
 }
 
