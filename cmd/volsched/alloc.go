@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/stream"
 )
@@ -30,25 +30,15 @@ type allocInput struct {
 }
 
 type allocOutput struct {
-	Algo       string    `json:"algo"`
-	Tasks      int       `json:"tasks"`
-	Hosts      int       `json:"hosts"`
-	Seed       uint64    `json:"seed"`
-	Allocation []int     `json:"allocation"`
-	Rsys       float64   `json:"r_sys"`
-	LogRsys    jsonNum   `json:"log_r_sys"`
-	Optimal    *bool     `json:"optimal,omitempty"`
-	P          []float64 `json:"p,omitempty"`
-}
-
-// jsonNum writes -Inf as null.
-type jsonNum float64
-
-func (v jsonNum) MarshalJSON() ([]byte, error) {
-	if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(v))
+	Algo       string          `json:"algo"`
+	Tasks      int             `json:"tasks"`
+	Hosts      int             `json:"hosts"`
+	Seed       uint64          `json:"seed"`
+	Allocation []int           `json:"allocation"`
+	Rsys       jsonnum.Float   `json:"r_sys"`
+	LogRsys    jsonnum.Float   `json:"log_r_sys"` // null: -Inf (R_sys = 0)
+	Optimal    *bool           `json:"optimal,omitempty"`
+	P          []jsonnum.Float `json:"p,omitempty"`
 }
 
 func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
@@ -195,7 +185,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if err != nil {
 				return err
 			}
-			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: res.Rsys, LogRsys: jsonNum(res.LogRsys)}
+			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: jsonnum.Float(res.Rsys), LogRsys: jsonnum.Float(res.LogRsys)}
 			if algo == "exact" {
 				out.Optimal = &res.Optimal
 				if !res.Optimal {
@@ -203,7 +193,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 				}
 			}
 			if gdfn != "" || algo == "sab" {
-				out.P = p
+				out.P = jsonnum.Floats(p)
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			return enc.Encode(out)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
 )
@@ -129,21 +130,37 @@ The KS p-values ignore that the parameters were fitted to the same data
 			}
 			d := tr.AvailabilityDurations()
 			for i := range d {
-				d[i] *= rate
+				x := d[i] * rate
+				if d[i] > 0 && !(x >= 0x1p-1000 && x <= 0x1p1000) {
+					return usagef("--rate %g: a duration of %g s becomes %g, out of the range the fits handle (2^-1000 to 2^1000)", rate, d[i], x)
+				}
+				d[i] = x
 			}
 			fits, err := trace.FitAll(d)
 			if err != nil {
 				return fmt.Errorf("%s: %w", source, err)
 			}
+			type fitJSON struct { // trace.Fit by the JSON convention (null: not finite)
+				Name   string          `json:"name"`
+				Params []jsonnum.Float `json:"params"`
+				LogLik jsonnum.Float   `json:"log_likelihood"`
+				KS     jsonnum.Float   `json:"ks"`
+				KSP    jsonnum.Float   `json:"ks_p"`
+				N      int             `json:"samples"`
+			}
+			var fj []fitJSON
+			for _, f := range fits {
+				fj = append(fj, fitJSON{f.Name, jsonnum.Floats(f.Params), jsonnum.Float(f.LogLik), jsonnum.Float(f.KS), jsonnum.Float(f.KSP), f.N})
+			}
 			out := struct {
-				Trace     string      `json:"trace"`
-				Hosts     int         `json:"hosts"`
-				Start     float64     `json:"start"`
-				End       float64     `json:"end"`
-				Rate      float64     `json:"rate"`
-				Intervals int         `json:"intervals"`
-				Fits      []trace.Fit `json:"fits"`
-			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fits}
+				Trace     string    `json:"trace"`
+				Hosts     int       `json:"hosts"`
+				Start     float64   `json:"start"`
+				End       float64   `json:"end"`
+				Rate      float64   `json:"rate"`
+				Intervals int       `json:"intervals"`
+				Fits      []fitJSON `json:"fits"`
+			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fj}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
