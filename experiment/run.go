@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,10 +39,14 @@ const MaxWorkers = 1024
 // that differs). It then reads dir/results-<i>-of-<n>.jsonl, skips the
 // units already there (a torn last line, left by a crash during a write, is
 // discarded and truncated away), and calls work for each remaining unit of
-// the shard. Units are dispatched in increasing order; each finished unit
-// is appended as one line {"unit": u, "result": R} as soon as it finishes,
-// so lines are in completion order, which depends on timing: read them back
-// with Load, which orders by unit.
+// the shard. Units are dispatched in a pseudo-random order, the same for
+// every run of the campaign (dispatchOrder): the units done after any time
+// are a sample of the whole grid, so the rate of completed units gives a
+// fair ETA (in grid order the cheap units came first and the first ETAs
+// were several times too short) and a partial summary covers every part of
+// the grid. Each finished unit is appended as one line {"unit": u,
+// "result": R} as soon as it finishes, so lines are in completion order,
+// which depends on timing: read them back with Load, which orders by unit.
 //
 // work must be deterministic given its unit (derive every random stream
 // from stream.New(m.Seed, unit, ...)), so that results do not depend on
@@ -109,7 +115,7 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	}
 	all := m.Shard.Units(m.Units)
 	var todo []int
-	for _, u := range all {
+	for _, u := range dispatchOrder(all, m) {
 		if !done[u] {
 			todo = append(todo, u)
 		}
@@ -222,6 +228,18 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 			ErrInterrupted, len(all)-len(todo)+written, len(all), m.Shard, written, path, ctx.Err())
 	}
 	return nil
+}
+
+// dispatchOrder returns the units in the order Run dispatches them: a
+// permutation drawn from the campaign's kind and seed (results do not
+// depend on it; only which units are done first does).
+func dispatchOrder(units []int, m Manifest) []int {
+	out := append([]int(nil), units...)
+	h := fnv.New64a()
+	h.Write([]byte(m.Kind))
+	rng := rand.New(rand.NewPCG(h.Sum64(), m.Seed))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 // checkOrWriteManifest writes m to dir/manifest.json, or checks that the

@@ -19,6 +19,11 @@ type Options struct {
 	Seed   uint64        // seed of the annealing stream (PPB, EPB)
 	Anneal AnnealOptions // PPB, EPB
 	Exact  ExactOptions  // exact
+	// Progress, if not nil, is told now and then how far a long run is:
+	// done of total steps of its current phase (annealing moves, hosts
+	// placed by GLS's construction, exact search nodes out of MaxNodes,
+	// total 0 when unbounded).
+	Progress func(phase string, done, total int64)
 }
 
 // Result is an allocation with its R_sys.
@@ -49,14 +54,14 @@ func Allocate(ctx context.Context, algo string, p []float64, n int, opt Options,
 	case "ea":
 		x = EA(len(p), n)
 	case "ppb":
-		x, err = anneal(ctx, p, n, EA(len(p), n), false, annealStream(opt.Seed, labels, 1), opt.Anneal)
+		x, err = anneal(ctx, p, n, EA(len(p), n), false, annealStream(opt.Seed, labels, 1), opt.Anneal, opt.Progress)
 	case "epb":
-		x, err = anneal(ctx, p, n, EA(len(p), n), true, annealStream(opt.Seed, labels, 2), opt.Anneal)
+		x, err = anneal(ctx, p, n, EA(len(p), n), true, annealStream(opt.Seed, labels, 2), opt.Anneal, opt.Progress)
 	case "gls":
-		x, err = gls(ctx, p, n)
+		x, err = gls(ctx, p, n, opt.Progress)
 	case "exact":
 		var r ExactResult
-		r, err = exact(ctx, p, n, opt.Exact)
+		r, err = exact(ctx, p, n, opt.Exact, opt.Progress)
 		x, optimal = r.X, r.Optimal
 	default:
 		return Result{}, fmt.Errorf("algo = %q, want one of %s", algo, strings.Join(Algorithms, ", "))

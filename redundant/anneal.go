@@ -63,12 +63,12 @@ func EPB(p []float64, n int, rng *rand.Rand, opt AnnealOptions) []int {
 // task's host count. It returns the best allocation met: never worse than
 // start. Every task of start must have at least one host.
 func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, opt AnnealOptions) []int {
-	x, _ := anneal(context.Background(), p, n, start, equalSizes, rng, opt)
+	x, _ := anneal(context.Background(), p, n, start, equalSizes, rng, opt, nil)
 	return x
 }
 
 // anneal is Anneal that stops with ctx's error when ctx is cancelled.
-func anneal(ctx context.Context, p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, opt AnnealOptions) ([]int, error) {
+func anneal(ctx context.Context, p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, opt AnnealOptions, progress func(string, int64, int64)) ([]int, error) {
 	opt = opt.withDefaults()
 	m := len(p)
 	x := append([]int(nil), start...)
@@ -170,6 +170,9 @@ func anneal(ctx context.Context, p []float64, n int, start []int, equalSizes boo
 		if s&4095 == 4095 { // bound the drift of the running sum
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if progress != nil {
+				progress("annealing moves", int64(s+1), int64(moves))
 			}
 			cur = 0
 			for j := 0; j < n; j++ {

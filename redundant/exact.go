@@ -39,7 +39,7 @@ type ExactResult struct {
 // The search keeps a table of m·n entries; an instance over MaxExactCells
 // (after the reduction) is for the heuristics, and Allocate refuses it.
 func Exact(p []float64, n int, opt ExactOptions) ExactResult {
-	r, _ := exact(context.Background(), p, n, opt)
+	r, _ := exact(context.Background(), p, n, opt, nil)
 	return r
 }
 
@@ -49,7 +49,7 @@ const MaxExactCells = 1 << 24
 
 // exact is Exact that stops with ctx's error when ctx is cancelled and
 // refuses instances over MaxExactCells.
-func exact(ctx context.Context, p []float64, n int, opt ExactOptions) (ExactResult, error) {
+func exact(ctx context.Context, p []float64, n int, opt ExactOptions, progress func(string, int64, int64)) (ExactResult, error) {
 	if opt.MaxNodes == 0 {
 		opt.MaxNodes = 50_000_000
 	}
@@ -61,7 +61,7 @@ func exact(ctx context.Context, p []float64, n int, opt ExactOptions) (ExactResu
 	if m := len(r.w); m > MaxExactCells/r.coreN {
 		return ExactResult{}, fmt.Errorf("exact: %d hosts × %d tasks (after removing the hosts with p = 0 or 1) is over the %d cells the exact search takes (128 MiB of tables); use gls or ppb", m, r.coreN, MaxExactCells)
 	}
-	coreX, nodes, optimal, err := exactCore(ctx, r.w, r.coreN, opt.MaxNodes)
+	coreX, nodes, optimal, err := exactCore(ctx, r.w, r.coreN, opt.MaxNodes, progress)
 	if err != nil {
 		return ExactResult{}, err
 	}
@@ -82,13 +82,14 @@ type bnb struct {
 	stopped  bool
 	ctx      context.Context
 	err      error // ctx's error when it stopped the search
+	progress func(string, int64, int64)
 	scratch  []float64
 	orders   [][]int // per depth: the groups in increasing sum order
 }
 
-func exactCore(ctx context.Context, w []float64, n int, maxNodes int64) ([]int, int64, bool, error) {
+func exactCore(ctx context.Context, w []float64, n int, maxNodes int64, progress func(string, int64, int64)) ([]int, int64, bool, error) {
 	m := len(w)
-	init, err := glsCore(ctx, w, n)
+	init, err := glsCore(ctx, w, n, nil)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -99,7 +100,7 @@ func exactCore(ctx context.Context, w []float64, n int, maxNodes int64) ([]int, 
 	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
 	s := &bnb{w: make([]float64, m), suffix: make([]float64, m+1), n: n, sum: make([]float64, n),
 		assign: make([]int, m), bestX: make([]int, m), maxNodes: maxNodes,
-		scratch: make([]float64, n), orders: make([][]int, m), ctx: ctx}
+		scratch: make([]float64, n), orders: make([][]int, m), ctx: ctx, progress: progress}
 	for h := range s.orders {
 		s.orders[h] = make([]int, n)
 	}
@@ -143,6 +144,9 @@ func (s *bnb) search(h, empty int) {
 		if err := s.ctx.Err(); err != nil {
 			s.stopped, s.err = true, err
 			return
+		}
+		if s.progress != nil {
+			s.progress("search nodes", s.nodes, max(s.maxNodes, 0))
 		}
 	}
 	m := len(s.w)

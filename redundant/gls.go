@@ -18,17 +18,17 @@ import (
 // their sums, and most when d is closest to half the gap. It stops at a
 // local optimum for both neighbourhoods. Deterministic; needs no seed.
 func GLS(p []float64, n int) []int {
-	x, _ := gls(context.Background(), p, n)
+	x, _ := gls(context.Background(), p, n, nil)
 	return x
 }
 
 // gls is GLS that stops with ctx's error when ctx is cancelled.
-func gls(ctx context.Context, p []float64, n int) ([]int, error) {
+func gls(ctx context.Context, p []float64, n int, progress func(string, int64, int64)) ([]int, error) {
 	r := reduce(p, n)
 	if r.trivial {
 		return r.expand(nil), nil
 	}
-	x, err := glsCore(ctx, r.w, r.coreN)
+	x, err := glsCore(ctx, r.w, r.coreN, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func gls(ctx context.Context, p []float64, n int) ([]int, error) {
 }
 
 // glsCore partitions the weights w (finite, > 0) into n groups.
-func glsCore(ctx context.Context, w []float64, n int) ([]int, error) {
+func glsCore(ctx context.Context, w []float64, n int, progress func(string, int64, int64)) ([]int, error) {
 	m := len(w)
 	order := make([]int, m)
 	for i := range order {
@@ -51,6 +51,9 @@ func glsCore(ctx context.Context, w []float64, n int) ([]int, error) {
 		if k%every == 0 { // m·n steps in all
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if progress != nil {
+				progress("hosts placed", int64(k), int64(m))
 			}
 		}
 		j := 0

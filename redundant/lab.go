@@ -20,12 +20,35 @@ type LabConfig struct {
 	Workers int           // goroutines (results do not depend on it)
 	Anneal  AnnealOptions // PPB, EPB
 	// Progress, if not nil, is called with the number of repetitions just
-	// finished (from several goroutines).
-	Progress func(done int)
+	// finished and their estimated work (see LabWork; from several
+	// goroutines).
+	Progress func(reps int, work float64)
 	// Points, if not nil, keeps finished points: LabFigure asks it before
 	// computing a point and gives it every point it computes, so that an
 	// interrupted figure resumes where it stopped.
 	Points PointStore
+	// repWork is the estimated work of one repetition of the point being
+	// computed (0: 1), for Progress.
+	repWork float64
+}
+
+// work is the estimated work of one repetition of the current point.
+func (c LabConfig) work() float64 {
+	if c.repWork > 0 {
+		return c.repWork
+	}
+	return 1
+}
+
+// repWork estimates the cost of one repetition on m hosts relative to
+// others of the same figure: constant for Figures 1 and 2 (m fixed),
+// m·log2(m) for Figure 3 (a bisection over n of allocations costing about
+// m each). It only shapes the ETA.
+func repWork(figure, m int) float64 {
+	if figure != 3 {
+		return 1
+	}
+	return float64(m) * math.Log2(float64(m))
 }
 
 // Validate checks the configuration: known algorithms, 1 to MaxReps
@@ -63,7 +86,7 @@ func cachedPoint(cfg LabConfig, key string, f func() ([]float64, []float64, erro
 	if cfg.Points != nil {
 		if mean, se, ok := cfg.Points.Get(key); ok && len(mean) == len(cfg.Algos) && len(se) == len(cfg.Algos) {
 			if cfg.Progress != nil {
-				cfg.Progress(cfg.Reps)
+				cfg.Progress(cfg.Reps, float64(cfg.Reps)*cfg.work())
 			}
 			return mean, se, nil
 		}
@@ -109,7 +132,7 @@ func forEachRep(ctx context.Context, cfg LabConfig, reps int, f func(rep int) er
 				}
 				errs[k] = f(rep)
 				if cfg.Progress != nil {
-					cfg.Progress(1)
+					cfg.Progress(1, cfg.work())
 				}
 			}
 		}(k)
@@ -346,8 +369,10 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 			idx := addSeries(fmt.Sprintf(" R0=%g", r0), len(grid.Ms))
 			for mi, m := range grid.Ms {
 				key := fmt.Sprintf("fig3/%d/%d r0=%g m=%d", ri, mi, r0, m)
-				mean, se, err := cachedPoint(cfg, key, func() ([]float64, []float64, error) {
-					return LabScale(ctx, g, m, r0, cfg, 3, uint64(ri), uint64(mi))
+				pc := cfg
+				pc.repWork = repWork(3, m)
+				mean, se, err := cachedPoint(pc, key, func() ([]float64, []float64, error) {
+					return LabScale(ctx, g, m, r0, pc, 3, uint64(ri), uint64(mi))
 				})
 				if err != nil {
 					return f, err
@@ -361,15 +386,19 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 	return f, nil
 }
 
-// LabWork is the number of repetitions LabFigure runs (for progress).
-func LabWork(figure int, grid LabGrid, reps int) int {
+// LabWork is the number of repetitions LabFigure runs and their estimated
+// work (the sum of what Progress is given), for progress.
+func LabWork(figure int, grid LabGrid, reps int) (int, float64) {
 	switch figure {
-	case 1:
-		return reps * len(grid.Mus) * len(grid.Sigmas)
-	case 2:
-		return reps * len(grid.Mus) * len(grid.Sigmas)
+	case 1, 2:
+		n := reps * len(grid.Mus) * len(grid.Sigmas)
+		return n, float64(n)
 	default:
-		return reps * len(grid.Ms) * len(grid.R0s)
+		work := 0.0
+		for _, m := range grid.Ms {
+			work += float64(reps*len(grid.R0s)) * repWork(3, m)
+		}
+		return reps * len(grid.Ms) * len(grid.R0s), work
 	}
 }
 

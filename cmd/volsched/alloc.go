@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/stream"
@@ -78,6 +79,32 @@ func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
 		return nil, fmt.Errorf("%s: give either \"p\" or \"ages\" (with \"size\" and \"dist\"), not both or neither", source)
 	}
 }
+
+// phaseProgress shows a long allocation's progress on standard error
+// (experiment.Progress: a redrawn line on a terminal, a line every 30 s in
+// a log), one phase after the other.
+type phaseProgress struct {
+	label string
+	phase string
+	total int64
+	p     *experiment.Progress
+	done  int64
+}
+
+func newPhaseProgress(label string) *phaseProgress { return &phaseProgress{label: label} }
+
+func (pp *phaseProgress) report(phase string, done, total int64) {
+	if pp.p == nil || phase != pp.phase || total != pp.total {
+		pp.p.Finish()
+		pp.phase, pp.total, pp.done = phase, total, 0
+		pp.p = experiment.NewProgress(pp.label + " " + phase)
+		pp.p.Start(int(total), 0)
+	}
+	pp.p.Add(int(done - pp.done))
+	pp.done = done
+}
+
+func (pp *phaseProgress) finish() { pp.p.Finish() }
 
 // parseFloats parses "a,b" into exactly k numbers for flag name.
 func parseFloats(flag, s string, k int) ([]float64, error) {
@@ -179,9 +206,12 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if algo == "sab" {
 				run = "ppb"
 			}
+			prog := newPhaseProgress("alloc " + algo)
 			res, err := redundant.Allocate(cmd.Context(), run, p, tasks, redundant.Options{Seed: seed,
-				Anneal: redundant.AnnealOptions{MovesPerHost: moves},
-				Exact:  redundant.ExactOptions{MaxNodes: maxNodes}})
+				Anneal:   redundant.AnnealOptions{MovesPerHost: moves},
+				Exact:    redundant.ExactOptions{MaxNodes: maxNodes},
+				Progress: prog.report})
+			prog.finish()
 			if err != nil {
 				return err
 			}

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
@@ -220,7 +221,7 @@ const paramsUsage = "JSON file of workload and node parameters over the defaults
 
 // simRun is how runOverlaySim runs: checkpoints and interruptions.
 type simRun struct {
-	progress        bool
+	progress        progressMode
 	checkpointEvery time.Duration // 0: only on SIGINT/SIGTERM
 	resume          bool
 	interruptAt     uint64 // > 0: stop after this many events as if interrupted (tests)
@@ -306,11 +307,22 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 			werr = e
 		}
 	})
-	if o.progress {
-		start, events0 := time.Now(), s.Events()
+	drawn := false
+	if o.progress != noProgress {
+		start, events0, now0 := time.Now(), s.Events(), s.Now()
+		last := start
 		s.OnProgress(func(now des.Time, events uint64) {
-			fmt.Fprintf(os.Stderr, "\r%s simulated of %s, %d events, %.0f events/s   ", now.Duration().Round(time.Second),
-				c.Length.Duration(), events, float64(events-events0)/time.Since(start).Seconds())
+			t := time.Now()
+			if o.progress == logProgress && t.Sub(last) < experiment.LogInterval {
+				return
+			}
+			last, drawn = t, true
+			line := simProgressLine(now, now0, c.Length, events, events0, t.Sub(start))
+			if o.progress == logProgress {
+				fmt.Fprintf(os.Stderr, "overlay sim: %s [%s elapsed]\n", line, t.Sub(start).Round(time.Second))
+			} else {
+				fmt.Fprintf(os.Stderr, "\r\033[K%s", line)
+			}
 		})
 	}
 	saved := func(n int64, took time.Duration) string {
@@ -335,7 +347,7 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 	}
 	started = true
 	r, runErr := s.Run(ctx)
-	if o.progress {
+	if o.progress == termProgress && drawn {
 		fmt.Fprintln(os.Stderr)
 	}
 	if errors.Is(runErr, oversim.ErrStopped) {
@@ -373,6 +385,38 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
 	}
 	return r, nil
+}
+
+// progressMode is how a long run reports its progress on standard error.
+type progressMode int
+
+const (
+	noProgress   progressMode = iota
+	termProgress              // a line redrawn on a terminal
+	logProgress               // a line every experiment.LogInterval in a log
+)
+
+// stderrProgress is the mode for standard error: a terminal or a log.
+func stderrProgress() progressMode {
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		return termProgress
+	}
+	return logProgress
+}
+
+// simProgressLine describes a run at simulated time now of length, from
+// now0 and events0 at the start of this sitting, elapsed ago; the ETA is
+// the simulated time left at the simulated rate of this sitting.
+func simProgressLine(now, now0, length des.Time, events, events0 uint64, elapsed time.Duration) string {
+	s := fmt.Sprintf("%s simulated of %s (%.1f%%), %d events", now.Duration().Round(time.Second), length.Duration(),
+		100*float64(now)/float64(length), events)
+	if el := elapsed.Seconds(); el > 0 {
+		s += fmt.Sprintf(", %.0f events/s", float64(events-events0)/el)
+		if rate := float64(now-now0) / el; rate > 0 && now < length {
+			s += fmt.Sprintf(", ETA %s", time.Duration(float64(length-now)/rate).Round(time.Second))
+		}
+	}
+	return s
 }
 
 const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,jobs_completed,makespan_max_s,row_makespan_max_s,wall_s"
@@ -465,7 +509,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if f.checkpointEvery < 0 {
 				return usagef("--checkpoint-every %v: want a duration >= 0 (0: only when interrupted)", f.checkpointEvery)
 			}
-			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: term.IsTerminal(int(os.Stderr.Fd())),
+			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: stderrProgress(),
 				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",

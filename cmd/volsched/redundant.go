@@ -64,8 +64,9 @@ func runLabFigure(ctx context.Context, w io.Writer, o labOptions) error {
 		cfg.Points = pts
 	}
 	prog := experiment.NewProgress(fmt.Sprintf("seed 003 figure %d", o.figure))
-	prog.Start(redundant.LabWork(o.figure, grid, o.reps), 0)
-	cfg.Progress = prog.Add
+	reps, work := redundant.LabWork(o.figure, grid, o.reps)
+	prog.StartWork(reps, 0, work, 0)
+	cfg.Progress = func(n int, w float64) { prog.AddWork(n, w) }
 	f, err := redundant.LabFigure(ctx, o.figure, grid, cfg)
 	prog.Finish()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
@@ -82,7 +83,12 @@ func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
 	}
 	for _, s := range studies {
 		fmt.Fprintln(w)
+		prog := experiment.NewProgress("seed 003 figure 4 (" + s.Name + ")")
+		s.Config.Progress = func(n int, w float64) { prog.AddWork(n, w) }
+		reps, work := s.Work()
+		prog.StartWork(reps, 0, work, 0)
 		f, err := s.Run(ctx)
+		prog.Finish()
 		if err != nil {
 			return err
 		}
