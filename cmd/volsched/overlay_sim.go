@@ -483,6 +483,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return err
 			}
+			if f.checkpointEvery < 0 || (f.checkpointEvery > 0 && f.checkpointEvery < time.Second) {
+				return usagef("--checkpoint-every %v: want 0 (only when interrupted) or at least 1s (each checkpoint writes the whole state)", f.checkpointEvery)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if f.cpuProfile != "" {
@@ -505,9 +508,6 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 						fmt.Fprintf(os.Stderr, "--memprofile: %v\n", err)
 					}
 				}()
-			}
-			if f.checkpointEvery < 0 {
-				return usagef("--checkpoint-every %v: want a duration >= 0 (0: only when interrupted)", f.checkpointEvery)
 			}
 			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: stderrProgress(),
 				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})

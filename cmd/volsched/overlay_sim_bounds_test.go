@@ -40,6 +40,7 @@ func TestOverlaySimExtremeInputs(t *testing.T) {
 		{[]string{"--workload", longest, "--detect", "1000000h"}, "--detect"},
 		{[]string{"--workload", longest, "--central-per-node", "1h"}, "--central-per-node"},
 		{[]string{"--workload", longest, "--churn", "1e30"}, "--churn"},
+		{[]string{"--workload", longest, "--checkpoint-every", "1ns"}, "--checkpoint-every 1ns: want 0 (only when interrupted) or at least 1s"},
 	} {
 		args := append([]string{"overlay", "sim", "--nodes", "4", "--out", out}, c.args...)
 		_, e, code := runCLI(t, "", args...)
