@@ -700,11 +700,64 @@ func figureCommand(use, short, long string, make func(w io.Writer, prefix string
 			if out == "" {
 				return usagef("--out: missing (want a path prefix for the CSV and SVG files)")
 			}
-			return make(cmd.OutOrStdout(), out, args)
+			return make(cmd.OutOrStdout(), out, expandRunDirs(args, cmd.ErrOrStderr()))
 		},
 	}
+	cmd.Long += `
+
+A RUN_DIR without a summary.json that holds run directories (e.g.
+results/004/paper-ibp/) stands for them, in name order; among those, runs
+that stopped before their last simulated hour are left out with a note (a
+run named on its own must be finished).`
 	cmd.Flags().StringVar(&out, "out", "", "path prefix of the CSV and SVG files (required)")
 	return cmd
+}
+
+// expandRunDirs replaces each argument that is a directory of runs (no
+// summary.json of its own, run directories inside) by those runs, in name
+// order, leaving out the unfinished ones with a note on w. Other arguments
+// (NAME=DIR, run directories, anything else) are kept for the figure to
+// read or refuse.
+func expandRunDirs(args []string, w io.Writer) []string {
+	var out []string
+	for _, a := range args {
+		if strings.Contains(a, "=") {
+			out = append(out, a)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a, "summary.json")); err == nil {
+			out = append(out, a)
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			out = append(out, a)
+			continue
+		}
+		var runs []string
+		for _, e := range entries {
+			d := filepath.Join(a, e.Name())
+			if !e.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(d, "summary.json")); err != nil {
+				continue
+			}
+			if _, _, r, err := readRunSummary(d); err == nil {
+				if err := unfinished(d, r); err != nil {
+					fmt.Fprintf(w, "left out: %v\n", err)
+					continue
+				}
+			}
+			runs = append(runs, d)
+		}
+		if len(runs) == 0 {
+			out = append(out, a) // not a directory of runs: the figure says why
+			continue
+		}
+		out = append(out, runs...)
+	}
+	return out
 }
 
 func init() {
