@@ -224,6 +224,11 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("read manifest: %w", err)
 	}
+	return parseManifest(b, path)
+}
+
+// parseManifest is ReadManifest on the file's contents.
+func parseManifest(b []byte, path string) (Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

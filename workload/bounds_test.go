@@ -3,8 +3,11 @@ package workload
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -77,4 +80,69 @@ func TestWriteGeneratedMatchesGenerate(t *testing.T) {
 	if err := WriteGenerated(ctx, io.Discard, &p, d, 5, 100_000, 365*des.Day); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
+}
+
+// FuzzReadParams: whatever --params holds, ReadParams returns parameters
+// that validate, or an error; what it returns writes back as JSON and reads
+// the same.
+func FuzzReadParams(f *testing.F) {
+	b, _ := json.Marshal(DefaultParams())
+	f.Add(string(b))
+	f.Add(`{"power_min_mips": 500, "power_max_mips": 100}`)
+	f.Add(`{"think_a": 1e308, "node_mem_mb": []}`)
+	f.Add(`{"deadline_a": -1} {}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ReadParams(strings.NewReader(s), "p.json")
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("accepted parameters that do not validate: %v", err)
+		}
+		out, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("accepted parameters do not encode: %v", err)
+		}
+		back, err := ReadParams(bytes.NewReader(out), "again")
+		if err != nil || !reflect.DeepEqual(back, p) {
+			t.Fatalf("round trip: %v\n%+v\n%+v", err, back, p)
+		}
+	})
+}
+
+// FuzzReadCDF and FuzzReadAppHist: the readers of the site-level data
+// files return distributions whose draws are finite for every u in [0, 1),
+// or an error.
+func FuzzReadCDF(f *testing.F) {
+	f.Add("10 0.5\n600 1\n")
+	f.Add("# c\n1 0.2\n1 0.2\n3 1")
+	f.Add("5 1e-300\n6 1")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ReadCDF(strings.NewReader(s), "x.cdf")
+		if err != nil {
+			return
+		}
+		for _, u := range []float64{0, 1e-300, 0.25, 0.5, 0.999999, math.Nextafter(1, 0)} {
+			if q := c.Quantile(u); math.IsNaN(q) || math.IsInf(q, 0) {
+				t.Fatalf("Quantile(%g) = %g", u, q)
+			}
+		}
+	})
+}
+
+func FuzzReadAppHist(f *testing.F) {
+	f.Add("100000 1 0 -1 5\n3000000 10 0 1024 1\n")
+	f.Add("1 1 0 -1 1e300\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ReadAppHist(strings.NewReader(s), "apps.hist")
+		if err != nil {
+			return
+		}
+		for _, u := range []float64{0, 0.3, 0.999999, math.Nextafter(1, 0)} {
+			c := h.Sample(u)
+			if !(c.LengthMI > 0) || math.IsInf(c.LengthMI, 0) || c.Tasks < 1 {
+				t.Fatalf("Sample(%g) = %+v", u, c)
+			}
+		}
+	})
 }

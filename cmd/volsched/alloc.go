@@ -57,7 +57,7 @@ func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		return p, nil
+		return p, redundant.ValidateProbs(p, source+": ages")
 	}
 	switch {
 	case in.P != nil && in.Ages == nil:
@@ -74,7 +74,7 @@ func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		return p, nil
+		return p, redundant.ValidateProbs(p, source+": ages")
 	default:
 		return nil, fmt.Errorf("%s: give either \"p\" or \"ages\" (with \"size\" and \"dist\"), not both or neither", source)
 	}

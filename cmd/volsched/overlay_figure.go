@@ -69,14 +69,20 @@ func readRunSummary(arg string) (name, dir string, r *oversim.Result, err error)
 	if err != nil {
 		return "", "", nil, usagef("run %q: %v (want a directory written by 'volsched overlay sim')", arg, err)
 	}
-	r = new(oversim.Result)
+	r, err = parseRunSummary(b, arg)
+	return name, dir, r, err
+}
+
+// parseRunSummary reads the summary.json of run arg.
+func parseRunSummary(b []byte, arg string) (*oversim.Result, error) {
+	r := new(oversim.Result)
 	if err := json.Unmarshal(b, r); err != nil {
-		return "", "", nil, usagef("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
+		return nil, usagef("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
 	}
 	if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
-		return "", "", nil, usagef("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
+		return nil, usagef("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
 	}
-	return name, dir, r, nil
+	return r, nil
 }
 
 // unfinished says why r (given as arg) did not simulate all its hours, or
@@ -406,6 +412,11 @@ func readMakespanTimeline(path string) (t, m []float64, why string, err error) {
 	if err != nil {
 		return nil, nil, "", usagef("run timeline: %v", err)
 	}
+	return parseMakespanTimeline(b, path)
+}
+
+// parseMakespanTimeline is readMakespanTimeline on the file's contents.
+func parseMakespanTimeline(b []byte, path string) (t, m []float64, why string, err error) {
 	text := strings.TrimSpace(string(b))
 	if text == "" {
 		return nil, nil, "empty timeline.csv", nil
