@@ -411,7 +411,7 @@ func (s *Sim) schedWake(v int32, w float64, now des.Time) {
 	if math.IsInf(w, 1) || math.IsNaN(w) {
 		return
 	}
-	wt := des.Time(math.Ceil(w * 1e9))
+	wt := des.CeilSeconds(w) // saturates: a wake beyond the representable range never comes
 	if wt <= now {
 		wt = now + 1
 	}
@@ -814,6 +814,7 @@ func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 	}
 	for {
 		if !s.eng.Step(s.end, s.handle) {
+			err = s.eng.Err() // nil, or the clock could not advance
 			break
 		}
 		k := s.eng.Processed()

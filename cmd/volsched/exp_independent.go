@@ -62,9 +62,10 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	expCmd.AddCommand(cmd)
 	registerSummarizer(itercampaign.Kind, itercampaign.SummarizeDir)
 	registerReproduction(reproduction{
-		Name:  itercampaign.ReproductionName,
-		Order: 30,
-		Title: "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
+		Name:    itercampaign.ReproductionName,
+		Resumes: true,
+		Order:   30,
+		Title:   "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return itercampaign.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
 		},

@@ -69,14 +69,20 @@ func readRunSummary(arg string) (name, dir string, r *oversim.Result, err error)
 	if err != nil {
 		return "", "", nil, usagef("run %q: %v (want a directory written by 'volsched overlay sim')", arg, err)
 	}
-	r = new(oversim.Result)
+	r, err = parseRunSummary(b, arg)
+	return name, dir, r, err
+}
+
+// parseRunSummary reads the summary.json of run arg.
+func parseRunSummary(b []byte, arg string) (*oversim.Result, error) {
+	r := new(oversim.Result)
 	if err := json.Unmarshal(b, r); err != nil {
-		return "", "", nil, usagef("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
+		return nil, usagef("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
 	}
 	if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
-		return "", "", nil, usagef("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
+		return nil, usagef("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
 	}
-	return name, dir, r, nil
+	return r, nil
 }
 
 // unfinished says why r (given as arg) did not simulate all its hours, or
@@ -408,6 +414,11 @@ func readMakespanTimeline(path string) (t, m []float64, why string, err error) {
 	if err != nil {
 		return nil, nil, "", usagef("run timeline: %v", err)
 	}
+	return parseMakespanTimeline(b, path)
+}
+
+// parseMakespanTimeline is readMakespanTimeline on the file's contents.
+func parseMakespanTimeline(b []byte, path string) (t, m []float64, why string, err error) {
 	text := strings.TrimSpace(string(b))
 	if text == "" {
 		return nil, nil, "empty timeline.csv", nil
@@ -702,15 +713,68 @@ func figureCommand(use, short, long string, make func(w io.Writer, prefix string
 			if out == "" {
 				return usagef("--out: missing (want a path prefix for the CSV and SVG files)")
 			}
-			return make(cmd.OutOrStdout(), out, args)
+			return make(cmd.OutOrStdout(), out, expandRunDirs(args, cmd.ErrOrStderr()))
 		},
 	}
+	cmd.Long += `
+
+A RUN_DIR without a summary.json that holds run directories (e.g.
+results/004/paper-ibp/) stands for them, in name order; among those, runs
+that stopped before their last simulated hour are left out with a note (a
+run named on its own must be finished).`
 	cmd.Flags().StringVar(&out, "out", "", "path prefix of the CSV and SVG files (required)")
 	return cmd
 }
 
+// expandRunDirs replaces each argument that is a directory of runs (no
+// summary.json of its own, run directories inside) by those runs, in name
+// order, leaving out the unfinished ones with a note on w. Other arguments
+// (NAME=DIR, run directories, anything else) are kept for the figure to
+// read or refuse.
+func expandRunDirs(args []string, w io.Writer) []string {
+	var out []string
+	for _, a := range args {
+		if strings.Contains(a, "=") {
+			out = append(out, a)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a, "summary.json")); err == nil {
+			out = append(out, a)
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			out = append(out, a)
+			continue
+		}
+		var runs []string
+		for _, e := range entries {
+			d := filepath.Join(a, e.Name())
+			if !e.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(d, "summary.json")); err != nil {
+				continue
+			}
+			if _, _, r, err := readRunSummary(d); err == nil {
+				if err := unfinished(d, r); err != nil {
+					fmt.Fprintf(w, "left out: %v\n", err)
+					continue
+				}
+			}
+			runs = append(runs, d)
+		}
+		if len(runs) == 0 {
+			out = append(out, a) // not a directory of runs: the figure says why
+			continue
+		}
+		out = append(out, runs...)
+	}
+	return out
+}
+
 func init() {
-	overlayCmd.AddCommand(figureCommand("sfmax-figure --out PREFIX [NAME=]RUN_DIR...",
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("sfmax-figure --out PREFIX [NAME=]RUN_DIR...",
 		"Figs. 12–17 from 'overlay sim' runs: tasks and computation finished against SF_max, references flat",
 		`sfmax-figure reads the summary.json of each run directory written by
 'volsched overlay sim' (one policy, one network size): overlay runs at
@@ -721,8 +785,8 @@ references as flat lines over the overlay's SF_max range), and from each
 run's timeline.csv PREFIX-makespan.csv and PREFIX-makespan.svg: the
 largest makespan of the applications completed in each sample interval
 over time (Fig. 15, MMP's figure). NAME=RUN_DIR
-names a run's line (default: its scheduler).`, sfmaxFigure))
-	overlayCmd.AddCommand(figureCommand("size-figure --out PREFIX RUN_DIR...",
+names a run's line (default: its scheduler).`, sfmaxFigure)))
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("size-figure --out PREFIX RUN_DIR...",
 		"Figs. 9 and 11 from 'overlay sim' runs: throughput and maximum link use against network size",
 		`size-figure reads the summary.json of overlay runs written by 'volsched
 overlay sim' at several network sizes (any of the policies; one run per
@@ -731,8 +795,8 @@ Fig. 9 (tasks finished per simulated hour against size, with the ratio of
 the largest size's throughput per node to the smallest's: 1 is linear
 growth) and Fig. 11 (the maximum link use over nodes in 1 s windows), and
 writes PREFIX-fig9.csv, PREFIX-fig9.svg, PREFIX-fig11.csv and
-PREFIX-fig11.svg.`, sizeFigure))
-	overlayCmd.AddCommand(figureCommand("failure-figure --out PREFIX RUN_DIR...",
+PREFIX-fig11.svg.`, sizeFigure)))
+	overlayCmd.AddCommand(stopsAtOnce(figureCommand("failure-figure --out PREFIX RUN_DIR...",
 		"Fig. 18 and the catastrophe figure from 'overlay sim' runs with --churn, --fail and without failures",
 		`failure-figure reads the summary.json of overlay runs written by
 'volsched overlay sim': for each policy, one run without failures and runs
@@ -741,5 +805,5 @@ runs differ only in their failures; finished). It prints each run's
 computation finished normalized to its policy's run without failures —
 Fig. 18 (churn, by median session) and the catastrophic failure (by
 fraction of the nodes) — and writes PREFIX-fig18.csv, PREFIX-fig18.svg
-and PREFIX-catastrophe.svg.`, failureFigure))
+and PREFIX-catastrophe.svg.`, failureFigure)))
 }

@@ -307,3 +307,28 @@ func TestOverlayFailureFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlayFigureFolderOfRuns: a folder of run directories (the README's
+// `sfmax-figure --out PREFIX results/004/paper-ibp/`) stands for its runs;
+// a stopped run in it is left out with a note, while the same run named on
+// its own is refused.
+func TestOverlayFigureFolderOfRuns(t *testing.T) {
+	d := t.TempDir()
+	runs := filepath.Join(d, "runs")
+	run := func(name, sch string, sf int, simulated float64) string {
+		return writeSummary(t, filepath.Join(runs, name), oversim.Result{Policy: "ibp", Nodes: 100, Hours: 60, SimulatedSeconds: simulated,
+			Scheduler: sch, SFMax: sf, TasksFinished: 100, ComputationFinishedMI: 1e6})
+	}
+	run("a-overlay-64", "", 64, 216000)
+	run("b-overlay-9", "", 9, 216000)
+	run("c-central", "centralized", 225, 216000)
+	stopped := run("d-central-stopped", "centralized", 225, 30000)
+	os.WriteFile(filepath.Join(runs, "notes.txt"), []byte("not a run"), 0o644)
+	out, e, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), runs)
+	if code != 0 || !strings.Contains(e, "left out") || !strings.Contains(e, "d-central-stopped") || strings.Count(out, "centralized") < 1 {
+		t.Fatalf("folder of runs: exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	if _, e, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), filepath.Join(runs, "a-overlay-64"), stopped); code != 2 || !strings.Contains(e, "stopped at") {
+		t.Errorf("a stopped run named on its own: exit %d, stderr %q; want it refused", code, e)
+	}
+}

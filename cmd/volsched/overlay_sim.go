@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -21,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
@@ -102,22 +104,28 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			return nil, usagef("--fail %s: the failure time %v is not before the end of the run (--hours %g)", f.fail, cat.At.Duration(), f.hours)
 		}
 	}
-	if f.detect < 0 {
-		return nil, usagef("--detect %v: want >= 0", f.detect)
+	length := des.Seconds(f.hours * 3600)
+	if f.detect < 0 || des.Time(f.detect) > oversim.MaxDuration {
+		return nil, usagef("--detect %v: want 0 to %v", f.detect, oversim.MaxDuration.Duration())
 	}
-	if f.sample < 0 {
-		return nil, usagef("--sample %v: want >= 0", f.sample)
+	if f.sample < 0 || (f.sample > 0 && length/des.Time(f.sample) > oversim.MaxTimelineRows) {
+		return nil, usagef("--sample %v: want 0 (no timeline) or an interval of at least %v (at most %d timeline rows in --hours %g)",
+			f.sample, max((length/oversim.MaxTimelineRows).Duration(), time.Nanosecond), oversim.MaxTimelineRows, f.hours)
 	}
-	if f.probeEvery < 0 || (f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0))) {
-		return nil, usagef("--probe-every %v, --probe-tasks %d, --probe-length %g: want an interval >= 0, 1 to %d tasks and a length > 0 MI", f.probeEvery, f.probeTasks, f.probeLength, 1<<24)
+	if f.probeEvery < 0 || (f.probeEvery > 0 && length/des.Time(f.probeEvery) > oversim.MaxProbes) {
+		return nil, usagef("--probe-every %v: want 0 (no probes) or an interval of at least %v (at most %d probe requests in --hours %g)",
+			f.probeEvery, max((length/oversim.MaxProbes).Duration(), time.Nanosecond), oversim.MaxProbes, f.hours)
+	}
+	if f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0 && f.probeLength <= workload.MaxLengthMI)) {
+		return nil, usagef("--probe-tasks %d, --probe-length %g: want 1 to %d tasks and a length in (0, %g] MI", f.probeTasks, f.probeLength, 1<<24, workload.MaxLengthMI)
 	}
 	switch f.scheduler {
 	case "overlay", "centralized", "random":
 	default:
 		return nil, usagef("--scheduler %q: want overlay, centralized or random", f.scheduler)
 	}
-	if f.centralPerNode < 0 {
-		return nil, usagef("--central-per-node %v: want >= 0", f.centralPerNode)
+	if f.centralPerNode < 0 || des.Time(f.centralPerNode) > oversim.MaxCentralPerNode {
+		return nil, usagef("--central-per-node %v: want 0 to %v", f.centralPerNode, oversim.MaxCentralPerNode.Duration())
 	}
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
@@ -162,7 +170,7 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		}
 		jobs, skipped, err := workload.FromSWF(raw, workload.SWFOptions{Nodes: f.nodes, PowerMIPS: f.swfPower})
 		if err != nil {
-			return nil, fmt.Errorf("--swf: %w", err)
+			return nil, fmt.Errorf("--swf %s: %w", f.swf, err)
 		}
 		if skipped > 0 {
 			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time, unknown processor count or more than 2^31-1 processors\n", skipped)
@@ -204,7 +212,7 @@ const paramsUsage = "JSON file of workload and node parameters over the defaults
 
 // simRun is how runOverlaySim runs: checkpoints and interruptions.
 type simRun struct {
-	progress        bool
+	progress        progressMode
 	checkpointEvery time.Duration // 0: only on SIGINT/SIGTERM
 	resume          bool
 	interruptAt     uint64 // > 0: stop after this many events as if interrupted (tests)
@@ -216,11 +224,11 @@ var errInjected = errors.New("interrupted at the requested event count (--interr
 // runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
 // and DIR/summary.json at the end. It writes DIR/checkpoint.bin every
 // checkpointEvery of wall time and when the context is cancelled, resumes
-// from it with resume, and removes it when the run ends.
-func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (*oversim.Result, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
+// from it with resume, and removes it when the run ends. It refuses a
+// directory holding another run's files (a finished run's summary is never
+// overwritten) and, when it refuses or fails before simulating, leaves no
+// directory it created behind.
+func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (res *oversim.Result, err error) {
 	ckptPath := filepath.Join(out, oversim.CheckpointFile)
 	_, statErr := os.Stat(ckptPath)
 	switch {
@@ -228,6 +236,24 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 		return nil, usagef("--resume: no checkpoint to resume from in --out %s (%v)", out, statErr)
 	case !o.resume && statErr == nil:
 		return nil, usagef("--out %s holds the checkpoint of an unfinished run (%s): pass --resume to continue it, or choose another --out", out, ckptPath)
+	case !o.resume:
+		for _, name := range []string{"summary.json", "timeline.csv"} {
+			if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+				return nil, usagef("--out %s holds the %s of another run: choose another --out (or remove that directory)", out, name)
+			}
+		}
+	}
+	// A directory created here is removed again if the run fails before
+	// it starts simulating (nothing of value is in it).
+	_, outErr := os.Stat(out)
+	created, started := errors.Is(outErr, fs.ErrNotExist), false
+	defer func() {
+		if created && !started && err != nil {
+			os.RemoveAll(out)
+		}
+	}()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	s, err := oversim.New(c)
 	if err != nil {
@@ -272,11 +298,22 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 			werr = e
 		}
 	})
-	if o.progress {
-		start, events0 := time.Now(), s.Events()
+	drawn := false
+	if o.progress != noProgress {
+		start, events0, now0 := time.Now(), s.Events(), s.Now()
+		last := start
 		s.OnProgress(func(now des.Time, events uint64) {
-			fmt.Fprintf(os.Stderr, "\r%s simulated of %s, %d events, %.0f events/s   ", now.Duration().Round(time.Second),
-				c.Length.Duration(), events, float64(events-events0)/time.Since(start).Seconds())
+			t := time.Now()
+			if o.progress == logProgress && t.Sub(last) < experiment.LogInterval {
+				return
+			}
+			last, drawn = t, true
+			line := simProgressLine(now, now0, c.Length, events, events0, t.Sub(start))
+			if o.progress == logProgress {
+				fmt.Fprintf(os.Stderr, "overlay sim: %s [%s elapsed]\n", line, t.Sub(start).Round(time.Second))
+			} else {
+				fmt.Fprintf(os.Stderr, "\r\033[K%s", line)
+			}
 		})
 	}
 	saved := func(n int64, took time.Duration) string {
@@ -299,8 +336,9 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 	if o.interruptAt > 0 {
 		s.StopAt(o.interruptAt)
 	}
+	started = true
 	r, runErr := s.Run(ctx)
-	if o.progress {
+	if o.progress == termProgress && drawn {
 		fmt.Fprintln(os.Stderr)
 	}
 	if errors.Is(runErr, oversim.ErrStopped) {
@@ -338,6 +376,38 @@ func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun)
 		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
 	}
 	return r, nil
+}
+
+// progressMode is how a long run reports its progress on standard error.
+type progressMode int
+
+const (
+	noProgress   progressMode = iota
+	termProgress              // a line redrawn on a terminal
+	logProgress               // a line every experiment.LogInterval in a log
+)
+
+// stderrProgress is the mode for standard error: a terminal or a log.
+func stderrProgress() progressMode {
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		return termProgress
+	}
+	return logProgress
+}
+
+// simProgressLine describes a run at simulated time now of length, from
+// now0 and events0 at the start of this sitting, elapsed ago; the ETA is
+// the simulated time left at the simulated rate of this sitting.
+func simProgressLine(now, now0, length des.Time, events, events0 uint64, elapsed time.Duration) string {
+	s := fmt.Sprintf("%s simulated of %s (%.1f%%), %d events", now.Duration().Round(time.Second), length.Duration(),
+		100*float64(now)/float64(length), events)
+	if el := elapsed.Seconds(); el > 0 {
+		s += fmt.Sprintf(", %.0f events/s", float64(events-events0)/el)
+		if rate := float64(now-now0) / el; rate > 0 && now < length {
+			s += fmt.Sprintf(", ETA %s", time.Duration(float64(length-now)/rate).Round(time.Second))
+		}
+	}
+	return s
 }
 
 const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,jobs_completed,makespan_max_s,row_makespan_max_s,wall_s"
@@ -404,6 +474,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return err
 			}
+			if f.checkpointEvery < 0 || (f.checkpointEvery > 0 && f.checkpointEvery < time.Second) {
+				return usagef("--checkpoint-every %v: want 0 (only when interrupted) or at least 1s (each checkpoint writes the whole state)", f.checkpointEvery)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if f.cpuProfile != "" {
@@ -427,10 +500,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 					}
 				}()
 			}
-			if f.checkpointEvery < 0 {
-				return usagef("--checkpoint-every %v: want a duration >= 0 (0: only when interrupted)", f.checkpointEvery)
-			}
-			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: term.IsTerminal(int(os.Stderr.Fd())),
+			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: stderrProgress(),
 				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
@@ -507,11 +577,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return err
 			}
-			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
-			if err != nil {
-				return err
-			}
-			return workload.WriteTrace(cmd.OutOrStdout(), jobs)
+			// Streamed: memory proportional to the nodes, and Ctrl-C stops
+			// it (the jobs written so far stay on standard output).
+			return workload.WriteGenerated(cmd.Context(), cmd.OutOrStdout(), &p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 		},
 	}
 	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
@@ -520,5 +588,5 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	gen.Flags().StringVar(&wf.data, "data", "", dataUsage)
 	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
 	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
-	overlayCmd.AddCommand(gen)
+	overlayCmd.AddCommand(stopsAtOnce(gen))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,10 @@ type reproduction struct {
 	// reproducible; outDir, when not empty, is where files (CSV, SVG, JSON)
 	// go.
 	Run func(ctx context.Context, w io.Writer, opt reproduceOptions) error
+	// Resumes says that, with --out DIR, Run keeps its finished work in DIR
+	// as it goes and reuses it when run again (what an interrupted
+	// reproduce tells the user).
+	Resumes bool
 }
 
 type reproduceOptions struct {
@@ -32,6 +37,22 @@ type reproduceOptions struct {
 }
 
 var reproductions []reproduction
+
+// interruptedReproduction is the error of a reproduce interrupted during r:
+// what is kept and how to go on (the reproduction's own error may name a
+// temporary directory that is already removed).
+func interruptedReproduction(r reproduction, all []reproduction, opt reproduceOptions) error {
+	var keep []string
+	for _, x := range all {
+		if x.Resumes {
+			keep = append(keep, x.Name)
+		}
+	}
+	if opt.OutDir == "" {
+		return fmt.Errorf("reproduce interrupted during %s; nothing was kept (with --out DIR, %s keep their finished work in DIR and resume from it)", r.Name, strings.Join(keep, ", "))
+	}
+	return fmt.Errorf("reproduce interrupted during %s; run the same command again (same --out %s): %s resume from their finished work there, the others start over", r.Name, opt.OutDir, strings.Join(keep, ", "))
+}
 
 func registerReproduction(r reproduction) { reproductions = append(reproductions, r) }
 
@@ -88,6 +109,9 @@ hours: prefer 'volsched exp ...' for those, which can resume and shard.`,
 				fmt.Fprintf(w, "\n=== %s: %s\n", r.Name, r.Title)
 				start := time.Now()
 				if err := r.Run(cmd.Context(), w, opt); err != nil {
+					if cmd.Context().Err() != nil {
+						return interruptedReproduction(r, sorted, opt)
+					}
 					return fmt.Errorf("reproduction %s: %w", r.Name, err)
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "(%s took %s)\n", r.Name, time.Since(start).Round(time.Millisecond))

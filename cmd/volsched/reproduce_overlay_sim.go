@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
-
-	"golang.org/x/term"
+	"time"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
@@ -56,10 +55,11 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%"
 
 func init() {
 	registerReproduction(reproduction{
-		Name:  "overlay-sim",
-		Order: 410,
-		Title: "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
-		Run:   reproduceOverlaySim,
+		Name:    "overlay-sim",
+		Resumes: true,
+		Order:   410,
+		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
+		Run:     reproduceOverlaySim,
 	})
 }
 
@@ -90,7 +90,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			UpdateBandwidth: pol.DefaultBandwidth(), DetectTimeout: des.Minute, CentralPerNode: 100,
 			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
 	}
-	progress := term.IsTerminal(int(os.Stderr.Fd()))
+	progress := &runLog{mode: stderrProgress()}
 	// A run used by several tables (Figs. 12-17 and Fig. 18's reference
 	// runs are the plain runs at the largest SF_max) is simulated once,
 	// with or without --out.
@@ -348,7 +348,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 // reads its result from dir/overlay-sim-runs/KEY.json: each run's result is
 // written there as soon as it ends, so an interrupted reproduction resumes
 // where it stopped (the results are deterministic given the key).
-func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress bool) (*oversim.Result, error) {
+func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress *runLog) (*oversim.Result, error) {
 	key := c.Key()
 	var path string
 	if dir != "" {
@@ -360,17 +360,13 @@ func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress b
 			}
 		}
 	}
-	if progress {
-		fmt.Fprintf(os.Stderr, "\roverlay-sim: %s ...%20s", key, "")
-	}
+	progress.starting(key)
 	s, err := oversim.New(c)
 	if err != nil {
 		return nil, err
 	}
 	r, err := s.Run(ctx)
-	if progress {
-		fmt.Fprintf(os.Stderr, "\r%*s\r", len(key)+40, "")
-	}
+	progress.ended(key)
 	if err != nil || path == "" {
 		return r, err
 	}
@@ -386,6 +382,42 @@ func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress b
 		return nil, err
 	}
 	return r, os.Rename(tmp, path)
+}
+
+// runLog shows which simulation a reproduction is running: on a terminal,
+// a line redrawn for each run; in a log, a line when a run starts at least
+// experiment.LogInterval after the last line. A nil *runLog is silent.
+type runLog struct {
+	mode  progressMode
+	start time.Time
+	last  time.Time
+	runs  int
+}
+
+func (l *runLog) starting(key string) {
+	if l == nil {
+		return
+	}
+	now := time.Now()
+	if l.start.IsZero() {
+		l.start, l.last = now, now
+	}
+	l.runs++
+	switch l.mode {
+	case termProgress:
+		fmt.Fprintf(os.Stderr, "\roverlay-sim: %s ...%20s", key, "")
+	case logProgress:
+		if now.Sub(l.last) >= experiment.LogInterval {
+			l.last = now
+			fmt.Fprintf(os.Stderr, "overlay-sim: run %d (%s) [%s elapsed]\n", l.runs, key, now.Sub(l.start).Round(time.Second))
+		}
+	}
+}
+
+func (l *runLog) ended(key string) {
+	if l != nil && l.mode == termProgress {
+		fmt.Fprintf(os.Stderr, "\r%*s\r", len(key)+40, "")
+	}
 }
 
 // writeCSVAndPlot writes DIR/NAME.csv and DIR/NAME.svg.

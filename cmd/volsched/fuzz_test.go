@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/redundant"
+)
+
+// FuzzRunSummary: the figure commands' reader of a run's summary.json
+// accepts only summaries of a policy, nodes and hours, or errs; what it
+// accepts goes through the figures' comparisons without panicking.
+func FuzzRunSummary(f *testing.F) {
+	// Small seeds: the minimizer is quadratic in the input's length.
+	f.Add([]byte(`{"policy":"ibp","nodes":100,"hours":60,"simulated_seconds":216000,"sfmax":9,"tasks_finished":10}`))
+	f.Add([]byte(`{"policy":"dp","nodes":1,"hours":1e-300,"simulated_seconds":-5,"peak_link_use":[{"window_ns":1000000000,"fraction":1e308}]}`))
+	f.Add([]byte(`{"policy":"x","nodes":-1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := parseRunSummary(b, "run")
+		if err != nil {
+			return
+		}
+		if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
+			t.Fatalf("accepted %+v", r)
+		}
+		_ = unfinished("run", r)
+		if d := setupDiff(r, r); d != "" {
+			t.Fatalf("a run differs from itself: %s", d)
+		}
+		againstSFMax([]*oversim.Result{r, r}, nil, 1, 2, func(r *oversim.Result) float64 { return r.ComputationFinishedMI })
+		peak1s(r)
+	})
+}
+
+// FuzzMakespanTimeline: the reader of a run's timeline.csv returns equal
+// numbers of finite times and makespans >= 0, a reason to leave the run
+// out, or an error.
+func FuzzMakespanTimeline(f *testing.F) {
+	f.Add([]byte(timelineHeader + "\n600,1,2,3,4,5,6,7,8,9,10,11,12,0.5\n"))
+	f.Add([]byte("time_s,row_makespan_max_s\n1,2\n3\n"))
+	f.Add([]byte("time_s,row_makespan_max_s\nNaN,-1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, ms, why, err := parseMakespanTimeline(b, "timeline.csv")
+		if err != nil || why != "" {
+			return
+		}
+		if len(ts) != len(ms) || len(ts) == 0 {
+			t.Fatalf("%d times, %d makespans", len(ts), len(ms))
+		}
+		for i := range ts {
+			if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || !(ms[i] >= 0) || math.IsInf(ms[i], 0) {
+				t.Fatalf("row %d: %g, %g", i, ts[i], ms[i])
+			}
+		}
+	})
+}
+
+// FuzzAllocInput: `alloc --probs FILE` yields valid failure probabilities
+// or an error, for the plain algorithms and for SAB.
+func FuzzAllocInput(f *testing.F) {
+	f.Add([]byte(`{"p": [0.1, 0.5, 1]}`))
+	f.Add([]byte(`{"ages": [1, 2, 3], "size": 10, "dist": {"name": "lognormal", "params": [1, 2]}}`))
+	f.Add([]byte(`{"ages": [1e308, 0], "size": 1e-300, "dist": {"name": "weibull", "params": [0.5, 1e308]}}`))
+	f.Add([]byte(`{"ages": [1, 2], "size": 3, "C": 4}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, algo := range []string{"ppb", "sab"} {
+			p, err := parseAllocInput(b, "p.json", algo)
+			if err != nil {
+				continue
+			}
+			if err := redundant.ValidateProbs(p, "accepted"); err != nil {
+				t.Fatalf("%s: %v", algo, err)
+			}
+		}
+	})
+}
+
+// FuzzLabPoints: the reader of exp redundant's points file keeps a prefix
+// of complete lines (what it keeps reads back as the same points), or errs.
+func FuzzLabPoints(f *testing.F) {
+	h := labPointsHeader{Figure: 1, Seed: 1, Reps: 10, Algos: []string{"ea", "ppb"}}
+	hb, _ := json.Marshal(h)
+	f.Add(append(hb, []byte("\n{\"key\":\"fig1/0/0\",\"mean\":[0.5,0.6],\"se\":[0.01,0.02]}\n{\"key\":\"fig1/0/1\",\"mea")...))
+	f.Add(append(hb, []byte("\n\n{\"key\":\"a\"}\nnot json\n{}\n")...))
+	f.Add([]byte(`{"figure":2,"seed":1}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		points, keep, err := parseLabPoints(data, "fig1-points.jsonl", h)
+		if err != nil {
+			return
+		}
+		if keep > len(data) || (keep > 0 && data[keep-1] != '\n') {
+			t.Fatalf("keeps %d of %d bytes, not a prefix of whole lines", keep, len(data))
+		}
+		again, keep2, err := parseLabPoints(data[:keep], "again", h)
+		if err != nil || keep2 != keep || !reflect.DeepEqual(again, points) {
+			t.Fatalf("the kept prefix reads differently: %v, %d vs %d", err, keep2, keep)
+		}
+	})
+}
