@@ -12,7 +12,8 @@ import (
 	"github.com/volsched/volsched/reproduction"
 )
 
-// coupledKind is the manifest kind of the seed-002 campaign.
+// coupledKind is the manifest kind of the campaign of "Mapping
+// Tightly-Coupled Applications on Volatile Resources" §VII.A.
 const coupledKind = "coupled"
 
 func init() {
@@ -21,9 +22,10 @@ func init() {
 	c := coupledcampaign.PaperCampaign()
 	cmd := &cobra.Command{
 		Use:   "coupled --out DIR",
-		Short: "Seed 002 campaign: tightly-coupled iterative applications, 17 heuristics (Tables I and II, Figure 2)",
-		Long: `coupled runs the campaign of seed 002 §VII.A: p processors with chains from
-the papers' generator, w_q uniform in w_min…10·w_min, T_data = w_min,
+		Short: "Mapping Tightly-Coupled Applications on Volatile Resources §VII.A: the 17 heuristics (Tables I and II, Figure 2)",
+		Long: `coupled runs the campaign of §VII.A of "Mapping Tightly-Coupled Applications
+on Volatile Resources" (Casanova, Dufossé, Robert, Vivien): p processors with
+chains from the papers' generator, w_q uniform in w_min…10·w_min, T_data = w_min,
 T_prog = 5·w_min; for every (m, n_com, w_min), --scenarios scenarios of
 --trials trials; each trial runs the 17 heuristics on the same availability
 realization until --iterations iterations complete or the makespan reaches
@@ -94,9 +96,10 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 		return coupledcampaign.SummarizeDir(dir, w, os.Stderr)
 	})
 	registerReproduction(reproduction.Reproduction{
-		Name:  "tables-002",
-		Order: 40,
-		Title: "seed 002 §VII: Tables I and II (17 heuristics for tightly-coupled applications) and Figure 2",
+		Name:    coupledcampaign.ReproductionName,
+		Aliases: []string{"tables-002"},
+		Order:   40,
+		Title:   "Mapping Tightly-Coupled Applications on Volatile Resources §VII.A: Tables I and II (17 heuristics) and Figure 2",
 		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return coupledcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
 		}),

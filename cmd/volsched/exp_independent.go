@@ -64,9 +64,10 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	registerSummarizer(itercampaign.Kind, itercampaign.SummarizeDir)
 	registerReproduction(reproduction.Reproduction{
 		Name:    itercampaign.ReproductionName,
+		Aliases: []string{"table2-001"},
 		Resumes: true,
 		Order:   30,
-		Title:   "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
+		Title:   "Scheduling Parallel Iterative Applications on Volatile Resources §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
 		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return itercampaign.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
 		}),

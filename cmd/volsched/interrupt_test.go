@@ -140,8 +140,8 @@ func TestReproduceInterruptedSaysWhatIsKept(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends signals to a subprocess")
 	}
-	e := interruptCLI(t, "reproduce --only table2-001", soon(300*time.Millisecond), 30*time.Second)
-	if !strings.Contains(e, "reproduce interrupted during table2-001; nothing was kept") || strings.Contains(e, "volsched-table2-001-") {
+	e := interruptCLI(t, "reproduce --only exp-independent", soon(300*time.Millisecond), 30*time.Second)
+	if !strings.Contains(e, "reproduce interrupted during exp-independent; nothing was kept") || strings.Contains(e, "volsched-exp-independent-") {
 		t.Errorf("stderr %q: want what was kept, and no temporary directory", e)
 	}
 	out := filepath.Join(t.TempDir(), "out")

@@ -16,8 +16,8 @@ import (
 	"github.com/volsched/volsched/reproduction"
 )
 
-// overlayCmd is the parent of the seed-004 commands (decentralized
-// scheduling on a tree overlay). Other files add their subcommands to it
+// overlayCmd is the parent of the commands of Celaya & Arronategui's
+// decentralized scheduling on a tree overlay. Other files add their subcommands to it
 // (e.g. `overlay sim`).
 var overlayCmd = &cobra.Command{
 	Use:   "overlay",
@@ -84,10 +84,11 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 	overlayCmd.AddCommand(acc)
 
 	registerReproduction(reproduction.Reproduction{
-		Name:  "overlay",
-		Order: 400,
-		Title: "seed 004 Tables 2 and 3: aggregation accuracy of IBP, MMP and DP summaries",
-		Run:   printsOnly(reproduceOverlay),
+		Name:    "overlay-accuracy",
+		Aliases: []string{"overlay"},
+		Order:   400,
+		Title:   "Decentralized scheduling on a tree overlay (Celaya & Arronategui) §7.1: Tables 2 and 3, aggregation accuracy of IBP, MMP and DP summaries",
+		Run:     printsOnly(reproduceOverlay),
 	})
 }
 

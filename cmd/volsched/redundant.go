@@ -228,10 +228,11 @@ Figure 4 is recomputed from the start.`,
 	expCmd.AddCommand(cmd)
 
 	registerReproduction(reproduction.Reproduction{
-		Name:    "redundant",
+		Name:    "exp-redundant",
+		Aliases: []string{"redundant"},
 		Resumes: true,
 		Order:   300,
-		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
+		Title:   "Probabilistic Allocation of Tasks on Desktop Grids §3-4: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
 		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			reps := 2000
 			if opt.Quick {

@@ -85,7 +85,7 @@ committed full runs (docs/report.md).`,
 			w := cmd.OutOrStdout()
 			if list {
 				for _, r := range reproduction.Sort(reproductions) {
-					fmt.Fprintf(w, "%-14s %s\n", r.Name, r.Title)
+					fmt.Fprintf(w, "%-16s %s\n", r.Name, r.Title)
 				}
 				return nil
 			}

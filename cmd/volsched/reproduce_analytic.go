@@ -15,10 +15,11 @@ import (
 
 func init() {
 	registerReproduction(reproduction.Reproduction{
-		Name:  "analytic",
-		Order: 10,
-		Title: "seeds 001/002 analytic results against Monte Carlo simulation of the Markov chain",
-		Run:   printsOnly(reproduceAnalytic),
+		Name:    "analyze",
+		Aliases: []string{"analytic"},
+		Order:   10,
+		Title:   "Scheduling Parallel Iterative Applications on Volatile Resources §5-6 (Lemma 1, Theorem 2, P_UD) and Mapping Tightly-Coupled Applications on Volatile Resources §V (Theorem 5.1): the formulas against Monte Carlo simulation",
+		Run:     printsOnly(reproduceAnalytic),
 	})
 }
 

@@ -59,7 +59,7 @@ func init() {
 		Name:    "overlay-sim",
 		Resumes: true,
 		Order:   410,
-		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
+		Title:   "Decentralized scheduling on a tree overlay (Celaya & Arronategui) §7.3-7.5, reduced: event-driven simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
 		Run:     printsOnly(reproduceOverlaySim),
 	})
 }

@@ -144,7 +144,7 @@ func fmtPtr(x *float64, prec int) string {
 // seed and parameters.
 func (r Report) WriteText(w io.Writer) error {
 	c := r.Params
-	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s%s; campaign seed %d\n",
+	fmt.Fprintf(w, "Mapping Tightly-Coupled Applications on Volatile Resources, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s%s; campaign seed %d\n",
 		c.P, c.Tasks, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, readingNote(&c), r.Seed)
 	if r.Partial != nil {
 		fmt.Fprintf(w, "PARTIAL: %d of the campaign's %d units (an unfinished campaign; the missing scenarios are not a random sample)\n", len(r.Partial.Present), r.Partial.Units)

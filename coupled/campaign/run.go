@@ -30,6 +30,10 @@ func (c *CampaignParams) Normalize() {
 	}
 }
 
+// ReproductionName is the name of the reproduction (reproduce --only: the
+// command it reduces) and of its directory under reproduce --out.
+const ReproductionName = "exp-coupled"
+
 // QuickCampaign is the reduced campaign of `volsched reproduce --quick`:
 // every m and n_com of the paper, the two easiest w_min, 2 scenarios × 3
 // trials (72 instances instead of 6,000).
@@ -78,8 +82,8 @@ func (c *CampaignParams) RunAll(ctx context.Context, seed uint64, workers int) (
 }
 
 // Reproduce runs the paper's campaign (quick: QuickCampaign) in process,
-// one goroutine per CPU, writes its files into outDir/coupled (when outDir
-// is not empty) and prints Tables I and II next to the paper's.
+// one goroutine per CPU, writes its files into outDir/exp-coupled (when
+// outDir is not empty) and prints Tables I and II next to the paper's.
 func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir string) error {
 	c := PaperCampaign()
 	if quick {
@@ -94,7 +98,7 @@ func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir
 		return err
 	}
 	if outDir != "" {
-		dir := filepath.Join(outDir, "coupled")
+		dir := filepath.Join(outDir, ReproductionName)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}

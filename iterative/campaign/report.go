@@ -179,7 +179,7 @@ func formatTau(t *float64) string {
 // and Figure 2's rows (from s, the summary it was built from).
 func (r *Report) Print(w io.Writer, s Summary) {
 	p := &r.Parameters
-	fmt.Fprintf(w, "Seed 001 Table 2 — seed %d; p = %d, n ∈ %v, n_com ∈ %v, w_min ∈ %v; %d scenarios × %d trials per instantiation, %d iterations; %d instances (paper: %d)\n",
+	fmt.Fprintf(w, "Table 2 of Scheduling Parallel Iterative Applications on Volatile Resources (§7) — seed %d; p = %d, n ∈ %v, n_com ∈ %v, w_min ∈ %v; %d scenarios × %d trials per instantiation, %d iterations; %d instances (paper: %d)\n",
 		r.Seed, p.P, p.N, p.NCom, p.WMin, p.Scenarios, p.Trials, p.Iterations, s.Instances, PaperInstances)
 	fmt.Fprintf(w, "model: channels %s, order %s, hold-reclaimed %v, extra replicas %d, initial %s, sticky %v (docs/model-001.md)\n\n",
 		p.Channels, p.Order, p.HoldReclaimed, p.ExtraReplicas, p.Initial, p.Sticky)
@@ -221,13 +221,13 @@ func (r *Report) Print(w io.Writer, s Summary) {
 	tw.Flush()
 }
 
-// ReproductionName is the name of the reduced reproduction (reproduce
-// --only) and of its directory under reproduce --out.
-const ReproductionName = "table2-001"
+// ReproductionName is the name of the reproduction (reproduce --only: the
+// command it reduces) and of its directory under reproduce --out.
+const ReproductionName = "exp-independent"
 
 // Reproduce runs the reduced Table 2 of `volsched reproduce`: the §7 grid
 // with 10 scenarios × 10 trials per instantiation, or, quick, 1 × 2 over
-// w_min ∈ {1, 2, 3, 5, 8}; in outDir/table2-001 (a temporary directory,
+// w_min ∈ {1, 2, 3, 5, 8}; in outDir/exp-independent (a temporary directory,
 // removed, when outDir is empty); then the summary of SummarizeDir.
 func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) error {
 	p := PaperParams()
@@ -239,7 +239,7 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 	}
 	dir := filepath.Join(outDir, ReproductionName)
 	if outDir == "" {
-		tmp, err := os.MkdirTemp("", "volsched-table2-001-")
+		tmp, err := os.MkdirTemp("", "volsched-"+ReproductionName+"-")
 		if err != nil {
 			return err
 		}
