@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/report"
@@ -250,4 +252,38 @@ func RepoRootOf(dir string) string {
 		}
 		d = up
 	}
+}
+
+// WallTime reads the elapsed time from the output of GNU time -v
+// ("Elapsed (wall clock) time (h:mm:ss or m:ss): 2:21:49"), as the
+// committed results keep it in time.txt.
+func WallTime(file string) (time.Duration, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		_, v, ok := strings.Cut(line, "Elapsed (wall clock) time (h:mm:ss or m:ss): ")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(strings.TrimSpace(v), ":")
+		if len(parts) < 2 || len(parts) > 3 {
+			break
+		}
+		var d time.Duration
+		for i, p := range parts {
+			x, err := strconv.ParseFloat(p, 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return 0, fmt.Errorf("%s: elapsed time %q: want h:mm:ss or m:ss", file, strings.TrimSpace(v))
+			}
+			if i < len(parts)-1 {
+				d = (d + time.Duration(x)) * 60
+			} else {
+				d = d*time.Second + time.Duration(x*float64(time.Second))
+			}
+		}
+		return d, nil
+	}
+	return 0, fmt.Errorf("%s: no elapsed wall-clock time (the output of /usr/bin/time -v)", file)
 }

@@ -150,3 +150,25 @@ func TestWriteRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestWallTime(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string]float64{
+		"\tElapsed (wall clock) time (h:mm:ss or m:ss): 2:21:49\n": 8509,
+		"Elapsed (wall clock) time (h:mm:ss or m:ss): 0:16.45":      16.45,
+	} {
+		f := filepath.Join(dir, "time.txt")
+		os.WriteFile(f, []byte("User time (seconds): 1\n"+text), 0o644)
+		d, err := WallTime(f)
+		if err != nil || math.Abs(d.Seconds()-want) > 1e-9 {
+			t.Errorf("%q: %v, %v; want %v s", text, d, err, want)
+		}
+	}
+	for _, bad := range []string{"no time here\n", "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:x:3\n", "Elapsed (wall clock) time (h:mm:ss or m:ss): NaN:00\n"} {
+		f := filepath.Join(dir, "time.txt")
+		os.WriteFile(f, []byte(bad), 0o644)
+		if d, err := WallTime(f); err == nil {
+			t.Errorf("%q: %v accepted", bad, d)
+		}
+	}
+}

@@ -100,8 +100,9 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 		Aliases: []string{"tables-002"},
 		Order:   40,
 		Title:   "Mapping Tightly-Coupled Applications on Volatile Resources §VII.A: Tables I and II (17 heuristics) and Figure 2",
-		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
 			return coupledcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
-		}),
+		},
+		Results: coupledcampaign.ResultsSection,
 	})
 }

@@ -68,8 +68,9 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 		Resumes: true,
 		Order:   30,
 		Title:   "Scheduling Parallel Iterative Applications on Volatile Resources §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
-		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
 			return itercampaign.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
-		}),
+		},
+		Results: itercampaign.ResultsSection,
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/report"
+	"github.com/volsched/volsched/reproduction"
 )
 
 // Normalize writes the default readings as "" (rebuild holdings,
@@ -83,33 +85,40 @@ func (c *CampaignParams) RunAll(ctx context.Context, seed uint64, workers int) (
 
 // Reproduce runs the paper's campaign (quick: QuickCampaign) in process,
 // one goroutine per CPU, writes its files into outDir/exp-coupled (when
-// outDir is not empty) and prints Tables I and II next to the paper's.
-func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir string) error {
+// outDir is not empty), prints Tables I and II next to the paper's and
+// returns the report's section.
+func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir string) (*reproduction.Section, error) {
 	c := PaperCampaign()
 	if quick {
 		c = QuickCampaign()
 	}
 	units, err := c.RunAll(ctx, seed, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, err := c.Summarize(seed, units)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if outDir != "" {
 		dir := filepath.Join(outDir, ReproductionName)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		if err := r.WriteFiles(dir); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	what := "The paper's campaign in full (6,000 instances), run in process."
 	if quick {
 		fmt.Fprintf(w, "reduced campaign (w_min ∈ %v, %d scenarios × %d trials): the paper's tables come from 6,000 instances; run 'volsched exp coupled' for the full one\n", c.WMin, c.Scenarios, c.Trials)
+		what = fmt.Sprintf("A reduced campaign: w_min in %s and %d scenarios × %d trials per (m, n_com, w_min), instead of the paper's w_min 1..10 and 10 × 10; its numbers are far noisier than the paper's. The full campaign is committed in results/%s; 'volsched report results/' shows it.",
+			setText(c.WMin), c.Scenarios, c.Trials, ResultsDir)
 	}
-	return r.WriteText(w)
+	if err := r.WriteText(w); err != nil {
+		return nil, err
+	}
+	return r.Section(what, []report.Run{{Command: FullCommand, Seed: seed, Note: "the paper's campaign in full: 6,000 instances, about 7,000 CPU-s (docs/benchmarks.md)"}}), nil
 }
 
 // SummarizeDir writes summary.json, figure2.csv and the SVG plots of the

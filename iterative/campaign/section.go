@@ -1,0 +1,219 @@
+package campaign
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/volsched/volsched/figure"
+	"github.com/volsched/volsched/iterative"
+	"github.com/volsched/volsched/report"
+	"github.com/volsched/volsched/reproduction"
+)
+
+// Tolerances of the report's Table 2: how far our value may be from the
+// published one and still be called close. They are this project's
+// statement of agreement for a campaign of random scenarios, set once per
+// quantity: the published numbers come from one draw of 296,400 instances
+// with the authors' simulator, ours from another with ours.
+var (
+	// TolDfb: average dfb, in percentage points: 0.5 points or 10 %.
+	TolDfb = report.Tolerance{Abs: 0.5, Rel: 0.10}
+	// TolWins: share of instances won, in percentage points: 1 point or
+	// 10 %.
+	TolWins = report.Tolerance{Abs: 1, Rel: 0.10}
+)
+
+// setText writes a list of integers as a set: "{5, 10, 20, 40}", or a range
+// "1..10" when it is one.
+func setText(xs []int) string {
+	if len(xs) > 2 {
+		run := true
+		for i := 1; i < len(xs); i++ {
+			run = run && xs[i] == xs[i-1]+1
+		}
+		if run {
+			return fmt.Sprintf("%d..%d", xs[0], xs[len(xs)-1])
+		}
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// grid describes the campaign's grid and size in one sentence.
+func (r *Report) grid() string {
+	p := &r.Parameters
+	return fmt.Sprintf("p = %d, n in %s, n_com in %s, w_min in %s; %d scenario%s × %d trial%s per (n, n_com, w_min), %d iterations; %s instances",
+		p.P, setText(p.N), setText(p.NCom), setText(p.WMin), p.Scenarios, plural(p.Scenarios), p.Trials, plural(p.Trials), p.Iterations,
+		figure.FormatTick(float64(r.Instances), 0))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Figure2 is Figure 2 of the report: average dfb against w_min for the
+// heuristics the paper plots (Figure2Heuristics). The paper gives the
+// figure only as a picture.
+func (r *Report) Figure2() *figure.Figure {
+	f := &figure.Figure{
+		Title:   "Figure 2: average dfb against w_min",
+		Source:  reproduction.IterativePaper.Source(),
+		X:       figure.Axis{Label: "w_min", Unit: "slots"},
+		Y:       figure.Axis{Label: "average dfb", Unit: "%", Zero: true},
+		Caption: fmt.Sprintf("Seed %d; %s. dfb: degradation from the best of the 17 heuristics on each instance.", r.Seed, r.grid()),
+		Paper:   figure.PaperPicture,
+	}
+	for _, h := range Figure2Heuristics {
+		k := -1
+		for i, name := range r.HeuristicOrder {
+			if name == h.String() {
+				k = i
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		s := figure.Series{Name: h.String()}
+		for i, w := range r.WMin {
+			if i < len(r.DfbByWMin) && k < len(r.DfbByWMin[i]) {
+				s.X = append(s.X, float64(w))
+				s.Y = append(s.Y, r.DfbByWMin[i][k])
+			}
+		}
+		f.Series = append(f.Series, s)
+	}
+	return f
+}
+
+// Table2 is the report's Table 2: per heuristic, in our order by average
+// dfb, the average dfb and the share of instances won beside the paper's,
+// with Kendall's τ-b on both; the numbers of wins are compared too when the
+// campaign has the paper's number of instances.
+func (r *Report) Table2() report.Table {
+	full := r.Instances == PaperInstances
+	t := report.Table{
+		ID: "table2", Caption: "Table 2: average degradation from best (dfb) and wins of the 17 heuristics",
+		RowHeader: "heuristic",
+		Columns: []report.Column{
+			{Name: "average dfb", Unit: "%", Digits: 2, Tol: TolDfb, Rank: true},
+			{Name: "wins", Unit: "% of instances", Digits: 1, Tol: TolWins, Rank: true},
+			{Name: "wins", Digits: 0, Tol: report.Tolerance{Rel: 0.10}},
+		},
+	}
+	paper := map[string]HeuristicSummary{}
+	for _, h := range PaperTable2 {
+		paper[h.Name] = h
+	}
+	for _, h := range r.Heuristics {
+		p, ok := paper[h.Name]
+		cells := []report.Cell{{Ours: h.AvgDfb, Paper: math.NaN()}, {Ours: 100 * float64(h.Wins) / float64(max(1, r.Instances)), Paper: math.NaN()}, {Ours: float64(h.Wins), Paper: math.NaN()}}
+		if ok {
+			cells[0].Paper = p.AvgDfb
+			cells[1].Paper = 100 * float64(p.Wins) / PaperInstances
+			if full {
+				cells[2].Paper = float64(p.Wins)
+			}
+		}
+		t.Rows = append(t.Rows, report.Row{Label: h.Name, Cells: cells})
+	}
+	t.Note = fmt.Sprintf("Ours: %s instances; the paper's: 296,400. Rows in our order by average dfb. A heuristic wins an instance when its makespan is the best of the 17 (ties win for each).", figure.FormatTick(float64(r.Instances), 0))
+	if !full {
+		t.Note += " The numbers of wins are compared as shares: the campaigns differ in size."
+	}
+	return t
+}
+
+// Choices are the model choices of the campaign that matter for Table 2,
+// with the documents explaining them.
+func (r *Report) Choices() []report.Choice {
+	p := &r.Parameters
+	return []report.Choice{
+		{Text: fmt.Sprintf("the master's n_com channels go to begun transfers first, then new ones: --channels %s", p.Channels), Doc: "docs/model-001.md#transfers-and-the-bounded-multi-port-master"},
+		{Text: fmt.Sprintf("a transfer suspended while its receiver is RECLAIMED keeps its channel: %v (--hold-reclaimed)", p.HoldReclaimed), Doc: "docs/model-001.md#transfers-and-the-bounded-multi-port-master"},
+		{Text: fmt.Sprintf("order of events in a slot: %s (--order)", p.Order), Doc: "docs/model-001.md#time-slots-and-the-order-of-events-in-a-slot"},
+		{Text: fmt.Sprintf("every unstarted task is reassigned at every slot (\"dynamic\" read literally): %v (--sticky %v)", !p.Sticky, p.Sticky), Doc: "docs/model-001.md"},
+		{Text: fmt.Sprintf("at most %d extra replicas of a task (--replicas)", p.ExtraReplicas), Doc: "docs/model-001.md"},
+		{Text: fmt.Sprintf("initial processor states: %s (--initial)", p.Initial), Doc: "docs/model-001.md#availability"},
+		{Text: "how far the published table is from ours, and why (sensitivity to these choices)", Doc: "docs/reproduction-001.md"},
+	}
+}
+
+// Section is the report's section of the campaign: what was run, Table 2
+// beside the paper's, Figure 2, the model choices, and runs (besides the
+// one that made the page).
+func (r *Report) Section(what string, runs []report.Run) *reproduction.Section {
+	return &reproduction.Section{
+		Paper:      reproduction.IterativePaper,
+		Reproduced: what + "\n\n" + fmt.Sprintf("The campaign of §7 (seed %d): %s; each instance runs the 17 heuristics on the same availability realization (chains from the papers' generator, w_q uniform in w_min..10·w_min, T_data = w_min, T_prog = 5·w_min). Kendall's τ-b compares our ranking of the heuristics with Table 2's.", r.Seed, r.grid()),
+		Tables:     []report.Table{r.Table2()},
+		Figures:    []reproduction.Figure{{ID: "figure2", Figure: r.Figure2()}},
+		Choices:    r.Choices(),
+		Runs:       runs,
+	}
+}
+
+// FullCommand is the command of the full campaign.
+const FullCommand = "volsched exp independent --out DIR"
+
+// ReadReport reads DIR/summary.json.
+func ReadReport(dir string) (*Report, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	if len(r.Heuristics) != iterative.NumHeuristics || len(r.HeuristicOrder) != iterative.NumHeuristics || len(r.DfbByWMin) != len(r.WMin) {
+		return nil, fmt.Errorf("%s: %d heuristics, %d names, %d rows of Figure 2 for %d w_min: not a summary of this campaign",
+			filepath.Join(dir, "summary.json"), len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
+	}
+	return &r, nil
+}
+
+// ResultsDir is where the repository keeps the full campaign, under its
+// results directory.
+const ResultsDir = "001/full"
+
+// ResultsSection builds the section of the committed full campaign under
+// root (the repository's results/): root/001/full/summary.json, with the
+// command rebuilt from its parameters and the wall time from time.txt
+// (the output of /usr/bin/time -v) when there. Nil, nil when root holds no
+// such campaign.
+func ResultsSection(root string) (*reproduction.Section, error) {
+	dir := filepath.Join(root, filepath.FromSlash(ResultsDir))
+	r, err := ReadReport(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &r.Parameters
+	cmd := fmt.Sprintf("volsched exp independent --scenarios %d --trials %d --seed %d --out results/%s", p.Scenarios, p.Trials, r.Seed, ResultsDir)
+	def := PaperParams()
+	if p.Channels != def.Channels || p.Order != def.Order || p.HoldReclaimed || p.ExtraReplicas != def.ExtraReplicas || p.Initial != def.Initial || p.Sticky {
+		cmd += " (with model flags: see the choices)"
+	}
+	run := report.Run{Command: cmd, Seed: r.Seed, Note: "the committed full campaign (results/" + ResultsDir + "); wall time on the project's 2-core machine, shared"}
+	if d, err := reproduction.WallTime(filepath.Join(dir, "time.txt")); err == nil {
+		run.Duration = d
+	}
+	what := fmt.Sprintf("The full campaign, as committed in results/%s (summary.json; its README gives the binary and the checksums of the per-instance makespans, which are not committed).", ResultsDir)
+	if r.Instances == PaperInstances {
+		what += " It has the paper's 296,400 instances."
+	}
+	return r.Section(what, []report.Run{run}), nil
+}
