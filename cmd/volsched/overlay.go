@@ -84,21 +84,26 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 	overlayCmd.AddCommand(acc)
 
 	registerReproduction(reproduction.Reproduction{
-		Name:    "overlay-accuracy",
+		Name:    accuracy.ReproductionName,
 		Aliases: []string{"overlay"},
 		Order:   400,
 		Title:   "Decentralized scheduling on a tree overlay (Celaya & Arronategui) §7.1: Tables 2 and 3, aggregation accuracy of IBP, MMP and DP summaries",
-		Run:     printsOnly(reproduceOverlay),
+		Run:     reproduceOverlay,
+		Results: accuracy.ResultsSection,
 	})
 }
 
 // reproduceOverlay prints Tables 2 and 3 next to the paper's numbers
 // (accuracy.Reproduce), with progress on standard error when it is a
 // terminal.
-func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
 	var progress io.Writer
 	if term.IsTerminal(int(os.Stderr.Fd())) {
 		progress = os.Stderr
 	}
-	return accuracy.Reproduce(ctx, w, accuracy.ReproduceOptions{Seed: opt.Seed, Quick: opt.Quick, Progress: progress})
+	r, err := accuracy.Reproduce(ctx, w, accuracy.ReproduceOptions{Seed: opt.Seed, Quick: opt.Quick, Progress: progress, OutDir: opt.OutDir})
+	if err != nil {
+		return nil, err
+	}
+	return r.Section(), nil
 }

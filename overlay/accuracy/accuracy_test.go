@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -209,13 +210,17 @@ func BenchmarkAccuracy1024(b *testing.B) {
 }
 
 // TestReproduce: the quick reproduction prints both tables with the
-// paper's numbers beside ours, and stops when its context is cancelled.
+// paper's numbers beside ours, writes its results with OutDir, gives the
+// report's tables (ours equal to what it printed, the paper's beside), and
+// stops when its context is cancelled.
 func TestReproduce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about a second of aggregations")
 	}
 	var b strings.Builder
-	if err := Reproduce(t.Context(), &b, ReproduceOptions{Seed: 1, Quick: true}); err != nil {
+	out := t.TempDir()
+	r, err := Reproduce(t.Context(), &b, ReproduceOptions{Seed: 1, Quick: true, OutDir: out})
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Table 2: 1024 nodes", "with the authors' choices", "Table 3:", "59.3", "32768"} {
@@ -223,9 +228,28 @@ func TestReproduce(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
 	}
+	s := r.Section()
+	if len(s.Tables) != 3 || len(s.Tables[0].Rows) != 9 || len(s.Tables[2].Rows) != 12 {
+		t.Fatalf("section: %d tables, want Table 2 (9 rows), with the authors' choices, Table 3 (3 policies × 4 sizes)", len(s.Tables))
+	}
+	// IBP at SF_max 9, memory: ours as printed ("%.1f / 59.3"), the paper's 59.32.
+	c := s.Tables[0].Rows[0].Cells[0]
+	if want := fmt.Sprintf("%.1f / 59.3", c.Ours); !strings.Contains(b.String(), want) || math.Abs(c.Paper-59.32) > 1e-9 {
+		t.Errorf("IBP 9 memory: ours %v (printed: %v), paper %v; want 59.32", c.Ours, strings.Contains(b.String(), want), c.Paper)
+	}
+	if l := s.Tables[0].Rows[7].Cells[4]; l.PaperText != "∼37" || math.IsNaN(l.Ours) {
+		t.Errorf("DP 64 l(δ): %+v, want the paper's ∼37 beside ours", l)
+	}
+	back, err := ReadReproduction(filepath.Join(out, ReproductionName, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%+v", back.Section().Tables) != fmt.Sprintf("%+v", s.Tables) { // NaN cells: compared as text
+		t.Error("the tables from the written results differ from the run's")
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := Reproduce(ctx, &b, ReproduceOptions{Seed: 1, Quick: true}); !errors.Is(err, context.Canceled) {
+	if _, err := Reproduce(ctx, &b, ReproduceOptions{Seed: 1, Quick: true}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
