@@ -124,6 +124,7 @@ type viewCell struct {
 
 type viewTau struct {
 	Column, Tau, Table string
+	Where              string // in the contents: which table, when the section ranks in several
 	N                  int
 }
 
@@ -157,6 +158,16 @@ func viewOf(s Section, dir string, opt Options) (viewSection, error) {
 		v.Counts.Near += vt.Counts.Near
 		v.Counts.Far += vt.Counts.Far
 		v.Taus = append(v.Taus, vt.Taus...)
+	}
+	tables := map[string]bool{}
+	for _, t := range v.Taus {
+		tables[t.Table] = true
+	}
+	if len(tables) > 1 {
+		for i := range v.Taus {
+			where, _, _ := strings.Cut(v.Taus[i].Table, ":")
+			v.Taus[i].Where = where
+		}
 	}
 	for _, f := range s.Figures {
 		src, err := imageSrc(dir, f.Src, opt.Embed)

@@ -11,6 +11,7 @@ package headless
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -518,4 +519,30 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// Problems lists what a reader of the loaded page would meet: fewer images
+// than want (the page's <img> elements), an image that did not load, an
+// error logged, a page wider than the window of width CSS pixels (it
+// scrolls sideways), a screenshot that is not a PNG. Empty: none.
+func (r *Result) Problems(want, width int) []string {
+	var out []string
+	if len(r.Images) != want {
+		out = append(out, fmt.Sprintf("the browser sees %d images, the page has %d", len(r.Images), want))
+	}
+	for _, im := range r.Images {
+		if !im.Complete || im.NaturalWidth == 0 || im.NaturalHeight == 0 {
+			out = append(out, fmt.Sprintf("image %s did not load: %+v", im.Src, im))
+		}
+	}
+	for _, e := range r.Errors {
+		out = append(out, "the page logged an error: "+e)
+	}
+	if r.Width > width {
+		out = append(out, fmt.Sprintf("the page is %d px wide at a %d px window: it scrolls sideways", r.Width, width))
+	}
+	if !bytes.HasPrefix(r.Screenshot, []byte("\x89PNG\r\n\x1a\n")) {
+		out = append(out, "the screenshot is not a PNG")
+	}
+	return out
 }

@@ -44,6 +44,7 @@ func TestSection(t *testing.T) {
 	}
 	for i, row := range tab.Rows {
 		h := r.Heuristics[i]
+		// A small campaign: wins compared as shares (column 1), counts ours only.
 		if row.Label != h.Name || row.Cells[0].Ours != h.AvgDfb || row.Cells[2].Ours != float64(h.Wins) {
 			t.Errorf("row %d: %s %v, want %s dfb %v wins %d", i, row.Label, row.Cells, h.Name, h.AvgDfb, h.Wins)
 		}
@@ -104,5 +105,36 @@ func TestResultsSection(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"heuristics": []}`), 0o644)
 	if _, err := ResultsSection(root); err == nil {
 		t.Error("a summary without heuristics was accepted")
+	}
+}
+
+// TestSectionOfCommittedCampaign: the full campaign the repository keeps
+// (results/001/full) has the paper's 296,400 instances, so its wins are
+// compared as numbers, ranked, with the summary's τ-b.
+func TestSectionOfCommittedCampaign(t *testing.T) {
+	root := filepath.Join("..", "..", "results")
+	s, err := ResultsSection(root)
+	if err != nil || s == nil {
+		t.Fatalf("%v, %v: the committed campaign is in %s", s, err, filepath.Join(root, ResultsDir))
+	}
+	r, err := ReadReport(filepath.Join(root, ResultsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := s.Tables[0]
+	if tab.Columns[1].Name != "wins" || tab.Columns[1].Unit != "" || !tab.Columns[1].Rank {
+		t.Fatalf("column 1: %+v, want the numbers of wins, ranked", tab.Columns[1])
+	}
+	for _, row := range tab.Rows {
+		if math.IsNaN(row.Cells[1].Paper) || !math.IsNaN(row.Cells[2].Paper) {
+			t.Errorf("%s: %v; want the numbers of wins compared, the shares not (once is enough)", row.Label, row.Cells)
+		}
+	}
+	taus := tab.Taus()
+	if len(taus) != 2 || math.Abs(taus[0].Tau-*r.KendallTauDfb) > 1e-12 || math.Abs(taus[1].Tau-*r.KendallTauWins) > 1e-12 {
+		t.Errorf("τ-b %+v, summary %v %v", taus, *r.KendallTauDfb, *r.KendallTauWins)
+	}
+	if s.Runs[0].Duration == 0 {
+		t.Error("the wall time in results/001/full/time.txt was not read")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/experiment"
@@ -42,13 +43,10 @@ func (r *Reproduction) WriteFile(dir string) error {
 	return experiment.WriteJSONFile(filepath.Join(dir, FileName), r)
 }
 
-// columns are the tables' columns: every attribute of any policy, in
-// Attributes' order.
-var columns = []string{"memory", "disk", "power", "queue", "l"}
-
-func tableColumns() []report.Column {
+// tableColumns are a policy's tables' columns: its attributes.
+func tableColumns(p overlay.Policy) []report.Column {
 	var cs []report.Column
-	for _, a := range columns {
+	for _, a := range Attributes(p) {
 		c := report.Column{Name: a, Unit: "%", Digits: 1, Tol: TolAccuracy}
 		if a == "l" {
 			c.Name, c.Tol = "l(δ)", TolL
@@ -66,68 +64,82 @@ func paperText(a string, v float64) string {
 	return "∼" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", 100*v), "0"), ".")
 }
 
-// table2 is Table 2 from cells (one Result per seed of each cell): rows
-// (policy, SF_max), columns the attributes; ours the mean over the seeds.
-func table2(id, caption string, cells []Result, seeds int) report.Table {
-	t := report.Table{ID: id, Caption: caption, RowHeader: "policy, SF_max", Columns: tableColumns()}
-	for _, p := range overlay.Policies() {
-		for _, k := range PaperSFMax[p] {
-			rs := cellsOf(cells, p, k, 1024)
-			row := report.Row{Label: fmt.Sprintf("%s, %d", strings.ToUpper(p.String()), k)}
-			for _, a := range columns {
-				c := report.Cell{Ours: math.NaN(), Paper: math.NaN()}
-				if pv, ok := PaperTable2[p][k][a]; ok && len(rs) > 0 {
-					m, _ := meanSD(rs, a)
-					c = report.Cell{Ours: 100 * m, Paper: 100 * pv, PaperText: paperText(a, pv)}
-				}
-				row.Cells = append(row.Cells, c)
+// policyName is the policy as the paper writes it.
+func policyName(p overlay.Policy) string { return strings.ToUpper(p.String()) }
+
+// table2 is Table 2 for policy p from cells (one Result per seed of each
+// cell): rows SF_max, columns the policy's attributes; ours the mean over
+// the seeds.
+func table2(id, caption string, p overlay.Policy, cells []Result, seeds int) report.Table {
+	t := report.Table{ID: id + "-" + p.String(), Caption: fmt.Sprintf(caption, policyName(p)), RowHeader: "SF_max", Columns: tableColumns(p)}
+	for _, k := range PaperSFMax[p] {
+		rs := cellsOf(cells, p, k, 1024)
+		row := report.Row{Label: fmt.Sprint(k)}
+		for _, a := range Attributes(p) {
+			c := report.Cell{Ours: math.NaN(), Paper: 100 * PaperTable2[p][k][a], PaperText: paperText(a, PaperTable2[p][k][a])}
+			if len(rs) > 0 {
+				c.Ours, _ = meanSD(rs, a)
+				c.Ours *= 100
 			}
-			t.Rows = append(t.Rows, row)
+			row.Cells = append(row.Cells, c)
 		}
+		t.Rows = append(t.Rows, row)
 	}
 	if seeds > 1 {
-		t.Note = fmt.Sprintf("Ours: the mean over %d seeds (each seed draws new node states). ", seeds)
+		t.Note = fmt.Sprintf("Ours: the mean over %d seeds (each seed draws new node states).", seeds)
 	} else {
-		t.Note = "Ours: one seed; the cells with a small SF_max vary by several points between seeds. "
+		t.Note = "Ours: one seed; the cells with a small SF_max vary by several points between seeds."
 	}
-	t.Note += "Accuracy: (aggregated − minimum)/(total − minimum) of the root's summary, per attribute; l(δ): its time average (docs/reproduction-004.md)."
+	if id == "table2-authors" {
+		t.Note += " The authors' implementation choices: their approximate clustering and grid cells (--clustering stars --cells stars), for DP their l distance (--distance stars)."
+	}
 	return t
 }
 
-// table3 is Table 3: rows (policy, nodes), columns the attributes.
-func table3(r *Reproduction) report.Table {
-	t := report.Table{ID: "table3", Caption: "Table 3: accuracy by number of nodes (SF_max 225, 256, 216 for IBP, MMP, DP)",
-		RowHeader: "policy, nodes", Columns: tableColumns()}
-	for _, p := range overlay.Policies() {
-		k := PaperTable3SFMax[p]
-		for _, n := range r.Sizes {
-			i := -1
-			for j, m := range PaperTable3Sizes {
-				if m == n {
-					i = j
-				}
+// table3 is Table 3 for policy p: rows the numbers of nodes, columns the
+// policy's attributes.
+func table3(r *Reproduction, p overlay.Policy) report.Table {
+	k := PaperTable3SFMax[p]
+	t := report.Table{ID: "table3-" + p.String(), Caption: fmt.Sprintf("Table 3, %s (SF_max %d)", policyName(p), k),
+		RowHeader: "nodes", Columns: tableColumns(p)}
+	for _, n := range r.Sizes {
+		i := slices.Index(PaperTable3Sizes, n)
+		rs := cellsOf(r.Table3, p, k, n)
+		row := report.Row{Label: figure.FormatTick(float64(n), 0)}
+		for _, a := range Attributes(p) {
+			c := report.Cell{Ours: math.NaN(), Paper: math.NaN()}
+			if len(rs) > 0 {
+				c.Ours, _ = meanSD(rs, a)
+				c.Ours *= 100
 			}
-			rs := cellsOf(r.Table3, p, k, n)
-			row := report.Row{Label: fmt.Sprintf("%s, %s", strings.ToUpper(p.String()), figure.FormatTick(float64(n), 0))}
-			for _, a := range columns {
-				c := report.Cell{Ours: math.NaN(), Paper: math.NaN()}
-				if pv, ok := PaperTable3[p][a]; ok && len(rs) > 0 {
-					m, _ := meanSD(rs, a)
-					c.Ours = 100 * m
-					if i >= 0 {
-						c.Paper, c.PaperText = 100*pv[i], paperText(a, pv[i])
-					}
-				}
-				row.Cells = append(row.Cells, c)
+			if i >= 0 {
+				c.Paper, c.PaperText = 100*PaperTable3[p][a][i], paperText(a, PaperTable3[p][a][i])
 			}
-			t.Rows = append(t.Rows, row)
+			row.Cells = append(row.Cells, c)
 		}
+		t.Rows = append(t.Rows, row)
 	}
 	t.Note = fmt.Sprintf("One seed (%d).", r.Seed)
 	if len(r.Sizes) < len(PaperTable3Sizes) {
 		t.Note += fmt.Sprintf(" Up to %s nodes (the paper goes to 131,072).", figure.FormatTick(float64(r.Sizes[len(r.Sizes)-1]), 0))
 	}
 	return t
+}
+
+// tables are the section's tables: Table 2 per policy, with our choices
+// then the authors'; Table 3 per policy.
+func (r *Reproduction) tables() []report.Table {
+	var ts []report.Table
+	for _, p := range overlay.Policies() {
+		ts = append(ts, table2("table2", "Table 2, %s (1,024 nodes)", p, r.Table2, r.Seeds))
+	}
+	for _, p := range overlay.Policies() {
+		ts = append(ts, table2("table2-authors", "Table 2, %s, the authors' choices", p, r.Table2Authors, r.Seeds))
+	}
+	for _, p := range overlay.Policies() {
+		ts = append(ts, table3(r, p))
+	}
+	return ts
 }
 
 // Section is the report's section of the reproduction that computed r.
@@ -149,12 +161,8 @@ func (r *Reproduction) section(what string, runs []report.Run) *reproduction.Sec
 	}
 	return &reproduction.Section{
 		Paper:      reproduction.OverlayPaper,
-		Reproduced: what + "\n\n" + fmt.Sprintf("§7.1, the accuracy of the aggregated availability summaries: random node states (as in the authors' test), aggregated up a balanced binary tree with at most SF_max sampled functions per summary; Table 2 at 1,024 nodes (%s), once with this project's choices and once with the authors' implementation choices; Table 3 by number of nodes.", seeds),
-		Tables: []report.Table{
-			table2("table2", "Table 2: accuracy of the root's summary at 1,024 nodes, by SF_max", r.Table2, r.Seeds),
-			table2("table2-authors", "Table 2 with the authors' choices (--clustering stars --cells stars; DP: --distance stars)", r.Table2Authors, r.Seeds),
-			table3(r),
-		},
+		Reproduced: what + "\n\n" + fmt.Sprintf("§7.1, the accuracy of the aggregated availability summaries: random node states (as in the authors' test), aggregated up a balanced binary tree with at most SF_max sampled functions per summary; Table 2: the accuracy at 1,024 nodes by SF_max (%s), once with this project's choices and once with the authors' implementation choices; Table 3: by number of nodes. Accuracy: (aggregated − minimum)/(total − minimum) of the root's summary, per attribute; for DP's l(δ), its time average (docs/reproduction-004.md).", seeds),
+		Tables:     r.tables(),
 		Choices: []report.Choice{
 			{Text: "accuracy measured as (aggregated − minimum)/(total − minimum) of the root's summary", Doc: "docs/reproduction-004.md"},
 			{Text: "clustering: exact (Fig. 3), the summaries the overlay runs; the authors' approximate K-nearest clustering behind --clustering stars", Doc: "docs/reproduction-004.md"},
