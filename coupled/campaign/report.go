@@ -210,27 +210,11 @@ func (r Report) WriteFilesAs(dir, prefix string) error {
 		return err
 	}
 	for _, m := range r.Params.Tasks {
-		// Figure 2 shows the heuristics of Table II and IE.
-		show := []string{"Y-IE", "P-IE", "E-IAY", "E-IY", "E-IP", "IAY", "IY", "IE"}
-		var series []experiment.Series
-		for _, n := range show {
-			s := experiment.Series{Name: n}
-			for _, pt := range r.Figure2 {
-				if pt.Tasks == m && pt.PctDiff[n] != nil {
-					s.X = append(s.X, float64(pt.WMin))
-					s.Y = append(s.Y, *pt.PctDiff[n])
-				}
-			}
-			if len(s.X) > 0 {
-				series = append(series, s)
-			}
-		}
-		if len(series) == 0 {
+		f := r.Figure2For(m)
+		if f == nil {
 			continue
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%sfigure2-m%d.svg", prefix, m))
-		title := fmt.Sprintf("%%diff vs w_min, m = %d (seed %d)", m, r.Seed)
-		if err := experiment.LinePlot(path, title, "w_min", "%diff against IE", series); err != nil {
+		if err := f.WriteFile(filepath.Join(dir, fmt.Sprintf("%sfigure2-m%d.svg", prefix, m))); err != nil {
 			return err
 		}
 	}

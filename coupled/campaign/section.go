@@ -159,6 +159,9 @@ func (r *Report) Figure2For(m int) *figure.Figure {
 		f.Title = fmt.Sprintf("%%diff against w_min, m = %d (as Figure 2, which shows m = 10)", m)
 		f.Paper = figure.PaperNone
 	}
+	if r.Partial != nil {
+		f.Caption = fmt.Sprintf("PARTIAL: %d of the campaign's %d units. ", len(r.Partial.Present), r.Partial.Units) + f.Caption
+	}
 	for _, n := range Figure2Heuristics {
 		s := figure.Series{Name: n}
 		for _, pt := range r.Figure2 {

@@ -120,7 +120,7 @@ func summarizeDir(dir string, w io.Writer) (*Report, error) {
 	if err := experiment.WriteJSONFile(filepath.Join(dir, "summary.json"), out); err != nil {
 		return nil, err
 	}
-	if err := p.writeTables(dir, m.Seed, results, s); err != nil {
+	if err := p.writeTables(dir, &out, results, s); err != nil {
 		return nil, err
 	}
 	out.Print(w, s)
@@ -128,8 +128,9 @@ func summarizeDir(dir string, w io.Writer) (*Report, error) {
 	return &out, nil
 }
 
-// writeTables writes makespans.csv, figure2.csv and figure2.svg.
-func (c *CampaignParams) writeTables(dir string, seed uint64, results []UnitResult, s Summary) error {
+// writeTables writes makespans.csv, figure2.csv and figure2.svg (of r,
+// the report of s).
+func (c *CampaignParams) writeTables(dir string, r *Report, results []UnitResult, s Summary) error {
 	hs := iterative.Heuristics()
 	// Per-instance makespans.
 	header := []string{"unit", "n", "ncom", "wmin", "scenario", "trial"}
@@ -137,9 +138,9 @@ func (c *CampaignParams) writeTables(dir string, seed uint64, results []UnitResu
 		header = append(header, h.String())
 	}
 	var rows [][]string
-	for u, r := range results {
+	for u, res := range results {
 		sc := c.ScenarioOf(u)
-		for tr, ms := range r.Makespans {
+		for tr, ms := range res.Makespans {
 			row := []string{strconv.Itoa(u), strconv.Itoa(sc.N), strconv.Itoa(sc.NCom), strconv.Itoa(sc.WMin), strconv.Itoa(sc.Index), strconv.Itoa(tr)}
 			for _, x := range ms {
 				row = append(row, strconv.Itoa(x))
@@ -162,17 +163,7 @@ func (c *CampaignParams) writeTables(dir string, seed uint64, results []UnitResu
 	if err := experiment.WriteCSVFile(filepath.Join(dir, "figure2.csv"), append([]string{"wmin"}, header[6:]...), rows); err != nil {
 		return err
 	}
-	var series []experiment.Series
-	for _, h := range Figure2Heuristics {
-		sr := experiment.Series{Name: h.String()}
-		for i, wm := range s.WMin {
-			sr.X = append(sr.X, float64(wm))
-			sr.Y = append(sr.Y, s.ByWMin[i][h])
-		}
-		series = append(series, sr)
-	}
-	title := fmt.Sprintf("Seed 001 Figure 2: average dfb vs w_min (seed %d, %d instances)", seed, s.Instances)
-	return experiment.LinePlot(filepath.Join(dir, "figure2.svg"), title, "w_min", "average dfb (%)", series)
+	return r.Figure2().WriteFile(filepath.Join(dir, "figure2.svg"))
 }
 
 // formatTau prints a τ with 3 decimals, or says it is undefined.
