@@ -181,3 +181,30 @@ func TestReproduceReport(t *testing.T) {
 	}
 	loadPage(t, file)
 }
+
+// TestREADMEPointsToReport: the README begins with its two set-up commands,
+// and the first thing it points to after them is the committed report
+// page, which exists.
+func TestREADMEPointsToReport(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start := "```sh\ngo run ./cmd/volsched reproduce --quick\ngo test ./...\n```\n"
+	if !strings.HasPrefix(s, start) {
+		t.Fatalf("README.md does not begin with the two set-up commands %q", start)
+	}
+	rest := s[len(start):]
+	link := "](" + "results/" + reproduction.ResultsPageDir + "/" + reproduction.PageFile + ")"
+	i := strings.Index(rest, "](")
+	if i < 0 || !strings.HasPrefix(rest[i:], link) {
+		t.Errorf("the first link after the set-up commands is not the report page %q", link)
+	}
+	if strings.Contains(rest[:max(i, 0)], "```") {
+		t.Error("another command block comes before the pointer to the report page")
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot, "results", reproduction.ResultsPageDir, reproduction.PageFile)); err != nil {
+		t.Errorf("the README points to a page that is not committed: %v", err)
+	}
+}
