@@ -234,16 +234,54 @@ func RepoRootOf(dir string) string {
 	if err != nil {
 		return ""
 	}
+	root := findRoot(abs)
+	if root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(abs, root)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// RepoRootFrom is RepoRootOf(dir), or, when dir is outside the repository
+// (a page written to /tmp/report from a clone), the way from dir to the
+// root of the repository that holds from (the working directory), so that
+// the page still links the documents of that clone; "" when neither is in
+// one.
+func RepoRootFrom(dir, from string) string {
+	if r := RepoRootOf(dir); r != "" {
+		return r
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	f, err := filepath.Abs(from)
+	if err != nil {
+		return ""
+	}
+	root := findRoot(f)
+	if root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(abs, root)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// findRoot returns the directory holding the go.mod of Module at or above
+// the absolute directory abs, or "".
+func findRoot(abs string) string {
 	for d := abs; ; {
 		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil {
 			first, _, _ := strings.Cut(string(b), "\n")
 			if strings.TrimSpace(first) == "module "+Module {
-				rel, err := filepath.Rel(abs, d)
-				if err != nil {
-					return ""
-				}
-				return filepath.ToSlash(rel)
+				return d
 			}
 		}
 		up := filepath.Dir(d)

@@ -65,6 +65,22 @@ func TestRepoRootOf(t *testing.T) {
 	if got := RepoRootOf(other); got != "" {
 		t.Errorf("RepoRootOf(another module) = %q, want empty", got)
 	}
+	// A page outside the repository, written from inside it: linked
+	// through the way from the page to the repository.
+	page := filepath.Join(other, "page")
+	if err := os.MkdirAll(page, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := RepoRootFrom(page, sub)
+	if got == "" || filepath.Clean(filepath.Join(page, filepath.FromSlash(got))) != filepath.Clean(root) {
+		t.Errorf("RepoRootFrom(page outside, from results/report) = %q, want the way from %s to %s", got, page, root)
+	}
+	if got := RepoRootFrom(sub, other); got != "../.." {
+		t.Errorf("RepoRootFrom(results/report, elsewhere) = %q, want ../.. (the page's own repository first)", got)
+	}
+	if got := RepoRootFrom(page, other); got != "" {
+		t.Errorf("RepoRootFrom(outside, from outside) = %q, want empty", got)
+	}
 }
 
 // testSection is a section with a table, a drawn figure and a choice.
@@ -155,7 +171,7 @@ func TestWallTime(t *testing.T) {
 	dir := t.TempDir()
 	for text, want := range map[string]float64{
 		"\tElapsed (wall clock) time (h:mm:ss or m:ss): 2:21:49\n": 8509,
-		"Elapsed (wall clock) time (h:mm:ss or m:ss): 0:16.45":      16.45,
+		"Elapsed (wall clock) time (h:mm:ss or m:ss): 0:16.45":     16.45,
 	} {
 		f := filepath.Join(dir, "time.txt")
 		os.WriteFile(f, []byte("User time (seconds): 1\n"+text), 0o644)

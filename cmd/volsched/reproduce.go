@@ -158,6 +158,6 @@ func reproducePageOptions(dir string, opt reproduceOptions, png bool) reproducti
 docs/papers.md lists the papers and where each lives in the code; docs/report.md describes this page.`, what, args),
 		Generated: fmt.Sprintf("Made by volsched %s on %s.", versionString(), time.Now().UTC().Format("2006-01-02 15:04 UTC")),
 		PNG:       png,
-		RepoRoot:  reproduction.RepoRootOf(dir),
+		RepoRoot:  reproduction.RepoRootFrom(dir, "."),
 	}
 }
