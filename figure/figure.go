@@ -52,6 +52,11 @@ type Axis struct {
 	Log   bool   // logarithmic scale (all values must be > 0)
 	// Zero makes the axis include 0 (linear axes only).
 	Zero bool
+	// Integer says the quantity takes whole values only (e.g. w_min in
+	// slots): a linear axis then has ticks at whole numbers only, so a
+	// narrow range (w_min in {1, 2}) gets fewer than MinTicks ticks
+	// rather than fractions no point can take.
+	Integer bool
 	// Fixed sets the axis to exactly [Min, Max] instead of the data's
 	// range rounded out to ticks.
 	Fixed    bool
@@ -536,6 +541,12 @@ func setAxis(a *plot.Axis, spec Axis, lo, hi float64) error {
 		values = LogTicks(lo, hi)
 	} else {
 		values = LinearTicks(lo, hi)
+		if spec.Integer && len(values) > 1 && values[1]-values[0] < 1 {
+			values = values[:0]
+			for v := math.Floor(lo); v <= math.Ceil(hi); v++ {
+				values = append(values, v)
+			}
+		}
 	}
 	if len(values) < 2 {
 		return fmt.Errorf("no ticks for [%g, %g]", lo, hi)

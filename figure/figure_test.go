@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,6 +142,41 @@ func TestTicksOnAxes(t *testing.T) {
 			if a.ticks < MinTicks || a.ticks > MaxTicks {
 				t.Errorf("x %v y %v: %s axis [%g, %g] has %d ticks, want %d to %d", c.x, c.y, a.name, a.min, a.max, a.ticks, MinTicks, MaxTicks)
 			}
+		}
+	}
+}
+
+// TestIntegerAxis: an axis of whole values has whole ticks only, spanning
+// the data; with a wide range, the usual ticks.
+func TestIntegerAxis(t *testing.T) {
+	for _, c := range []struct {
+		x    []float64
+		want []float64
+	}{
+		{[]float64{1, 2}, []float64{1, 2}},
+		{[]float64{2, 4, 5}, []float64{2, 3, 4, 5}},
+		{[]float64{3}, []float64{2, 3, 4}},
+		{[]float64{1, 10}, LinearTicks(1, 10)},
+	} {
+		f := Figure{Title: "t", Caption: "c", X: Axis{Label: "w_min", Unit: "slots", Integer: true}, Y: Axis{Label: "y"},
+			Series: []Series{{Name: "s", X: c.x, Y: make([]float64, len(c.x))}}}
+		g, err := f.drawable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := g.newPlot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float64
+		for _, k := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			got = append(got, k.Value)
+			if k.Value != math.Round(k.Value) || strings.Contains(k.Label, ".") {
+				t.Errorf("x %v: tick %v %q is not whole", c.x, k.Value, k.Label)
+			}
+		}
+		if !slices.Equal(got, c.want) || p.X.Min > c.x[0] || p.X.Max < c.x[len(c.x)-1] {
+			t.Errorf("x %v: ticks %v on [%g, %g], want %v covering the data", c.x, got, p.X.Min, p.X.Max, c.want)
 		}
 	}
 }

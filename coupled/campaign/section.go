@@ -87,9 +87,16 @@ func setText(xs []int) string {
 func (r *Report) grid() string {
 	c := &r.Params
 	inst := c.Units() * c.Trials
-	return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s; %d × %d scenarios × trials per (m, n_com, w_min), %d iterations, cap %s slots, E(S)(W) %s%s; %s instances",
-		c.P, setText(c.Tasks), setText(c.NCom), setText(c.WMin), c.Scenarios, c.Trials, c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
+	return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s; %d scenario%s × %d trial%s per (m, n_com, w_min), %d iterations, cap %s slots, E(S)(W) %s%s; %s instances",
+		c.P, setText(c.Tasks), setText(c.NCom), setText(c.WMin), c.Scenarios, plural(c.Scenarios), c.Trials, plural(c.Trials), c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
 		figure.FormatTick(float64(inst), 0))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // TableFor is the report's table for m: ours beside the paper's Table I
@@ -149,7 +156,7 @@ func (r *Report) Figure2For(m int) *figure.Figure {
 	f := &figure.Figure{
 		Title:  fmt.Sprintf("Figure 2: %%diff against w_min, m = %d", m),
 		Source: reproduction.CoupledPaper.Source(),
-		X:      figure.Axis{Label: "w_min", Unit: "slots"},
+		X:      figure.Axis{Label: "w_min", Unit: "slots", Integer: true},
 		Y:      figure.Axis{Label: "%diff against IE", Unit: "%"},
 		Caption: fmt.Sprintf("Seed %d; %s. %%diff: relative makespan difference to IE, averaged over the scenarios of each w_min (trials where both succeed).",
 			r.Seed, r.grid()),

@@ -72,7 +72,7 @@ func (r *Report) Figure2() *figure.Figure {
 	f := &figure.Figure{
 		Title:   "Figure 2: average dfb against w_min",
 		Source:  reproduction.IterativePaper.Source(),
-		X:       figure.Axis{Label: "w_min", Unit: "slots"},
+		X:       figure.Axis{Label: "w_min", Unit: "slots", Integer: true},
 		Y:       figure.Axis{Label: "average dfb", Unit: "%", Zero: true},
 		Caption: fmt.Sprintf("Seed %d; %s. dfb: degradation from the best of the 17 heuristics on each instance.", r.Seed, r.grid()),
 		Paper:   figure.PaperPicture,
