@@ -12,6 +12,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/oversim"
+	simcampaign "github.com/volsched/volsched/oversim/campaign"
 )
 
 func writeSummary(t *testing.T, dir string, r oversim.Result) string {
@@ -55,19 +56,6 @@ func TestOverlaySFMaxFigure(t *testing.T) {
 			t.Errorf("%s: %v, or no line named central-0ns", f, err)
 		}
 	}
-	// The series: overlay by increasing SF_max, references flat over 9..64.
-	var rs []*oversim.Result
-	for _, dir := range []string{o64, c, o9} {
-		var x oversim.Result
-		b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-		json.Unmarshal(b, &x)
-		rs = append(rs, &x)
-	}
-	s := againstSFMax(rs, nil, 9, 64, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })
-	if len(s) != 2 || s[0].Name != "overlay" || s[0].X[0] != 9 || s[0].Y[1] != 110 || s[1].Name != "centralized" || s[1].X[1] != 64 || s[1].Y[0] != 80 {
-		t.Fatalf("series %+v", s)
-	}
-
 	dp := writeSummary(t, filepath.Join(d, "dp"), oversim.Result{Policy: "dp", Nodes: 100})
 	// A run on the embedded workload model and one on the data's files.
 	model := writeSummary(t, filepath.Join(d, "model"), oversim.Result{Policy: "ibp", Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
@@ -115,7 +103,7 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 	old := writeSummary(t, filepath.Join(d, "old"), o81)
 	o81.SFMax = 9
 	headerOnly := writeSummary(t, filepath.Join(d, "header"), o81)
-	os.WriteFile(filepath.Join(headerOnly, "timeline.csv"), []byte(timelineHeader+"\n"), 0o644)
+	os.WriteFile(filepath.Join(headerOnly, "timeline.csv"), []byte(simcampaign.TimelineHeader+"\n"), 0o644)
 	out, errs, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), dirs[0], dirs[1], old, headerOnly)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
