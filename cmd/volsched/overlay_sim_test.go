@@ -231,12 +231,15 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 			t.Errorf("overlay-sim-%s: %v (%d bytes)", f, err, len(b))
 		}
 	}
-	runs, err := filepath.Glob(filepath.Join(dir, "overlay-sim-runs", "*.json"))
-	if err != nil || len(runs) == 0 {
-		t.Fatalf("no stored runs: %v", err)
+	// The runs are the units of a campaign: remove one stored run, and the
+	// second pass recomputes it alone.
+	results := filepath.Join(dir, "overlay-sim-runs", "results-1-of-1.jsonl")
+	b, err := os.ReadFile(results)
+	lines := strings.SplitAfter(string(b), "\n")
+	if err != nil || len(lines) < 3 {
+		t.Fatalf("stored runs: %v, %d lines", err, len(lines))
 	}
-	// Remove one stored run: the second pass recomputes it alone.
-	if err := os.Remove(runs[0]); err != nil {
+	if err := os.WriteFile(results, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out2, errOut, code := runCLI(t, "", args...)
@@ -254,5 +257,12 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 	}
 	if strip(out1) != strip(out2) {
 		t.Fatalf("resumed reproduction differs:\n%s\n---\n%s", out1, out2)
+	}
+	// The runs kept were not run again: the file is those lines and the
+	// removed run's, appended.
+	b2, err := os.ReadFile(results)
+	kept := strings.Join(lines[1:], "")
+	if err != nil || !strings.HasPrefix(string(b2), kept) || strings.Count(string(b2[len(kept):]), "\n") != 1 {
+		t.Fatalf("second pass: %v; want the %d kept lines and one more", err, len(lines)-2)
 	}
 }

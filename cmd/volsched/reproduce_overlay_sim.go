@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
+	"github.com/volsched/volsched/experiment"
 	simcampaign "github.com/volsched/volsched/oversim/campaign"
 )
 
@@ -16,7 +16,7 @@ func init() {
 		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return simcampaign.Reproduce(ctx, w, simcampaign.ReproduceOptions{Quick: opt.Quick, Seed: opt.Seed, OutDir: opt.OutDir,
-				Progress: stderrProgress(), Log: os.Stderr})
+				Progress: experiment.NewProgress(simcampaign.ReproductionName)})
 		},
 	})
 }

@@ -2,18 +2,16 @@ package campaign
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
-	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/oversim"
@@ -34,17 +32,18 @@ type ReproduceOptions struct {
 	// SVG files, and the runs' results (an interrupted reproduction
 	// resumes from them).
 	OutDir string
-	// Progress and Log: which run is simulated (standard error).
-	Progress ProgressMode
-	Log      io.Writer
+	// Workers is the number of simulations run at once (0: one per CPU).
+	Workers int
+	// Progress, if not nil, shows the campaign's progress.
+	Progress *experiment.Progress
 }
 
 // Table 4 of seed 004: maximum percentage of link bandwidth used (whole
 // simulation, 10 s, 1 s), for the largest SF_max of each policy.
-// paperTable4 is the paper's Table 4 by policy, SF_max and link: the
+// PaperTable4 is the paper's Table 4 by policy, SF_max and link: the
 // maximum percentage of link bandwidth used over the whole simulation, 10 s
 // and 1 s windows.
-var paperTable4 = map[string]map[int]map[string][3]string{
+var PaperTable4 = map[string]map[int]map[string][3]string{
 	"ibp": {
 		9:   {"slow": {"0.07%", "1.23%", "12%"}, "fast": {".001%", ".012%", ".12%"}},
 		64:  {"slow": {"0.16%", "1.23%", "12.2%"}, "fast": {".002%", ".012%", ".12%"}},
@@ -62,62 +61,99 @@ var paperTable4 = map[string]map[int]map[string][3]string{
 	},
 }
 
-// table4UpdateBandwidth is the update limit of Table 4's runs: §7.3 says
+// Table4UpdateBandwidth is the update limit of Table 4's runs: §7.3 says
 // the maxima were "recorded ... with an update bandwidth limit of 100Kbps,
 // thus giving a reference for the very worst case". We read Kbps as
 // kilobits per second (100 000 / 8 = 12 500 bytes/s): the paper writes
 // bytes per second as "Bps" ("100, 1000 and 10000 bytes per second (Bps)",
 // "1 KBps") and bits with a lower-case b ("10 Mbps", "1 Gbps").
-const table4UpdateBandwidth = 100e3 / 8
+const Table4UpdateBandwidth = 100e3 / 8
 
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%" }
 
+// RunsDir is the campaign's directory under ReproduceOptions.OutDir.
+const RunsDir = "overlay-sim-runs"
+
 // Reproduce runs the reduced reproduction of §7.3-7.5 (Table 4, Figs. 9,
 // 10, 11, 12-17, 18 and the catastrophic failure) and prints its tables
-// next to the paper's on w.
+// next to the paper's on w. The simulations are the units of a campaign
+// (CampaignParams) run by experiment.Run in OutDir/overlay-sim-runs (a
+// temporary directory, removed, without OutDir): an interrupted
+// reproduction resumes from the runs it finished.
 func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	dists, err := workload.DefaultDistributions()
 	if err != nil {
 		return err
 	}
-	nodes, hours, churnHours := 2000, 6.0, 12.0
-	sizes := []int{1000, 2000, 4000, 8000}
-	if opt.Quick {
-		nodes, hours, churnHours = 200, 1, 3
-		sizes = []int{100, 200, 400}
+	c, err := NewCampaign(opt.Quick, opt.Seed, dists)
+	if err != nil {
+		return err
 	}
+	var dir string
 	if opt.OutDir != "" {
 		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
 			return err
 		}
+		dir = filepath.Join(opt.OutDir, RunsDir)
+	} else {
+		tmp, err := os.MkdirTemp("", "volsched-overlay-sim-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
+	params, err := experiment.CanonicalJSON(c)
+	if err != nil {
+		return err
+	}
+	m := experiment.Manifest{Kind: Kind, Seed: opt.Seed, Units: c.Units(), Params: params, Shard: experiment.Whole}
+	err = experiment.Run(ctx, dir, m, opt.Workers, func(ctx context.Context, u int) (UnitResult, error) {
+		return c.RunUnit(ctx, opt.Seed, u)
+	}, opt.Progress)
+	if err != nil {
+		return err
+	}
+	_, results, err := experiment.LoadComplete[UnitResult](dir)
+	if err != nil {
+		return err
+	}
+	return c.Summarize(w, opt.OutDir, results)
+}
+
+// Summarize prints the tables of the campaign's results (ordered by unit)
+// next to the paper's and, when outDir is not empty, writes them as CSV
+// and SVG files there (overlay-sim-table4.csv, overlay-sim-fig9.csv, ...).
+func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitResult) error {
+	if len(results) != len(c.configs) {
+		return fmt.Errorf("overlay-sim campaign: %d results for %d runs", len(results), len(c.configs))
+	}
+	byKey := make(map[string]UnitResult, len(results))
+	for i, r := range results {
+		if r.Result == nil && r.Error == "" {
+			return fmt.Errorf("overlay-sim campaign: unit %d (%s): neither a result nor an error", i, c.Runs[i])
+		}
+		byKey[c.Runs[i]] = r
+	}
+	g, dists := &c.grid, c.grid.dists
+	nodes, hours, churnHours, sizes := g.nodes, g.hours, g.churnHours, g.sizes
 	var failures []string
 	note := func(what string, err error) string {
 		failures = append(failures, fmt.Sprintf("%s: %v", what, err))
 		return "FAILED"
 	}
-	base := func(pol overlay.Policy, n int, h float64, link des.Link) *oversim.Config {
-		return &oversim.Config{Options: overlay.DefaultOptions(pol), Nodes: n,
-			Length: des.Seconds(h * 3600), Link: link, Proc: des.DefaultProcessing,
-			UpdateBandwidth: pol.DefaultBandwidth(), DetectTimeout: des.Minute, CentralPerNode: 100,
-			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
-	}
-	progress := &runLog{mode: opt.Progress, w: opt.Log}
-	// A run used by several tables (Figs. 12-17 and Fig. 18's reference
-	// runs are the plain runs at the largest SF_max) is simulated once,
-	// with or without --out.
-	done := map[string]*oversim.Result{}
-	runOne := func(c *oversim.Config) (*oversim.Result, error) {
-		if r, ok := done[c.Key()]; ok {
-			return r, nil
+	// runOne looks a run up; every run of the tables is a unit.
+	runOne := func(cfg *oversim.Config) (*oversim.Result, error) {
+		r, ok := byKey[cfg.Key()]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("internal error: run %s is not in the campaign", cfg.Key())
+		case r.Error != "":
+			return nil, errors.New(r.Error)
 		}
-		r, err := cachedSimRun(ctx, c, opt.OutDir, progress)
-		if err == nil {
-			done[c.Key()] = r
-		}
-		return r, err
+		return r.Result, nil
 	}
-	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
+	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", g.seed)
 	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
 	fmt.Fprintf(w, "update limit 1 KB/s (IBP, DP) and 10 KB/s (MMP), processing %v + %d ns/byte per message.\n", des.DefaultProcessing.PerMessage, des.DefaultProcessing.PerByte)
 	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n")
@@ -128,18 +164,16 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	fmt.Fprintln(w)
 
 	// Table 4.
-	fmt.Fprintf(w, "Table 4: maximum link use over nodes (%d nodes, %g h; update limit 100 kbit/s = %g bytes/s, as the paper's Table 4)\n", nodes, hours, table4UpdateBandwidth)
+	fmt.Fprintf(w, "Table 4: maximum link use over nodes (%d nodes, %g h; update limit 100 kbit/s = %g bytes/s, as the paper's Table 4)\n", nodes, hours, Table4UpdateBandwidth)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tSF_max\tlink\tsim\t10s\t1s\tpaper sim\tpaper 10s\tpaper 1s\t")
 	var rows [][]string
 	for _, pol := range overlay.Policies() {
 		p := pol.String()
 		for _, sf := range accuracy.PaperSFMax[pol] {
-			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
-				c := base(pol, nodes, hours, l)
-				c.SFMax, c.UpdateBandwidth = sf, table4UpdateBandwidth
-				r, err := runOne(c)
-				pp := paperTable4[p][sf][l.Name]
+			for _, l := range links {
+				r, err := runOne(g.table4(pol, sf, l))
+				pp := PaperTable4[p][sf][l.Name]
 				if err != nil {
 					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t-\t-\t%s\t%s\t%s\t\n", p, sf, l.Name, note(fmt.Sprintf("%s %d %s", p, sf, l.Name), err), pp[0], pp[1], pp[2])
 					continue
@@ -152,8 +186,8 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 		}
 	}
 	tw.Flush()
-	if opt.OutDir != "" {
-		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-table4.csv"),
+	if outDir != "" {
+		if err := experiment.WriteCSVFile(filepath.Join(outDir, "overlay-sim-table4.csv"),
 			[]string{"policy", "sfmax", "link", "sim", "10s", "1s"}, rows); err != nil {
 			return err
 		}
@@ -165,7 +199,7 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	for _, pol := range overlay.Policies() {
 		p := pol.String()
 		for _, n := range sizes {
-			r, err := runOne(base(pol, n, churnHours, des.FastLink))
+			r, err := runOne(g.size(pol, n))
 			x := sizeRun{policy: p, nodes: n, r: r}
 			if err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s %d nodes", p, n), err)
@@ -174,18 +208,15 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 		}
 	}
 	prefix := ""
-	if opt.OutDir != "" {
-		prefix = filepath.Join(opt.OutDir, "overlay-sim-")
+	if outDir != "" {
+		prefix = filepath.Join(outDir, "overlay-sim-")
 	}
 	if err := sizeFigures(w, prefix, " (reduced)", sruns); err != nil {
 		return err
 	}
 
 	// Fig. 10: allocation time of a probe request against size.
-	probeTasks, probeSizes := int32(1000), []int{2000, 8000, 32000}
-	if opt.Quick {
-		probeTasks, probeSizes = 100, []int{200, 400, 800}
-	}
+	probeTasks, probeSizes := g.probeTasks, g.probeSizes
 	fmt.Fprintf(w, "\nFig. 10: mean allocation time (s) of a %d-task request, distributed (a) and centralized (b, modelled decision cost 100 ns per node);\n", probeTasks)
 	fmt.Fprintln(w, "one request every 2 min for 20 min, from nodes drawn from the seed")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -196,10 +227,10 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	fmt.Fprintln(tw, "unallocated tasks\t")
 	rows = nil
 	fig10 := map[string][]experiment.Series{} // by link
-	for _, sch := range []string{"overlay", "centralized"} {
+	for _, sch := range fig10Schedulers {
 		for _, pol := range overlay.Policies() {
 			p := pol.String()
-			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
+			for _, l := range links {
 				label := p
 				if sch == "centralized" {
 					label = p + " (central)"
@@ -208,10 +239,7 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 				s10 := experiment.Series{Name: label}
 				var unalloc uint64
 				for _, n := range probeSizes {
-					c := base(pol, n, 1.0/3, l)
-					c.Scheduler = sch
-					c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 2*des.Minute, probeTasks, 10000
-					r, err := runOne(c)
+					r, err := runOne(g.probe(sch, pol, l, n))
 					if err != nil {
 						fmt.Fprintf(tw, "%s\t", note(fmt.Sprintf("%s %s %d nodes (probes)", p, l.Name, n), err))
 						continue
@@ -233,15 +261,15 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	fmt.Fprintln(w, "paper (figure; text): distributed allocation time grows logarithmically with size; a 1000-task request on 10^5 nodes")
 	fmt.Fprintln(w, "with the slow link is allocated in under 3.5 s; MMP is the slowest distributed policy; the centralized time grows almost")
 	fmt.Fprintln(w, "linearly with size (there from the measured CPU time of a real scheduler; here from the modelled per-node cost).")
-	if opt.OutDir != "" && len(rows) > 0 {
-		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig10.csv"), []string{"policy", "scheduler", "link", "nodes", "alloc_time_mean_s", "unallocated_tasks"}, rows); err != nil {
+	if outDir != "" && len(rows) > 0 {
+		if err := experiment.WriteCSVFile(filepath.Join(outDir, "overlay-sim-fig10.csv"), []string{"policy", "scheduler", "link", "nodes", "alloc_time_mean_s", "unallocated_tasks"}, rows); err != nil {
 			return err
 		}
 		for _, l := range []string{"slow", "fast"} {
 			if len(fig10[l]) == 0 {
 				continue
 			}
-			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig10-"+l+".svg"),
+			if err := experiment.LinePlot(filepath.Join(outDir, "overlay-sim-fig10-"+l+".svg"),
 				fmt.Sprintf("Allocation time of a %d-task request, %s link (reduced)", probeTasks, l), "nodes", "mean allocation time (s)", fig10[l]); err != nil {
 				return err
 			}
@@ -258,23 +286,12 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	for _, pol := range overlay.Policies() {
 		p := pol.String()
 		var got []*oversim.Result
-		type variant struct {
-			sch string
-			sf  int
-		}
-		var vs []variant
-		for _, sf := range sfs[pol] {
-			vs = append(vs, variant{"overlay", sf})
-		}
-		vs = append(vs, variant{"centralized", pol.DefaultSFMax()}, variant{"random", pol.DefaultSFMax()})
-		for _, v := range vs {
-			c := base(pol, nodes, churnHours, des.FastLink)
-			c.Scheduler, c.SFMax = v.sch, v.sf
+		for _, v := range sfmaxVariants(pol) {
 			sf := strconv.Itoa(v.sf)
 			if v.sch != "overlay" {
 				sf = "-"
 			}
-			r, err := runOne(c)
+			r, err := runOne(g.sfmax(pol, v.sch, v.sf))
 			if err != nil {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\n", p, v.sch, sf, note(fmt.Sprintf("%s %s sfmax %s", p, v.sch, sf), err))
 				continue
@@ -292,8 +309,8 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figures): IBP 10^6 nodes: distributed finishes more tasks than centralized, computation ~20 % behind centralized, random far behind;")
 	fmt.Fprintln(w, "MMP 10^5: SF_max 81 and 256 close to centralized, 16 bad; DP 10^5: SF_max 216 about 5 % behind centralized.")
-	if opt.OutDir != "" && len(rows) > 0 {
-		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig12-17.csv"), []string{"policy", "scheduler", "sfmax", "tasks_finished", "tasks_finished_in_time", "computation_mi", "makespan_mean_s", "makespan_max_s"}, rows); err != nil {
+	if outDir != "" && len(rows) > 0 {
+		if err := experiment.WriteCSVFile(filepath.Join(outDir, "overlay-sim-fig12-17.csv"), []string{"policy", "scheduler", "sfmax", "tasks_finished", "tasks_finished_in_time", "computation_mi", "makespan_mean_s", "makespan_max_s"}, rows); err != nil {
 			return err
 		}
 		for _, pol := range overlay.Policies() {
@@ -301,7 +318,7 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 			if len(fig12[p]) == 0 {
 				continue
 			}
-			if err := experiment.LinePlot(filepath.Join(opt.OutDir, "overlay-sim-fig12-17-"+p+".svg"),
+			if err := experiment.LinePlot(filepath.Join(outDir, "overlay-sim-fig12-17-"+p+".svg"),
 				fmt.Sprintf("%s: finished computation against SF_max and the references (reduced)", p), "SF_max", "computation finished (MI)", fig12[p]); err != nil {
 				return err
 			}
@@ -309,14 +326,12 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 	}
 
 	// Fig. 18 and the catastrophic failure.
-	medians := []des.Time{60 * des.Minute, 30 * des.Minute, 15 * des.Minute, 5 * des.Minute}
-	fracs := []float64{0.05, 0.1, 0.2, 0.4}
 	fmt.Fprintf(w, "\nFig. 18: finished computation with churn, normalized to the run without failures (%d nodes, %g h, fast link);\n", nodes, churnHours)
 	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", churnHours/2)
 	var fruns []failRun
 	for _, pol := range overlay.Policies() {
 		p := pol.String()
-		r0, err := runOne(base(pol, nodes, churnHours, des.FastLink))
+		r0, err := runOne(g.plain(pol))
 		if err == nil && r0.ComputationFinishedMI == 0 {
 			err = fmt.Errorf("no computation finished without failures")
 		}
@@ -325,20 +340,16 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 			continue
 		}
 		fruns = append(fruns, failRun{policy: p, r: r0})
-		for _, m := range medians {
-			c := base(pol, nodes, churnHours, des.FastLink)
-			c.Churn = failure.Churn{Median: m}
+		for _, m := range churnMedians {
 			x := failRun{policy: p, kind: "churn", param: m.Seconds() / 60}
-			if x.r, err = runOne(c); err != nil {
+			if x.r, err = runOne(g.churn(pol, m)); err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s churn %v", p, m.Duration()), err)
 			}
 			fruns = append(fruns, x)
 		}
-		for _, f := range fracs {
-			c := base(pol, nodes, churnHours, des.FastLink)
-			c.Catastrophe = failure.Catastrophe{Fraction: f, At: des.Seconds(churnHours * 1800)}
+		for _, f := range catastropheFractions {
 			x := failRun{policy: p, kind: "catastrophe", param: f}
-			if x.r, err = runOne(c); err != nil {
+			if x.r, err = runOne(g.catastrophe(pol, f)); err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s catastrophe %g", p, f), err)
 			}
 			fruns = append(fruns, x)
@@ -354,81 +365,4 @@ func Reproduce(ctx context.Context, w io.Writer, opt ReproduceOptions) error {
 		}
 	}
 	return nil
-}
-
-// cachedSimRun runs c, or, when dir is set and the run was done before,
-// reads its result from dir/overlay-sim-runs/KEY.json: each run's result is
-// written there as soon as it ends, so an interrupted reproduction resumes
-// where it stopped (the results are deterministic given the key).
-func cachedSimRun(ctx context.Context, c *oversim.Config, dir string, progress *runLog) (*oversim.Result, error) {
-	key := c.Key()
-	var path string
-	if dir != "" {
-		path = filepath.Join(dir, "overlay-sim-runs", key+".json")
-		if b, err := os.ReadFile(path); err == nil {
-			var r oversim.Result
-			if json.Unmarshal(b, &r) == nil {
-				return &r, nil
-			}
-		}
-	}
-	progress.starting(key)
-	s, err := oversim.New(c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.Run(ctx)
-	progress.ended(key)
-	if err != nil || path == "" {
-		return r, err
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return nil, err
-	}
-	return r, os.Rename(tmp, path)
-}
-
-// runLog shows which simulation a reproduction is running: on a terminal,
-// a line redrawn for each run; in a log, a line when a run starts at least
-// experiment.LogInterval after the last line. A nil *runLog is silent.
-type runLog struct {
-	mode  ProgressMode
-	w     io.Writer
-	start time.Time
-	last  time.Time
-	runs  int
-}
-
-func (l *runLog) starting(key string) {
-	if l == nil {
-		return
-	}
-	now := time.Now()
-	if l.start.IsZero() {
-		l.start, l.last = now, now
-	}
-	l.runs++
-	switch l.mode {
-	case TerminalProgress:
-		fmt.Fprintf(l.w, "\roverlay-sim: %s ...%20s", key, "")
-	case LogProgress:
-		if now.Sub(l.last) >= experiment.LogInterval {
-			l.last = now
-			fmt.Fprintf(l.w, "overlay-sim: run %d (%s) [%s elapsed]\n", l.runs, key, now.Sub(l.start).Round(time.Second))
-		}
-	}
-}
-
-func (l *runLog) ended(key string) {
-	if l != nil && l.mode == TerminalProgress {
-		fmt.Fprintf(l.w, "\r%*s\r", len(key)+40, "")
-	}
 }
