@@ -13,6 +13,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 )
 
@@ -104,7 +105,7 @@ func SizeFigure(w io.Writer, prefix string, args []string) error {
 // writes Fig. 18 and the catastrophe figure (failureFigures).
 func FailureFigure(w io.Writer, prefix string, args []string) error {
 	var runs []failRun
-	base := map[string]*oversim.Result{}
+	base := map[overlay.Policy]*oversim.Result{}
 	catAt := -1.0
 	for _, a := range args {
 		run, err := ReadRun(a)
@@ -249,13 +250,13 @@ func SFMaxFigure(w io.Writer, prefix string, args []string) error {
 	}
 	tw.Flush()
 	switch runs[0].Policy {
-	case "ibp":
+	case overlay.PolicyIBP:
 		fmt.Fprintln(w, "paper (Figs. 12-13, IBP, 10^6 nodes, 60 h, shapes only): the distributed version finishes more tasks than the centralized one,")
 		fmt.Fprintln(w, "its computation is about 20 % behind the centralized one, little gain from SF_max 225 over 64 or 9, random far behind.")
-	case "mmp":
+	case overlay.PolicyMMP:
 		fmt.Fprintln(w, "paper (Fig. 15, MMP, 10^5 nodes, 60 h, shapes only): the maximum makespan over time; SF_max 81 performs like 256 with some")
 		fmt.Fprintln(w, "wrong decisions, both very close to the centralized version; 16 omitted for its bad results (see PREFIX-makespan.svg).")
-	case "dp":
+	case overlay.PolicyDP:
 		fmt.Fprintln(w, "paper (Figs. 16-17, DP, 10^5 nodes, 60 h): tasks finished SF_max 64: 4,306,204, 216: 4,321,049, centralized 4,245,745,")
 		fmt.Fprintln(w, "random 1,078,555 (8 not labelled); 216 \"only 5% behind the centralized version\" (Fig. 17, computation).")
 	}
@@ -328,7 +329,7 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 // sizeRun is one run of Figs. 9 and 11: a policy at a network size, with
 // its result, or (r nil) the table cell that says why there is none.
 type sizeRun struct {
-	policy string
+	policy overlay.Policy
 	nodes  int
 	r      *oversim.Result
 	failed string
@@ -343,7 +344,7 @@ type sizeRun struct {
 // prefix+"fig9" and prefix+"fig11" as CSV and SVG; note ends the figures'
 // titles. The caller prints Fig. 9's title line.
 func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
-	var policies []string
+	var policies []overlay.Policy
 	var sizes []int
 	for _, x := range runs {
 		if !slices.Contains(policies, x.policy) {
@@ -354,7 +355,7 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 		}
 	}
 	slices.Sort(sizes)
-	find := func(p string, n int) *sizeRun {
+	find := func(p overlay.Policy, n int) *sizeRun {
 		for i := range runs {
 			if runs[i].policy == p && runs[i].nodes == n {
 				return &runs[i]
@@ -375,7 +376,7 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 	head(tw, "per node, largest/smallest\t")
 	for _, p := range policies {
 		fmt.Fprintf(tw, "%s\t", p)
-		s9, s11 := experiment.Series{Name: p}, experiment.Series{Name: p}
+		s9, s11 := experiment.Series{Name: p.String()}, experiment.Series{Name: p.String()}
 		var first, last float64
 		ok, have := true, false
 		for _, n := range sizes {
@@ -392,10 +393,10 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 			r := x.r
 			fmt.Fprintf(tw, "%.0f\t", r.ThroughputTasksPerHour)
 			s9.X, s9.Y = append(s9.X, float64(n)), append(s9.Y, r.ThroughputTasksPerHour)
-			rows9 = append(rows9, []string{p, strconv.Itoa(n), strconv.FormatFloat(r.ThroughputTasksPerHour, 'g', -1, 64)})
+			rows9 = append(rows9, []string{p.String(), strconv.Itoa(n), strconv.FormatFloat(r.ThroughputTasksPerHour, 'g', -1, 64)})
 			if f, has := peak1s(r); has {
 				s11.X, s11.Y = append(s11.X, float64(n)), append(s11.Y, 100*f)
-				rows11 = append(rows11, []string{p, strconv.Itoa(n), strconv.FormatFloat(f, 'g', -1, 64)})
+				rows11 = append(rows11, []string{p.String(), strconv.Itoa(n), strconv.FormatFloat(f, 'g', -1, 64)})
 			}
 			if !have {
 				first, have = r.ThroughputTasksPerHour/float64(n), true
@@ -452,7 +453,7 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 // minutes) or with a catastrophic failure (param: the fraction of the
 // nodes); r nil when it failed, failed saying why.
 type failRun struct {
-	policy string
+	policy overlay.Policy
 	kind   string
 	param  float64
 	r      *oversim.Result
@@ -466,7 +467,7 @@ type failRun struct {
 // prefix+"fig18.svg" and prefix+"catastrophe.svg". note ends the titles;
 // catAt says when the catastrophe happened. The caller prints the title.
 func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) error {
-	var policies []string
+	var policies []overlay.Policy
 	var medians, fracs []float64
 	for _, x := range runs {
 		if !slices.Contains(policies, x.policy) {
@@ -481,7 +482,7 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 	}
 	slices.SortFunc(medians, func(a, b float64) int { return cmp.Compare(b, a) })
 	slices.Sort(fracs)
-	find := func(p, kind string, param float64) *failRun {
+	find := func(p overlay.Policy, kind string, param float64) *failRun {
 		for i := range runs {
 			if x := &runs[i]; x.policy == p && x.kind == kind && (kind == "" || x.param == param) {
 				return x
@@ -524,10 +525,10 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 				v := r.r.ComputationFinishedMI / r0.r.ComputationFinishedMI
 				fmt.Fprintf(tw, "%.3f\t", v)
 				s.X, s.Y = append(s.X, x), append(s.Y, v)
-				rows = append(rows, []string{p, kind, strconv.FormatFloat(param, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
+				rows = append(rows, []string{p.String(), kind, strconv.FormatFloat(param, 'g', -1, 64), strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 		}
-		s, cs := experiment.Series{Name: p}, experiment.Series{Name: p}
+		s, cs := experiment.Series{Name: p.String()}, experiment.Series{Name: p.String()}
 		for _, m := range medians {
 			cell("churn", m, &s, m)
 		}

@@ -3,6 +3,7 @@ package campaign
 import (
 	"testing"
 
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 )
 
@@ -11,9 +12,9 @@ import (
 // TestOverlaySFMaxFigure).
 func TestAgainstSFMax(t *testing.T) {
 	rs := []*oversim.Result{
-		{Policy: "ibp", SFMax: 64, TasksFinished: 110},
-		{Policy: "ibp", SFMax: 225, Scheduler: "centralized", TasksFinished: 80},
-		{Policy: "ibp", SFMax: 9, TasksFinished: 100},
+		{Policy: overlay.PolicyIBP, SFMax: 64, TasksFinished: 110},
+		{Policy: overlay.PolicyIBP, SFMax: 225, Scheduler: "centralized", TasksFinished: 80},
+		{Policy: overlay.PolicyIBP, SFMax: 9, TasksFinished: 100},
 	}
 	s := againstSFMax(rs, nil, 9, 64, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })
 	if len(s) != 2 || s[0].Name != "overlay" || s[0].X[0] != 9 || s[0].Y[1] != 110 || s[1].Name != "centralized" || s[1].X[1] != 64 || s[1].Y[0] != 80 {

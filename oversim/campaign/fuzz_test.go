@@ -20,7 +20,7 @@ func FuzzRunSummary(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
+		if !r.Policy.Valid() || r.Nodes <= 0 || !(r.Hours > 0) {
 			t.Fatalf("accepted %+v", r)
 		}
 		_ = Unfinished("run", r)

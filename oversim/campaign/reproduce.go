@@ -200,7 +200,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 		p := pol.String()
 		for _, n := range sizes {
 			r, err := runOne(g.size(pol, n))
-			x := sizeRun{policy: p, nodes: n, r: r}
+			x := sizeRun{policy: pol, nodes: n, r: r}
 			if err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s %d nodes", p, n), err)
 			}
@@ -336,19 +336,19 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 			err = fmt.Errorf("no computation finished without failures")
 		}
 		if err != nil {
-			fruns = append(fruns, failRun{policy: p, failed: note(p+" without failures", err)})
+			fruns = append(fruns, failRun{policy: pol, failed: note(p+" without failures", err)})
 			continue
 		}
-		fruns = append(fruns, failRun{policy: p, r: r0})
+		fruns = append(fruns, failRun{policy: pol, r: r0})
 		for _, m := range churnMedians {
-			x := failRun{policy: p, kind: "churn", param: m.Seconds() / 60}
+			x := failRun{policy: pol, kind: "churn", param: m.Seconds() / 60}
 			if x.r, err = runOne(g.churn(pol, m)); err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s churn %v", p, m.Duration()), err)
 			}
 			fruns = append(fruns, x)
 		}
 		for _, f := range catastropheFractions {
-			x := failRun{policy: p, kind: "catastrophe", param: f}
+			x := failRun{policy: pol, kind: "catastrophe", param: f}
 			if x.r, err = runOne(g.catastrophe(pol, f)); err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s catastrophe %g", p, f), err)
 			}

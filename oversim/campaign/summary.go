@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 )
 
@@ -51,10 +52,18 @@ func ParseSummary(b []byte, arg string) (*oversim.Result, error) {
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, inputf("run %q: summary.json: %v (want the JSON 'volsched overlay sim' writes)", arg, err)
 	}
-	if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
-		return nil, inputf("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, r.Policy, r.Nodes, r.Hours)
+	if !r.Policy.Valid() || r.Nodes <= 0 || !(r.Hours > 0) {
+		return nil, inputf("run %q: summary.json has policy %q, nodes %d, hours %g: not a 'volsched overlay sim' summary", arg, policyText(r.Policy), r.Nodes, r.Hours)
 	}
 	return r, nil
+}
+
+// policyText is a summary's policy as its JSON spells it ("" if none).
+func policyText(p overlay.Policy) string {
+	if !p.Valid() {
+		return ""
+	}
+	return p.String()
 }
 
 // Unfinished says why r (given as arg) did not simulate all its hours, or
