@@ -16,6 +16,7 @@ import (
 
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/redundant"
+	"github.com/volsched/volsched/reproduction"
 )
 
 // labOptions are the options of the seed-003 laboratory figures.
@@ -226,12 +227,12 @@ Figure 4 is recomputed from the start.`,
 	f.Float64Var(&tr.sabC, "sab-c", 0, "figure 4: SAB's constant C of Eq. 7, in operations (default: the longest availability interval of the trace)")
 	expCmd.AddCommand(cmd)
 
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:    "redundant",
 		Resumes: true,
 		Order:   300,
 		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			reps := 2000
 			if opt.Quick {
 				reps = 200
@@ -251,6 +252,6 @@ Figure 4 is recomputed from the start.`,
 			tr := traceFigOptions{lab: labOptions{figure: 4, reps: reps, seed: opt.Seed, workers: runtime.NumCPU(), quick: opt.Quick,
 				algos: []string{"ea", "epb", "ppb", "gls"}, out: opt.OutDir}}
 			return runTraceFigure(ctx, w, tr)
-		},
+		}),
 	})
 }

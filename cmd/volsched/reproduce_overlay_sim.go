@@ -6,17 +6,18 @@ import (
 
 	"github.com/volsched/volsched/experiment"
 	simcampaign "github.com/volsched/volsched/oversim/campaign"
+	"github.com/volsched/volsched/reproduction"
 )
 
 func init() {
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:    simcampaign.ReproductionName,
 		Resumes: true,
 		Order:   410,
 		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return simcampaign.Reproduce(ctx, w, simcampaign.ReproduceOptions{Quick: opt.Quick, Seed: opt.Seed, OutDir: opt.OutDir,
 				Progress: experiment.NewProgress(simcampaign.ReproductionName)})
-		},
+		}),
 	})
 }
