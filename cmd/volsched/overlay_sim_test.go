@@ -205,7 +205,7 @@ func TestOverlaySimParams(t *testing.T) {
 }
 
 // TestReproduceOverlaySimQuick: the reduced reproduction writes every table
-// and figure as CSV and SVG, and a second run with the same --out reuses
+// and figure as CSV, SVG and PNG, and a second run with the same --out reuses
 // each run's stored result (resumption) and prints the same tables.
 func TestReproduceOverlaySimQuick(t *testing.T) {
 	if testing.Short() {
@@ -223,9 +223,10 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 	if !strings.Contains(out1, "Workload: the embedded model "+workload.Embedded().Name) || strings.Contains(out1, "skipped") {
 		t.Fatalf("the reproduction does not say it ran on the embedded model:\n%s", out1)
 	}
-	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig10.csv", "fig10-slow.svg", "fig10-fast.svg",
-		"fig11.csv", "fig11.svg", "fig12-17.csv", "fig12-17-ibp.svg", "fig12-17-mmp.svg", "fig12-17-dp.svg",
-		"fig18.csv", "fig18.svg", "catastrophe.svg"} {
+	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig9.png", "fig10.csv", "fig10-slow.svg", "fig10-slow.png",
+		"fig10-fast.svg", "fig10-fast.png", "fig11.csv", "fig11.svg", "fig11.png", "fig12-17.csv", "fig12-17-ibp.svg",
+		"fig12-17-ibp.png", "fig12-17-mmp.svg", "fig12-17-mmp.png", "fig12-17-dp.svg", "fig12-17-dp.png",
+		"fig18.csv", "fig18.svg", "fig18.png", "catastrophe.svg", "catastrophe.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, "overlay-sim-"+f))
 		if err != nil || len(b) == 0 {
 			t.Errorf("overlay-sim-%s: %v (%d bytes)", f, err, len(b))

@@ -15,9 +15,9 @@ func init() {
 		Resumes: true,
 		Order:   410,
 		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
-		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
 			return simcampaign.Reproduce(ctx, w, simcampaign.ReproduceOptions{Quick: opt.Quick, Seed: opt.Seed, OutDir: opt.OutDir,
 				Progress: experiment.NewProgress(simcampaign.ReproductionName)})
-		}),
+		},
 	})
 }

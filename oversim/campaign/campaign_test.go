@@ -3,9 +3,14 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/reproduction"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -37,7 +42,7 @@ func TestCampaignGrid(t *testing.T) {
 		results[i].Error = "model failure"
 	}
 	var out strings.Builder
-	if err := c.Summarize(&out, "", results); err != nil {
+	if _, err := c.Summarize(&out, "", results); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "not in the campaign") || !strings.Contains(out.String(), "FAILED") {
@@ -96,5 +101,48 @@ func TestRunUnit(t *testing.T) {
 	cancel()
 	if r, err := c.RunUnit(ctx, 1, u); err == nil || r.Error != "" {
 		t.Errorf("cancelled unit: %v, %q", err, r.Error)
+	}
+}
+
+// TestSection: from results of every run, Summarize returns the page's
+// section — Table 4 (18 rows, the paper's text verbatim), DP's Fig. 16
+// ratios beside the paper's, and the nine figures — and the page that
+// reproduction.Write makes of it passes its check.
+func TestSection(t *testing.T) {
+	c, err := NewCampaign(true, 1, workload.EmbeddedDistributions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make([]UnitResult, c.Units())
+	for i, cfg := range c.configs {
+		r := &oversim.Result{Policy: cfg.Policy, Nodes: cfg.Nodes, Hours: cfg.Length.Seconds() / 3600, SFMax: cfg.SFMax,
+			Link: cfg.Link.Name, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth, TasksFinished: uint64(10 * cfg.Nodes),
+			ComputationFinishedMI: float64(1000 * cfg.Nodes), ThroughputTasksPerHour: float64(cfg.Nodes), ProbeAllocTimeMean: 0.5,
+			PeakLinkUse: []des.LinkUse{{Window: des.Second, Fraction: 1e-3}, {Window: 10 * des.Second, Fraction: 5e-4}, {Fraction: 1e-5}}}
+		if cfg.Scheduler == "centralized" || cfg.Scheduler == "random" {
+			r.Scheduler = cfg.Scheduler
+		}
+		if cfg.Churn.Median > 0 || cfg.Catastrophe.Fraction > 0 {
+			r.ComputationFinishedMI /= 2
+		}
+		results[i] = UnitResult{Result: r}
+	}
+	s, err := c.Summarize(io.Discard, "", results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tables) != 2 || len(s.Tables[0].Rows) != 18 || len(s.Figures) != 9 {
+		t.Fatalf("%d tables (%d rows), %d figures", len(s.Tables), len(s.Tables[0].Rows), len(s.Figures))
+	}
+	if c := s.Tables[0].Rows[1].Cells[0]; c.Ours != 1e-3 || c.PaperText != ".001%" || c.Paper != 0.001 {
+		t.Fatalf("Table 4, IBP 9 fast, whole run: %+v", c)
+	}
+	// DP: SF_max 64 is the paper's 4,306,204 / 4,245,745 of the centralized.
+	if c := s.Tables[1].Rows[1].Cells[1]; c.Ours != 1 || math.Abs(c.Paper-4306204.0/4245745) > 1e-12 {
+		t.Fatalf("Fig. 16, SF_max 64: %+v", c)
+	}
+	dir := t.TempDir()
+	if _, err := reproduction.Write(dir, []reproduction.Entry{{Name: ReproductionName, Title: "overlay-sim", Section: s}}, reproduction.PageOptions{Title: "test"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
 )
@@ -95,7 +96,8 @@ func SizeFigure(w io.Writer, prefix string, args []string) error {
 		return inputf("no run directory given")
 	}
 	fmt.Fprintf(w, "Fig. 9: throughput (tasks finished per hour) against network size (%s link, %g h)\n", first.Link, first.Hours)
-	return sizeFigures(w, prefix+"-", "", runs)
+	_, err := sizeFigures(w, prefix+"-", "", runs)
+	return err
 }
 
 // FailureFigure reads the summary.json of overlay runs with churn, with a
@@ -172,7 +174,8 @@ func FailureFigure(w io.Writer, prefix string, args []string) error {
 			fmt.Fprintf(w, "%s: %d nodes, %g h, %s link, SF_max %d\n", r.Policy, r.Nodes, r.Hours, r.Link, r.SFMax)
 		}
 	}
-	return failureFigures(w, prefix+"-", "", fmt.Sprintf("%g h", max(catAt, 0)), runs)
+	_, err := failureFigures(w, prefix+"-", "", fmt.Sprintf("%g h", max(catAt, 0)), runs)
+	return err
 }
 
 // SFMaxFigure reads the summary.json of each run directory (arguments DIR or
@@ -264,16 +267,90 @@ func SFMaxFigure(w io.Writer, prefix string, args []string) error {
 		"tasks_finished", "tasks_finished_in_time", "computation_mi", "tasks_unallocated", "tasks_vs_centralized", "computation_vs_centralized", "dir"}, rows); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s, %d nodes, %.3g h", runs[0].Policy, runs[0].Nodes, runs[0].Hours)
-	if err := experiment.LinePlot(prefix+"-tasks.svg", title+": tasks finished", "SF_max", "tasks finished",
-		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })); err != nil {
+	_, err := sfmaxFigures(prefix, runs, names, dirs, lo, hi)
+	if err != nil {
 		return err
 	}
-	if err := experiment.LinePlot(prefix+"-computation.svg", title+": computation finished", "SF_max", "computation finished (MI)",
-		againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return r.ComputationFinishedMI })); err != nil {
-		return err
+	return makespanFigure(w, prefix, runs, names, dirs)
+}
+
+// The paper's Fig. 16 (DP, 10^5 nodes, 60 h): tasks finished, as the text
+// extracted from the figure's bar labels gives them (SF_max 8 is not
+// labelled).
+const (
+	paperFig16Nodes       = 100000
+	paperFig16Hours       = 60.0
+	paperFig16Centralized = 4245745.0
+	paperFig16Random      = 1078555.0
+	paperFig16Text        = "SF_max 64: 4,306,204 tasks; 216: 4,321,049; centralized 4,245,745; random 1,078,555; SF_max 8 not labelled"
+)
+
+// paperFig16Overlay is the overlay's tasks finished by SF_max.
+var paperFig16Overlay = map[int]float64{64: 4306204, 216: 4321049}
+
+// sfmaxFigures draws the tasks and computation finished against SF_max
+// (Figs. 12-13 for IBP, 16-17 for DP; MMP's has no counterpart), the
+// references flat over [lo, hi], and with a prefix writes them as
+// prefix-tasks and prefix-computation (SVG, PNG).
+func sfmaxFigures(prefix string, runs []*oversim.Result, names, dirs []string, lo, hi float64) ([]Drawn, error) {
+	r0 := runs[0]
+	setup := fmt.Sprintf("%s, %s nodes, %.3g h", strings.ToUpper(r0.Policy.String()), count(r0.Nodes), r0.Hours)
+	caption := runsCaption(runs) + " The overlay at each SF_max as one line; the centralized and random references (which do not use SF_max) flat."
+	tasks := &figure.Figure{
+		Title:  "tasks finished against SF_max, " + setup,
+		Source: Source,
+		X:      figure.Axis{Label: "SF_max"},
+		Y:      figure.Axis{Label: "tasks finished", Zero: true},
+		Series: seriesOf(againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })),
+		Paper:  figure.PaperNone,
 	}
-	return makespanFigure(w, prefix, title, runs, names, dirs)
+	comp := &figure.Figure{
+		Title:  "finished computation against SF_max, " + setup,
+		Source: Source,
+		X:      figure.Axis{Label: "SF_max"},
+		Y:      figure.Axis{Label: "finished computation", Unit: "MI", Zero: true},
+		Series: seriesOf(againstSFMax(runs, names, lo, hi, func(r *oversim.Result) float64 { return r.ComputationFinishedMI })),
+		Paper:  figure.PaperNone,
+	}
+	tasks.Caption, comp.Caption = caption, caption
+	switch r0.Policy {
+	case overlay.PolicyIBP:
+		tasks.Title, comp.Title = "Figure 12: "+tasks.Title, "Figure 13: "+comp.Title
+		tasks.Paper, comp.Paper = figure.PaperPicture, figure.PaperPicture
+		tasks.Caption += " The paper's text on its Fig. 12 (10^6 nodes, 60 h): the distributed version finishes more tasks than the centralized one, random far behind."
+		comp.Caption += " The paper's text on its Fig. 13 (10^6 nodes, 60 h): the computation is about 20 % behind the centralized version, with little gain from SF_max 225 over 64 or 9."
+	case overlay.PolicyMMP:
+		tasks.Caption += " The paper measures MMP by the makespan over time (its Fig. 15), not by tasks finished."
+		comp.Caption += " The paper measures MMP by the makespan over time (its Fig. 15), not by the computation finished."
+	case overlay.PolicyDP:
+		tasks.Title, comp.Title = "Figure 16: "+tasks.Title, "Figure 17: "+comp.Title
+		comp.Paper = figure.PaperPicture
+		comp.Caption += " The paper's text on its Fig. 17 (10^5 nodes, 60 h): SF_max 216 is only 5 % behind the centralized version."
+		if r0.Nodes == paperFig16Nodes && r0.Hours == paperFig16Hours {
+			tasks.Paper = figure.PaperValues
+			tasks.Caption += " The paper's values are the bar labels of its Fig. 16 (" + paperFig16Text + "), drawn at their SF_max; the references' as flat lines."
+			var ov figure.Series
+			for _, sf := range []int{64, 216} {
+				ov.X, ov.Y = append(ov.X, float64(sf)), append(ov.Y, paperFig16Overlay[sf])
+			}
+			ov.Name, ov.Paper = "overlay", true
+			tasks.Series = append(tasks.Series, ov,
+				figure.Series{Name: "centralized", X: []float64{lo, hi}, Y: []float64{paperFig16Centralized, paperFig16Centralized}, Paper: true},
+				figure.Series{Name: "random", X: []float64{lo, hi}, Y: []float64{paperFig16Random, paperFig16Random}, Paper: true})
+		} else {
+			tasks.Caption += " The paper's values (Fig. 16, 10^5 nodes, 60 h: " + paperFig16Text + ") are for another network or length, so they are not drawn; at this size the paper has no counterpart."
+		}
+	}
+	figs := []Drawn{{"tasks", tasks}, {"computation", comp}}
+	if prefix == "" {
+		return figs, nil
+	}
+	for _, d := range figs {
+		if err := writeDrawn(d, prefix+"-"+d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return figs, nil
 }
 
 // makespanFigure writes Fig. 15 from the runs' timeline.csv: the largest
@@ -282,7 +359,7 @@ func SFMaxFigure(w io.Writer, prefix string, args []string) error {
 // prefix-makespan.csv (long form) and prefix-makespan.svg. Runs without
 // such a timeline (none, empty, written before the column existed, no row)
 // are named and left out; with none left, nothing is written.
-func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, names, dirs []string) error {
+func makespanFigure(w io.Writer, prefix string, runs []*oversim.Result, names, dirs []string) error {
 	var series []experiment.Series
 	var rows [][]string
 	skipped := map[string][]string{} // by reason
@@ -322,8 +399,25 @@ func makespanFigure(w io.Writer, prefix, title string, runs []*oversim.Result, n
 	if err := experiment.WriteCSVFile(prefix+"-makespan.csv", []string{"run", "dir", "time_h", "row_makespan_max_s"}, rows); err != nil {
 		return err
 	}
-	return experiment.LinePlot(prefix+"-makespan.svg", title+": largest makespan of the applications completed in each interval",
-		"simulated time (h)", "makespan (s)", series)
+	r0 := runs[0]
+	f := &figure.Figure{
+		Title:  fmt.Sprintf("largest makespan over time, %s, %s nodes, %.3g h", strings.ToUpper(r0.Policy.String()), count(r0.Nodes), r0.Hours),
+		Source: Source,
+		X:      figure.Axis{Label: "simulated time", Unit: "h", Zero: true},
+		Y:      figure.Axis{Label: "largest makespan", Unit: "s", Zero: true},
+		Series: seriesOf(series),
+		Caption: runsCaption(runs) + " The largest makespan of the applications completed in each sample interval of the timeline " +
+			"(row_makespan_max_s; 0 where none completed), one line per run.",
+		Paper: figure.PaperNone,
+	}
+	if r0.Policy == overlay.PolicyMMP {
+		f.Title, f.Paper = "Figure 15: "+f.Title, figure.PaperPicture
+		f.Caption += " The paper's text on its Fig. 15 (10^5 nodes, 60 h): SF_max 81 performs like 256 with some wrong " +
+			"decisions, both very close to the centralized version; 16 omitted for its bad results."
+	} else {
+		f.Caption += " The paper plots the makespan for MMP only."
+	}
+	return writeDrawn(Drawn{"makespan", f}, prefix+"-makespan")
 }
 
 // sizeRun is one run of Figs. 9 and 11: a policy at a network size, with
@@ -343,7 +437,7 @@ type sizeRun struct {
 // order of first appearance, one column per size. With a prefix it writes
 // prefix+"fig9" and prefix+"fig11" as CSV and SVG; note ends the figures'
 // titles. The caller prints Fig. 9's title line.
-func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
+func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) ([]Drawn, error) {
 	var policies []overlay.Policy
 	var sizes []int
 	for _, x := range runs {
@@ -430,22 +524,55 @@ func sizeFigures(w io.Writer, prefix, note string, runs []sizeRun) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figure, fast link, 1 s, up to 10^5-10^6 nodes): low values that stabilize instead of growing linearly")
-	if prefix == "" || len(fig9) == 0 {
-		return nil
+	if len(fig9) == 0 {
+		return nil, nil
+	}
+	var rs []*oversim.Result
+	for _, x := range runs {
+		rs = append(rs, results(x.r)...)
+	}
+	caption := runsCaption(rs)
+	figs := []Drawn{{"fig9", &figure.Figure{
+		Title:  "Figure 9: throughput against network size" + note,
+		Source: Source,
+		X:      figure.Axis{Label: "network size", Unit: "nodes", Zero: true},
+		Y:      figure.Axis{Label: "throughput", Unit: "tasks/h", Zero: true},
+		Series: seriesOf(fig9),
+		Caption: caption + " Throughput: tasks finished per simulated hour. The paper's text on its Fig. 9: " +
+			"the throughput grows linearly with the size for all three policies, without deceleration.",
+		Paper: figure.PaperPicture,
+	}}}
+	if len(fig11) > 0 {
+		figs = append(figs, Drawn{"fig11", &figure.Figure{
+			Title:  "Figure 11: maximum link use against network size, 1 s windows" + note,
+			Source: Source,
+			X:      figure.Axis{Label: "network size", Unit: "nodes", Zero: true},
+			Y:      figure.Axis{Label: "maximum link use", Unit: "%", Zero: true},
+			Series: seriesOf(fig11),
+			Caption: caption + " The largest share of a node's link capacity used in one direction in any 1 s window, over all nodes. " +
+				"The paper's text on its Fig. 11 (fast link, largest SF_max): low values that stabilize instead " +
+				"of growing linearly; its Table 4 gives the fast-link 1 s maxima at the largest SF_max, .12 % (IBP), .15 % (MMP) and .13 % (DP), " +
+				"with an update limit of 100 kbit/s.",
+			Paper: figure.PaperPicture,
+		}})
+	}
+	if prefix == "" {
+		return figs, nil
 	}
 	if err := experiment.WriteCSVFile(prefix+"fig9.csv", []string{"policy", "nodes", "tasks_per_hour"}, rows9); err != nil {
-		return err
+		return nil, err
 	}
-	if err := experiment.LinePlot(prefix+"fig9.svg", "Throughput against network size"+note, "nodes", "tasks finished per hour", fig9); err != nil {
-		return err
+	if len(fig11) > 0 {
+		if err := experiment.WriteCSVFile(prefix+"fig11.csv", []string{"policy", "nodes", "peak_link_use_1s"}, rows11); err != nil {
+			return nil, err
+		}
 	}
-	if len(fig11) == 0 {
-		return nil
+	for _, d := range figs {
+		if err := writeDrawn(d, prefix+d.ID); err != nil {
+			return nil, err
+		}
 	}
-	if err := experiment.WriteCSVFile(prefix+"fig11.csv", []string{"policy", "nodes", "peak_link_use_1s"}, rows11); err != nil {
-		return err
-	}
-	return experiment.LinePlot(prefix+"fig11.svg", "Maximum link use against network size, 1 s windows"+note, "nodes", "maximum link use (%)", fig11)
+	return figs, nil
 }
 
 // failRun is one run of Fig. 18 and the catastrophe figure: a policy's
@@ -466,7 +593,7 @@ type failRun struct {
 // to its run without failures, and with a prefix writes prefix+"fig18.csv",
 // prefix+"fig18.svg" and prefix+"catastrophe.svg". note ends the titles;
 // catAt says when the catastrophe happened. The caller prints the title.
-func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) error {
+func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) ([]Drawn, error) {
 	var policies []overlay.Policy
 	var medians, fracs []float64
 	for _, x := range runs {
@@ -540,22 +667,55 @@ func failureFigures(w io.Writer, prefix, note, catAt string, runs []failRun) err
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "paper: degrades with shorter sessions, DP the most (figure only); catastrophic failures after 1 day: \"minimal\" impact")
-	if prefix == "" || len(rows) == 0 {
-		return nil
+	if len(rows) == 0 {
+		return nil, nil
 	}
-	if err := experiment.WriteCSVFile(prefix+"fig18.csv", []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
-		return err
-	}
-	if len(churn) > 0 {
-		if err := experiment.LinePlot(prefix+"fig18.svg", "Finished computation under churn"+note, "median session (min)", "normalized finished computation", churn); err != nil {
-			return err
+	var rs []*oversim.Result
+	for _, x := range runs {
+		if x.kind == "" {
+			rs = append(rs, results(x.r)...)
 		}
 	}
-	if len(cat) == 0 {
-		return nil
+	caption := runsCaption(rs)
+	var figs []Drawn
+	if len(churn) > 0 {
+		figs = append(figs, Drawn{"fig18", &figure.Figure{
+			Title:  "Figure 18: finished computation under churn" + note,
+			Source: Source,
+			X:      figure.Axis{Label: "median session", Unit: "min", Log: true},
+			Y:      figure.Axis{Label: "finished computation, normalized", Zero: true},
+			Series: seriesOf(churn),
+			Caption: caption + " Each policy's finished computation with churn (exponential sessions of the given median; a failed node is " +
+				"replaced at once), divided by the same policy's run without failures. The paper's text on its Fig. 18 (60 h, medians of 60, 30, 15 and " +
+				"5 min): computation degrades with shorter sessions, DP the most.",
+			Paper: figure.PaperPicture,
+		}})
 	}
-	return experiment.LinePlot(prefix+"catastrophe.svg", fmt.Sprintf("Finished computation after a catastrophic failure at %s%s", catAt, note),
-		"nodes failed (%)", "normalized finished computation", cat)
+	if len(cat) > 0 {
+		figs = append(figs, Drawn{"catastrophe", &figure.Figure{
+			Title:  "Finished computation after a catastrophic failure at " + catAt + note,
+			Source: Source,
+			X:      figure.Axis{Label: "nodes failed", Unit: "%", Zero: true},
+			Y:      figure.Axis{Label: "finished computation, normalized", Zero: true},
+			Series: seriesOf(cat),
+			Caption: caption + " Each policy's finished computation when the given share of the nodes fails at once at " + catAt +
+				" (replaced at once), divided by the same policy's run without failures. The paper reports its catastrophic failures " +
+				"(5, 10, 20 and 40 % of the nodes after 1 day) in words only: the impact in global performance is minimal.",
+			Paper: figure.PaperNone,
+		}})
+	}
+	if prefix == "" {
+		return figs, nil
+	}
+	if err := experiment.WriteCSVFile(prefix+"fig18.csv", []string{"policy", "failure", "parameter", "normalized_computation"}, rows); err != nil {
+		return nil, err
+	}
+	for _, d := range figs {
+		if err := writeDrawn(d, prefix+d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return figs, nil
 }
 
 // withPoints appends s to list if it has points (a figure's line for a
