@@ -141,6 +141,10 @@ func TestSection(t *testing.T) {
 	if c := s.Tables[1].Rows[1].Cells[1]; c.Ours != 1 || math.Abs(c.Paper-4306204.0/4245745) > 1e-12 {
 		t.Fatalf("Fig. 16, SF_max 64: %+v", c)
 	}
+	// The centralized reference's ratio to itself is not a comparison.
+	if r := s.Tables[1].Rows[3]; r.Label != "centralized" || !math.IsNaN(r.Cells[1].Paper) || r.Cells[1].Ours != 1 {
+		t.Fatalf("Fig. 16, centralized: %+v", r)
+	}
 	dir := t.TempDir()
 	if _, err := reproduction.Write(dir, []reproduction.Entry{{Name: ReproductionName, Title: "overlay-sim", Section: s}}, reproduction.PageOptions{Title: "test"}); err != nil {
 		t.Fatal(err)

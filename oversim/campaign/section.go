@@ -104,9 +104,14 @@ func fig16(runs []*oversim.Result, nodes int, hours float64) (report.Table, bool
 		if !math.IsNaN(paper) {
 			text = count(int(paper)) + " (10^5 nodes)"
 		}
+		// The reference's own ratio is 1 by definition on both sides: shown,
+		// not counted as a comparison.
+		rel := report.Cell{Ours: float64(r.TasksFinished) / float64(central.TasksFinished), Paper: paper / paperFig16Centralized}
+		if r == central {
+			rel.Paper, rel.PaperText = math.NaN(), "1 (the reference)"
+		}
 		t.Rows = append(t.Rows, report.Row{Label: label, Cells: []report.Cell{
-			{Ours: float64(r.TasksFinished), Paper: math.NaN(), PaperText: text},
-			{Ours: float64(r.TasksFinished) / float64(central.TasksFinished), Paper: paper / paperFig16Centralized},
+			{Ours: float64(r.TasksFinished), Paper: math.NaN(), PaperText: text}, rel,
 		}})
 	}
 	return t, true
