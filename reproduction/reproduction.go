@@ -49,11 +49,11 @@ var (
 	RedundantPaper = Paper{ID: "redundant",
 		Title:   "Probabilistic Allocation of Tasks on Desktop Grids",
 		Authors: "Joshua Wingstrom, Henri Casanova"}
-	// OverlayPaper: the text the project works from lost the title; the
-	// page names the paper by its subject.
+	// OverlayPaper: the text the project works from lost the title, found
+	// from its abstract (docs/papers.md).
 	OverlayPaper = Paper{ID: "overlay",
-		Title:   "Decentralized scheduling of bag-of-tasks applications on a tree overlay",
-		Authors: "Javier Celaya, Unai Arronategui (named by its subject: the extraction the project works from lost the title)"}
+		Title:   "A Task Routing Approach to Large-Scale Scheduling",
+		Authors: "Javier Celaya, Unai Arronategui — Future Generation Computer Systems 29(5), 2013: decentralized scheduling of bag-of-tasks applications on a tree overlay"}
 )
 
 // Source is the paper as a figure's Source line: its title and authors'

@@ -21,7 +21,7 @@ import (
 // (e.g. `overlay sim`).
 var overlayCmd = &cobra.Command{
 	Use:   "overlay",
-	Short: "Decentralized scheduling on a tree overlay (Celaya & Arronategui): summaries, aggregation, IBP/MMP/DP",
+	Short: "A Task Routing Approach to Large-Scale Scheduling (Celaya & Arronategui): tree overlay, summaries, aggregation, IBP/MMP/DP",
 }
 
 func init() {
@@ -87,7 +87,7 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 		Name:    accuracy.ReproductionName,
 		Aliases: []string{"overlay"},
 		Order:   400,
-		Title:   "Decentralized scheduling on a tree overlay (Celaya & Arronategui) §7.1: Tables 2 and 3, aggregation accuracy of IBP, MMP and DP summaries",
+		Title:   "A Task Routing Approach to Large-Scale Scheduling (Celaya & Arronategui) §7.1: Tables 2 and 3, aggregation accuracy of IBP, MMP and DP summaries",
 		Run:     reproduceOverlay,
 		Results: accuracy.ResultsSection,
 	})

@@ -14,7 +14,7 @@ func init() {
 		Name:    simcampaign.ReproductionName,
 		Resumes: true,
 		Order:   410,
-		Title:   "Decentralized scheduling on a tree overlay (Celaya & Arronategui) §7.3-7.5, reduced: event-driven simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
+		Title:   "A Task Routing Approach to Large-Scale Scheduling (Celaya & Arronategui) §7.3-7.5, reduced: event-driven simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
 			return simcampaign.Reproduce(ctx, w, simcampaign.ReproduceOptions{Quick: opt.Quick, Seed: opt.Seed, OutDir: opt.OutDir,
 				Progress: experiment.NewProgress(simcampaign.ReproductionName)})
