@@ -2,6 +2,7 @@ package figure
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -178,6 +179,36 @@ func TestIntegerAxis(t *testing.T) {
 		if !slices.Equal(got, c.want) || p.X.Min > c.x[0] || p.X.Max < c.x[len(c.x)-1] {
 			t.Errorf("x %v: ticks %v on [%g, %g], want %v covering the data", c.x, got, p.X.Min, p.X.Max, c.want)
 		}
+	}
+}
+
+// TestMarkers: published values are drawn with hollow markers, as the
+// caption's note says, and the first five of our series with filled or
+// line markers, none hollow; the eight shapes differ.
+func TestMarkers(t *testing.T) {
+	hollow := func(g draw.GlyphDrawer) bool {
+		switch g.(type) {
+		case draw.RingGlyph, draw.SquareGlyph, draw.TriangleGlyph:
+			return true
+		}
+		return false
+	}
+	for i, g := range paperMarkers {
+		if !hollow(g) {
+			t.Errorf("paper marker %d (%T) is not hollow", i, g)
+		}
+	}
+	for i, g := range markers[:5] {
+		if hollow(g) {
+			t.Errorf("marker %d (%T) of our series is hollow, like the paper's", i, g)
+		}
+	}
+	seen := map[string]bool{}
+	for _, g := range markers {
+		seen[fmt.Sprintf("%T", g)] = true
+	}
+	if len(seen) != len(markers) {
+		t.Errorf("%d distinct shapes among %d markers", len(seen), len(markers))
 	}
 }
 

@@ -30,14 +30,18 @@ var Palette = []color.RGBA{
 // PaperColor draws published values that match none of our series.
 var PaperColor = color.RGBA{0x00, 0x00, 0x00, 0xFF}
 
-// Markers are the point shapes, one per series in turn; filled shapes for
-// our values. Published values use hollow ones (paperMarkers).
+// Markers are the point shapes, one per series in turn: for our values the
+// filled shapes and the line shapes first (in gonum, CircleGlyph, BoxGlyph
+// and PyramidGlyph are filled; RingGlyph, SquareGlyph and TriangleGlyph
+// are their outlines), the outlines only from the sixth series on.
+// Published values use the outlines (paperMarkers), larger, on a dashed
+// line.
 var markers = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
-	draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
+	draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{},
+	draw.PlusGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
 }
 
-var paperMarkers = []draw.GlyphDrawer{draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+var paperMarkers = []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
 
 // dashes are the line patterns: solid for the first len(Palette) series,
 // then dashed, dotted, dash-dotted, so that colour, marker and dash
