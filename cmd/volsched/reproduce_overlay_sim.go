@@ -19,5 +19,6 @@ func init() {
 			return simcampaign.Reproduce(ctx, w, simcampaign.ReproduceOptions{Quick: opt.Quick, Seed: opt.Seed, OutDir: opt.OutDir,
 				Progress: experiment.NewProgress(simcampaign.ReproductionName)})
 		},
+		Results: simcampaign.ResultsSection,
 	})
 }

@@ -132,15 +132,8 @@ func (c *CampaignParams) section(t4 []Table4Row, dp []*oversim.Result, figs []Dr
 			"results/004/ and docs/reproduction-004.md, made with volsched overlay sim and the figure commands.",
 			c.Units(), g.seed, count(g.nodes), g.hours, joinInts(g.sizes), g.churnHours, joinInts(g.probeSizes), g.probeTasks,
 			count(g.nodes), g.churnHours),
-		Tables: []report.Table{table4(t4, g.nodes, g.hours)},
-		Choices: []report.Choice{
-			{Text: "processing time per message is modelled (20 µs + 2 ns per byte), not measured as the paper's simulator did", Doc: "docs/overlay-sim.md#processing-time-per-message-modelled-not-measured"},
-			{Text: "link delays are a bounded Pareto of shape 1, drawn once per pair of nodes (messages between two nodes stay in order)", Doc: "docs/overlay-sim.md#network-model-72"},
-			{Text: "the centralized reference decides with every node's exact state at a modelled cost of 100 ns per node examined", Doc: "docs/overlay-sim.md#references-72-centralized-and-random"},
-			{Text: "churn sessions are exponential with the given median; a failed node is replaced at once and its tasks resubmitted after 60 s", Doc: "docs/overlay-sim.md#failures-failure-35-75"},
-			{Text: "Table 4's update limit \"100Kbps\" is read as 100 kbit/s (12,500 bytes/s)", Doc: "docs/reproduction-004.md#table-4-maximum-link-use-200-nodes-1-h-update-limit-100-kbits"},
-			{Text: "the site-level workload is the embedded model fitted to the authors' distributions unless VOLSCHED_WORKLOAD_DATA names their folder", Doc: "docs/workload-model.md"},
-		},
+		Tables:  []report.Table{table4(t4, g.nodes, g.hours)},
+		Choices: simChoices(),
 		Runs: []report.Run{{Command: "volsched overlay sfmax-figure --out PREFIX results/004/paper-dp/", Seed: 1,
 			Note: "the full-size DP runs of Figs. 16-17 (10^5 nodes, 60 h), drawn beside the paper's Fig. 16 values"}},
 	}
