@@ -176,14 +176,14 @@ host and pooled, under "markov".`,
 				fj = append(fj, fitJSON{f.Name, jsonnum.Floats(f.Params), jsonnum.Float(f.LogLik), jsonnum.Float(f.KS), jsonnum.Float(f.KSP), f.N})
 			}
 			out := struct {
-				Trace     string        `json:"trace"`
-				Hosts     int           `json:"hosts"`
-				Start     float64       `json:"start"`
-				End       float64       `json:"end"`
-				Rate      float64       `json:"rate"`
-				Intervals int           `json:"intervals"`
-				Fits      []fitJSON     `json:"fits"`
-				Markov    *markovReport `json:"markov,omitempty"`
+				Trace     string                     `json:"trace"`
+				Hosts     int                        `json:"hosts"`
+				Start     float64                    `json:"start"`
+				End       float64                    `json:"end"`
+				Rate      float64                    `json:"rate"`
+				Intervals int                        `json:"intervals"`
+				Fits      []fitJSON                  `json:"fits"`
+				Markov    *availability.MarkovReport `json:"markov,omitempty"`
 			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fj, markov}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
@@ -251,18 +251,8 @@ func (m markovFlags) check() error {
 	return nil
 }
 
-// markovReport is trace fit's "markov" section.
-type markovReport struct {
-	Slot        float64                    `json:"slot_seconds"`
-	Unavailable string                     `json:"unavailable_as"`
-	Slots       int                        `json:"slots"`
-	Pooled      []availability.SojournTest `json:"pooled"`
-	Hosts       []availability.HostMarkov  `json:"hosts"`
-	Rejected    map[string]int             `json:"hosts_rejected_at_1pct"`
-}
-
 // report runs the test (nil when --slot is 0).
-func (m markovFlags) report(tr *trace.Trace, source string) (*markovReport, error) {
+func (m markovFlags) report(tr *trace.Trace, source string) (*availability.MarkovReport, error) {
 	if m.slot == 0 {
 		return nil, nil
 	}
@@ -271,17 +261,5 @@ func (m markovFlags) report(tr *trace.Trace, source string) (*markovReport, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: --slot %v: %w", source, m.slot, err)
 	}
-	pooled, hosts, err := availability.TraceMarkov(sl, availability.DefaultPrior())
-	if err != nil {
-		return nil, err
-	}
-	rej := map[string]int{}
-	for _, h := range hosts {
-		for _, t := range h.Tests {
-			if t.P < 0.01 {
-				rej[t.Name]++
-			}
-		}
-	}
-	return &markovReport{Slot: m.slot, Unavailable: m.unavailable, Slots: sl.Len, Pooled: pooled, Hosts: hosts, Rejected: rej}, nil
+	return availability.ReportMarkov(sl, un)
 }
