@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/oversim"
-	"github.com/volsched/volsched/redundant"
 )
 
 // FuzzRunSummary: the figure commands' reader of a run's summary.json
@@ -53,26 +52,6 @@ func FuzzMakespanTimeline(f *testing.F) {
 		for i := range ts {
 			if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || !(ms[i] >= 0) || math.IsInf(ms[i], 0) {
 				t.Fatalf("row %d: %g, %g", i, ts[i], ms[i])
-			}
-		}
-	})
-}
-
-// FuzzAllocInput: `alloc --probs FILE` yields valid failure probabilities
-// or an error, for the plain algorithms and for SAB.
-func FuzzAllocInput(f *testing.F) {
-	f.Add([]byte(`{"p": [0.1, 0.5, 1]}`))
-	f.Add([]byte(`{"ages": [1, 2, 3], "size": 10, "dist": {"name": "lognormal", "params": [1, 2]}}`))
-	f.Add([]byte(`{"ages": [1e308, 0], "size": 1e-300, "dist": {"name": "weibull", "params": [0.5, 1e308]}}`))
-	f.Add([]byte(`{"ages": [1, 2], "size": 3, "C": 4}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, algo := range []string{"ppb", "sab"} {
-			p, err := parseAllocInput(b, "p.json", algo)
-			if err != nil {
-				continue
-			}
-			if err := redundant.ValidateProbs(p, "accepted"); err != nil {
-				t.Fatalf("%s: %v", algo, err)
 			}
 		}
 	})
