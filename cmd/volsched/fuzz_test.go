@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/volsched/volsched/oversim"
@@ -53,29 +51,6 @@ func FuzzMakespanTimeline(f *testing.F) {
 			if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || !(ms[i] >= 0) || math.IsInf(ms[i], 0) {
 				t.Fatalf("row %d: %g, %g", i, ts[i], ms[i])
 			}
-		}
-	})
-}
-
-// FuzzLabPoints: the reader of exp redundant's points file keeps a prefix
-// of complete lines (what it keeps reads back as the same points), or errs.
-func FuzzLabPoints(f *testing.F) {
-	h := labPointsHeader{Figure: 1, Seed: 1, Reps: 10, Algos: []string{"ea", "ppb"}}
-	hb, _ := json.Marshal(h)
-	f.Add(append(hb, []byte("\n{\"key\":\"fig1/0/0\",\"mean\":[0.5,0.6],\"se\":[0.01,0.02]}\n{\"key\":\"fig1/0/1\",\"mea")...))
-	f.Add(append(hb, []byte("\n\n{\"key\":\"a\"}\nnot json\n{}\n")...))
-	f.Add([]byte(`{"figure":2,"seed":1}` + "\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		points, keep, err := parseLabPoints(data, "fig1-points.jsonl", h)
-		if err != nil {
-			return
-		}
-		if keep > len(data) || (keep > 0 && data[keep-1] != '\n') {
-			t.Fatalf("keeps %d of %d bytes, not a prefix of whole lines", keep, len(data))
-		}
-		again, keep2, err := parseLabPoints(data[:keep], "again", h)
-		if err != nil || keep2 != keep || !reflect.DeepEqual(again, points) {
-			t.Fatalf("the kept prefix reads differently: %v, %d vs %d", err, keep2, keep)
 		}
 	})
 }

@@ -2,108 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/internal/jsonnum"
-	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
 )
-
-// traceFigOptions are the options of seed 003's trace-driven Figure 4.
-type traceFigOptions struct {
-	lab       labOptions
-	traceFile string  // user trace (FTA); empty: the synthetic presets
-	taskSize  float64 // with traceFile: task size in seconds
-	sabC      float64 // SAB's C in operations (0: the longest availability interval)
-}
-
-// runTraceFigure runs Figure 4 on the synthetic UCB and Entropia traces,
-// or on a user's FTA trace.
-func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
-	cfg := redundant.LabConfig{Algos: o.lab.algos, Reps: o.lab.reps, Seed: o.lab.seed, Workers: o.lab.workers,
-		Anneal: redundant.AnnealOptions{MovesPerHost: o.lab.moves}}
-	var studies []*redundant.TraceStudy
-	if o.traceFile != "" {
-		if !(o.taskSize > 0) || math.IsInf(o.taskSize, 0) {
-			return usagef("--task-size %v: want a finite task size > 0 (seconds of availability) with --trace", o.taskSize)
-		}
-		data, source, err := readInput(o.traceFile, os.Stdin)
-		if err != nil {
-			return err
-		}
-		tr, err := trace.ReadFTA(bytes.NewReader(data), source)
-		if err != nil {
-			return err
-		}
-		h := len(tr.Nodes)
-		var ms []int
-		for _, fr := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6} {
-			if m := int(math.Round(fr * float64(h))); m >= 2 && (len(ms) == 0 || m > ms[len(ms)-1]) {
-				ms = append(ms, m)
-			}
-		}
-		if len(ms) == 0 {
-			return fmt.Errorf("%s: %d hosts, want at least 4 for Figure 4", source, h)
-		}
-		name := strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
-		studies = append(studies, &redundant.TraceStudy{Name: name, Trace: tr, Rate: 1, TaskOps: o.taskSize, Ratio: 0.6, Ms: ms})
-	} else {
-		for _, p := range trace.Presets() {
-			ms := []int{5, 10, 15, 20, 25, 30, 35, 40}
-			if p.Name == "entropia" {
-				ms = []int{20, 40, 60, 80, 100, 120, 140, 160}
-			}
-			if o.lab.quick {
-				ms = []int{ms[0], ms[len(ms)/2], ms[len(ms)-1]}
-			}
-			studies = append(studies, &redundant.TraceStudy{Name: p.Name, Trace: trace.Generate(p, o.lab.seed),
-				Rate: p.OpsPerSecond, TaskOps: p.TaskOps, Ratio: 0.6, Ms: ms})
-		}
-		fmt.Fprintln(w, "Table 1 of the paper (fits of the real traces) next to the log-normal fit of the synthetic traces generated from it:")
-		fmt.Fprintln(w, "  UCB      paper µ=16.42 σ=2.419 (80 hosts, 46 days)    Entropia paper µ=18.76 σ=2.188 (232 hosts, 1 month)")
-	}
-	for _, s := range studies {
-		s.Config = cfg
-		s.C = o.sabC
-		if err := s.Prepare(); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  %-8s fit   µ=%.3f σ=%.3f  KS D=%.4f (p=%.3g, %d intervals incl. those cut by the trace ends)\n",
-			s.Name, s.Fit.Params[0], s.Fit.Params[1], s.Fit.KS, s.Fit.KSP, s.Fit.N)
-	}
-	for _, s := range studies {
-		fmt.Fprintln(w)
-		prog := experiment.NewProgress("seed 003 figure 4 (" + s.Name + ")")
-		s.Config.Progress = func(n int, w float64) { prog.AddWork(n, w) }
-		reps, work := s.Work()
-		prog.StartWork(reps, 0, work, 0)
-		f, err := s.Run(ctx)
-		prog.Finish()
-		if err != nil {
-			return err
-		}
-		if s.Skipped > 0 {
-			fmt.Fprintf(w, "(%d allocation times redrawn: fewer than m hosts available)\n", s.Skipped)
-		}
-		if err := reportFigure(w, f, o.lab.out); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w, "\nthe paper (§4.2): ranking PPB > EPB > EA as in the laboratory; PPB's lead grows with the grid;")
-	fmt.Fprintln(w, "SAB good on small grids, close to EA on large ones; all decrease with the grid size.")
-	return nil
-}
 
 func init() {
 	traceCmd := &cobra.Command{
