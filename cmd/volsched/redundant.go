@@ -13,6 +13,7 @@ import (
 
 	"github.com/volsched/volsched/redundant"
 	rcampaign "github.com/volsched/volsched/redundant/campaign"
+	"github.com/volsched/volsched/reproduction"
 	"github.com/volsched/volsched/trace"
 )
 
@@ -128,14 +129,14 @@ Figure 4 is recomputed from the start.`,
 	f.Float64Var(&tr.SABC, "sab-c", 0, "figure 4: SAB's constant C of Eq. 7, in operations (default: the longest availability interval of the trace)")
 	expCmd.AddCommand(cmd)
 
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:    "redundant",
 		Resumes: true,
 		Order:   300,
 		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			_, err := rcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
 			return err
-		},
+		}),
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/reproduction"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -54,12 +55,12 @@ const table4UpdateBandwidth = 100e3 / 8
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'g', 3, 64) + "%" }
 
 func init() {
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:    "overlay-sim",
 		Resumes: true,
 		Order:   410,
 		Title:   "seed 004 §7.3-7.5 (reduced): event-driven overlay simulation - Table 4, Figs. 9, 10, 11, 12-17, 18, catastrophic failure",
-		Run:     reproduceOverlaySim,
+		Run:     printsOnly(reproduceOverlaySim),
 	})
 }
 
