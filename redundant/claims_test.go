@@ -34,3 +34,19 @@ func TestPaperClaimsFigure3(t *testing.T) {
 		t.Fatalf("claims %+v, want PPB +22.5 %% and EPB +15.0 %%", c)
 	}
 }
+
+func TestCaptionNumbers(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{3757.4, "3757"}, {39000, "39000"}, {0.0125, "0.0125"}, {0.71234, "0.712"}, {1e9, "10^9"}, {1.4934e10, "1.49×10^10"}, {73.9, "73.9"}} {
+		if got := readable(c.x); got != c.want {
+			t.Errorf("readable(%g) = %q, want %q", c.x, got, c.want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 2000: "2,000", 1234567: "1,234,567", -2000: "-2,000"} {
+		if got := grouped(n); got != want {
+			t.Errorf("grouped(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -62,7 +62,8 @@ func init() {
 		Short: "Seed 003 studies: laboratory Figures 1-3 (GDFN) and trace-driven Figure 4",
 		Long: `redundant runs the studies of seed 003 (Wingstrom & Casanova) and prints
 each figure's table next to the paper's claims; with --out DIR it writes
-DIR/figN.csv (mean and standard error of each curve) and DIR/figN.svg.
+DIR/figN.csv (mean and standard error of each curve) and the figure as
+DIR/figN.svg and DIR/figN.png.
 
   --figure 1   success probability vs σ, 9 tasks on 24 hosts, µ ∈ {0.151, 0.556}
   --figure 2   success probability vs µ, 9 tasks on 37 hosts, σ = 0.3
@@ -115,7 +116,7 @@ Figure 4 is recomputed from the start.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&o.Figure, "figure", 0, "figure to reproduce: 1, 2, 3 or 4")
-	f.StringVar(&o.Out, "out", "", "directory for figN.csv and figN.svg")
+	f.StringVar(&o.Out, "out", "", "directory for figN.csv, figN.svg and figN.png")
 	f.IntVar(&o.Reps, "reps", 2000, "repetitions per point (figure 4: allocation times per point)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed; the same seed gives the same numbers")
 	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "worker goroutines (results do not depend on it)")

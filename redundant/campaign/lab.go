@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/redundant"
 )
 
@@ -50,13 +51,16 @@ func (o LabOptions) grid() redundant.LabGrid {
 	return grid
 }
 
-// Output is one reproduced figure: its numbers, the paper's claims next
-// to ours, and the files written (none without an output directory).
+// Output is one reproduced figure: its numbers, the figure drawn from
+// them, the paper's claims next to ours, and the files written (none
+// without an output directory).
 type Output struct {
 	Figure redundant.Figure
+	Drawn  *figure.Figure // Drawn(Figure)
 	Claims []redundant.Claim
 	CSV    string // path of the CSV file, or ""
-	Image  string // path of the figure, or ""
+	SVG    string // path of the figure as SVG, or ""
+	PNG    string // path of the figure as PNG, or ""
 }
 
 // RunLab computes a laboratory figure, writes DIR/figN.csv and
@@ -90,9 +94,9 @@ func RunLab(ctx context.Context, w io.Writer, o LabOptions) (Output, error) {
 
 // Report prints a figure's table and the paper's claims to w and, when
 // out is not empty, writes out/NAME.csv (mean and standard error of each
-// curve) and the figure.
+// curve) and the figure (Drawn) as out/NAME.svg and out/NAME.png.
 func Report(w io.Writer, f redundant.Figure, out string) (Output, error) {
-	res := Output{Figure: f, Claims: redundant.PaperClaims(f)}
+	res := Output{Figure: f, Drawn: Drawn(f), Claims: redundant.PaperClaims(f)}
 	fmt.Fprintf(w, "%s\nparameters: %s\n", f.Title, f.Params)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{f.XLabel}
@@ -140,15 +144,11 @@ func Report(w io.Writer, f redundant.Figure, out string) (Output, error) {
 		return res, err
 	}
 	res.CSV = csvPath
-	var series []experiment.Series
-	for _, s := range f.Series {
-		series = append(series, experiment.Series{Name: s.Name, X: f.X, Y: s.Y})
-	}
-	svgPath := filepath.Join(out, f.Name+".svg")
-	if err := experiment.LinePlot(svgPath, f.Title, f.XLabel, f.YLabel, series); err != nil {
+	paths, err := res.Drawn.WriteFiles(filepath.Join(out, f.Name))
+	if err != nil {
 		return res, err
 	}
-	res.Image = svgPath
-	fmt.Fprintf(w, "wrote %s and %s\n", csvPath, svgPath)
+	res.SVG, res.PNG = paths[0], paths[1]
+	fmt.Fprintf(w, "wrote %s, %s and %s\n", csvPath, res.SVG, res.PNG)
 	return res, nil
 }

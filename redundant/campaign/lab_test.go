@@ -26,13 +26,19 @@ func TestRunLabResumes(t *testing.T) {
 	if out1.Figure.Name != "fig3" || len(out1.Figure.X) != 2 || len(out1.Figure.Series) != 6 || len(out1.Claims) == 0 {
 		t.Fatalf("figure %+v, %d claims", out1.Figure, len(out1.Claims))
 	}
-	for _, p := range []string{out1.CSV, out1.Image, filepath.Join(dir, "fig3-points.jsonl")} {
+	for _, p := range []string{out1.CSV, out1.SVG, out1.PNG, filepath.Join(dir, "fig3-points.jsonl")} {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
 	if !strings.Contains(text1.String(), "the paper's claims next to this run:") || !strings.Contains(text1.String(), "wrote "+out1.CSV) {
 		t.Errorf("text:\n%s", text1.String())
+	}
+	if err := out1.Drawn.Validate(); err != nil {
+		t.Errorf("the drawn figure: %v", err)
+	}
+	if !strings.Contains(out1.Drawn.Caption, "Seed 5.") || !strings.Contains(out1.Drawn.Caption, "3 instances per point") || !strings.Contains(out1.Drawn.FullCaption(), "only as a picture") {
+		t.Errorf("caption %q", out1.Drawn.FullCaption())
 	}
 	pts := filepath.Join(dir, "fig3-points.jsonl")
 	data, err := os.ReadFile(pts)
@@ -60,7 +66,7 @@ func TestRunLabResumes(t *testing.T) {
 	}
 	// Without a directory nothing is written.
 	out3, err := RunLab(context.Background(), &bytes.Buffer{}, LabOptions{Figure: 1, Reps: 2, Seed: 5, Workers: 1, Algos: []string{"ea"}, Step: 0.5})
-	if err != nil || out3.CSV != "" || out3.Image != "" || len(out3.Figure.X) != 3 {
+	if err != nil || out3.CSV != "" || out3.SVG != "" || out3.PNG != "" || len(out3.Figure.X) != 3 {
 		t.Errorf("without --out: %+v, %v", out3, err)
 	}
 }
@@ -88,6 +94,9 @@ func TestRunTraceUserTrace(t *testing.T) {
 	f := outs[0].Figure
 	if f.Name != "fig4-mine" || !reflect.DeepEqual(f.X, []float64{8, 16, 24, 32, 40, 48}) || len(f.Series) != 2 || f.Series[1].Name != "SAB" {
 		t.Errorf("figure %s, x %v, %d series", f.Name, f.X, len(f.Series))
+	}
+	if err := outs[0].Drawn.Validate(); err != nil {
+		t.Errorf("the drawn figure: %v", err)
 	}
 	if strings.Contains(text.String(), "Table 1 of the paper") {
 		t.Error("a user's trace printed the synthetic traces' Table 1")
