@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,9 @@ func TestPaperClaimsFigure2(t *testing.T) {
 	if !strings.Contains(c[2].Ours, "µ=0.3: +12.5 %") {
 		t.Fatalf("EPB over EA claim %q", c[2].Ours)
 	}
+	if c[1].PaperPct != 22 || math.Abs(c[1].OursPct-22) > 1e-9 || !math.IsNaN(c[2].PaperPct) || !math.IsNaN(c[2].OursPct) {
+		t.Fatalf("numbers of the claims: %+v", c)
+	}
 }
 
 func TestPaperClaimsFigure3(t *testing.T) {
@@ -30,7 +34,7 @@ func TestPaperClaimsFigure3(t *testing.T) {
 		{Name: "PPB R0=0.4", Y: []float64{0.25, 0.12}},
 	}}
 	c := PaperClaims(f)
-	if len(c) != 2 || c[0].Ours != "+22.5 %" || c[1].Ours != "+15.0 %" {
+	if len(c) != 2 || c[0].Ours != "+22.5 %" || c[1].Ours != "+15.0 %" || c[0].PaperPct != 24 || math.Abs(c[1].OursPct-15) > 1e-9 {
 		t.Fatalf("claims %+v, want PPB +22.5 %% and EPB +15.0 %%", c)
 	}
 }

@@ -135,9 +135,12 @@ Figure 4 is recomputed from the start.`,
 		Resumes: true,
 		Order:   300,
 		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
-		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
-			_, err := rcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
-			return err
-		}),
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
+			r, err := rcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
+			if err != nil {
+				return nil, err
+			}
+			return r.Section(), nil
+		},
 	})
 }

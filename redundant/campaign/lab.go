@@ -13,6 +13,7 @@ import (
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/redundant"
+	"github.com/volsched/volsched/trace"
 )
 
 // LabOptions are the options of a laboratory figure (1, 2 or 3).
@@ -61,6 +62,12 @@ type Output struct {
 	CSV    string // path of the CSV file, or ""
 	SVG    string // path of the figure as SVG, or ""
 	PNG    string // path of the figure as PNG, or ""
+	// Fit is, for Figure 4, the log-normal fitted to the trace's
+	// availability intervals (in operations); nil otherwise.
+	Fit *trace.Fit
+	// Hosts is, for Figure 4, the number of hosts of the trace; 0
+	// otherwise.
+	Hosts int
 }
 
 // RunLab computes a laboratory figure, writes DIR/figN.csv and

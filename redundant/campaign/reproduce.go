@@ -11,12 +11,28 @@ import (
 // SAB).
 func reproduceAlgos() []string { return []string{"ea", "epb", "ppb", "gls"} }
 
+// Result is what the reproduction made: the figures in order (Figures 1,
+// 2, 3, then Figure 4 per trace) and how it was run.
+type Result struct {
+	Seed    uint64
+	Quick   bool
+	Figures []Output
+}
+
 // Reproduce runs the reproduction of seed 003: laboratory Figures 1–3
 // (2,000 instances per point; quick: 200 on coarse grids, 50 for Figure 3)
 // and the trace-driven Figure 4 on the synthetic traces, printing each to
 // w. With out, the figures' files and points go there (Figures 1–3 resume
-// from their points). It returns the figures in order.
-func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, out string) ([]Output, error) {
+// from their points).
+func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, out string) (*Result, error) {
+	outs, err := reproduce(ctx, w, seed, quick, out)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Seed: seed, Quick: quick, Figures: outs}, nil
+}
+
+func reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, out string) ([]Output, error) {
 	reps := 2000
 	if quick {
 		reps = 200

@@ -99,6 +99,9 @@ func RunTrace(ctx context.Context, w io.Writer, o TraceOptions) ([]Output, error
 		if err != nil {
 			return outs, err
 		}
+		fit := s.Fit
+		out.Fit = &fit
+		out.Hosts = len(s.Trace.Nodes)
 		outs = append(outs, out)
 	}
 	fmt.Fprintln(w, "\nthe paper (§4.2): ranking PPB > EPB > EA as in the laboratory; PPB's lead grows with the grid;")
