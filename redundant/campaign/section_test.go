@@ -109,6 +109,9 @@ func TestSection(t *testing.T) {
 	if c[0].Ours != 16.517 || c[0].Paper != 16.42 || c[1].Ours != 2.480 || c[1].Paper != 2.419 || c[2].Ours != 80 || c[2].Paper != 80 {
 		t.Errorf("Table 1 ucb %+v", c)
 	}
+	if report.Classify(81, 80, fits.Columns[2].Tol) != report.ClassNear {
+		t.Errorf("hosts: 81 for 80 is not near but %s (the generator keeps the paper's hosts)", report.Classify(81, 80, fits.Columns[2].Tol))
+	}
 	ids := []string{"fig2", "fig3", "fig4-ucb", "fig4-mytrace"}
 	if len(s.Figures) != len(ids) {
 		t.Fatalf("%d figures, want %d", len(s.Figures), len(ids))
