@@ -103,3 +103,89 @@ func TestMismatchNamesTheDifferingParams(t *testing.T) {
 		t.Errorf("%s\nwant %s", e.Error(), want)
 	}
 }
+
+// TestTraceParams: a library Config replaying a trace without workload
+// parameters runs on the default nodes (oversim.New used to panic drawing
+// a node from empty hardware lists); parameters given with a trace must be
+// valid, and so must those given with the distributions, which are refused
+// naming the field instead of panicking.
+func TestTraceParams(t *testing.T) {
+	bare := traceConfig(workload.Job{Node: 1, Tasks: 2, LengthMI: 1000})
+	bare.Params = workload.Params{}
+	s, err := New(bare)
+	if err != nil {
+		t.Fatalf("a trace without parameters: %v", err)
+	}
+	r, err := s.Run(context.Background())
+	if err != nil || r.TasksFinished != 2 || r.WorkloadParams != nil {
+		t.Fatalf("a trace without parameters: %v, %d tasks finished, parameters %v", err, r.TasksFinished, r.WorkloadParams)
+	}
+	// The same nodes as with the defaults given explicitly.
+	withDefaults := traceConfig(workload.Job{Node: 1, Tasks: 2, LengthMI: 1000})
+	s2, err := New(withDefaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := s2.Run(context.Background())
+	if err != nil || r2.ComputationFinishedMI != r.ComputationFinishedMI || r2.MakespanMax != r.MakespanMax {
+		t.Fatalf("defaults given: %v, %+v; left out: %+v", err, r2, r)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(c *Config)
+		want   string
+	}{
+		{"memory sizes without disk sizes", func(c *Config) { c.Params = workload.Params{NodeMemMB: []float64{1024}} }, ""},
+		{"no disk sizes", func(c *Config) { c.Params.NodeDiskMB = nil }, "node_disk_mb"},
+		{"distributions with empty parameters", func(c *Config) {
+			c.Jobs, c.Params, c.Dists = nil, workload.Params{}, workload.EmbeddedDistributions()
+		}, ""},
+		{"trace and distributions, empty parameters", func(c *Config) {
+			c.Params, c.Dists = workload.Params{}, workload.EmbeddedDistributions()
+		}, ""},
+	} {
+		cfg := traceConfig(workload.Job{Node: 0, Tasks: 1, LengthMI: 1000})
+		c.change(cfg)
+		_, err := New(cfg)
+		if err == nil || !strings.Contains(err.Error(), "workload parameter") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want a refusal naming the workload parameter %s", c.name, err, c.want)
+		}
+	}
+}
+
+// TestResultFinite: the link use, the one quotient of a Result whose
+// denominator a Config sets, is finite at the smallest bandwidth accepted
+// and the whole Result encodes as JSON; a smaller bandwidth (which made it
+// +Inf or NaN, and summary.json unwritable) is refused naming the link.
+func TestResultFinite(t *testing.T) {
+	cfg := traceConfig(workload.Job{Node: 0, Tasks: 3, LengthMI: 1000})
+	cfg.Link.BandwidthBps = MinBandwidth
+	cfg.Length = des.Minute
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("summary at %g bit/s: %v", MinBandwidth, err)
+	}
+	busy := false
+	for _, u := range r.PeakLinkUse {
+		if math.IsNaN(u.Fraction) || math.IsInf(u.Fraction, 0) {
+			t.Fatalf("link use %+v", u)
+		}
+		busy = busy || u.Fraction > 1
+	}
+	if !busy {
+		t.Fatalf("a 1 bit/s link carrying messages is not overloaded: %+v", r.PeakLinkUse)
+	}
+	for _, bw := range []float64{5e-324, 1e-300, 0.5} {
+		cfg.Link.BandwidthBps = bw
+		if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "bandwidth") {
+			t.Errorf("bandwidth %g bit/s: %v, want a refusal", bw, err)
+		}
+	}
+}

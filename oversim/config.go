@@ -96,6 +96,12 @@ const (
 	MaxTimelineRows = 1_000_000
 	// MaxProbes bounds Length/ProbeEvery, the probe requests of a run.
 	MaxProbes = 1_000_000
+	// MinBandwidth bounds the link's bandwidth from below (bit/s): the
+	// link use of Result.PeakLinkUse, bytes·8 / (bandwidth · window), is
+	// then at most 2^67 / 1e-9 over the shortest run, a finite number (a
+	// denormal bandwidth made it +Inf, or NaN over a whole run whose
+	// product underflowed, which JSON cannot hold).
+	MinBandwidth = 1.0
 )
 
 // Validate checks the configuration; errors name the field and the limit.
@@ -123,6 +129,9 @@ func (c *Config) Validate() error {
 	if err := c.Link.Validate(); err != nil {
 		return err
 	}
+	if c.Link.BandwidthBps < MinBandwidth {
+		return fmt.Errorf("link %q: bandwidth %g bit/s: want at least %g bit/s (link use is reported as a fraction of it, which a smaller bandwidth makes infinite)", c.Link.Name, c.Link.BandwidthBps, MinBandwidth)
+	}
 	if err := c.Proc.Validate(); err != nil {
 		return err
 	}
@@ -144,19 +153,19 @@ func (c *Config) Validate() error {
 	if c.NoDeadlineSlack < 0 || c.NoDeadlineSlack > MaxDuration {
 		return fmt.Errorf("deadline slack %v: want 0 to %v", c.NoDeadlineSlack, MaxDuration.Duration())
 	}
-	if c.Jobs == nil {
-		if c.Dists == nil {
-			return fmt.Errorf("workload: neither a trace nor the site-level distributions were given")
-		}
+	if c.Jobs == nil && c.Dists == nil {
+		return fmt.Errorf("workload: neither a trace nor the site-level distributions were given")
+	}
+	// The parameters the run uses must be valid: a trace replayed without
+	// them takes the default nodes (nodeParams), otherwise they give the
+	// nodes' hardware (and the generated users').
+	if !c.bareTrace() {
 		if err := c.Params.Validate(); err != nil {
 			return err
 		}
 	}
 	// The longest task must take a representable time on the slowest node.
-	slowest := c.Params.PowerMinMIPS
-	if c.Jobs != nil && c.Dists == nil && len(c.Params.NodeMemMB) == 0 {
-		slowest = workload.DefaultParams().PowerMinMIPS // the nodes newExec gives a bare trace
-	}
+	slowest := c.nodeParams().PowerMinMIPS
 	maxLen := min(workload.MaxLengthMI, des.MaxSeconds*slowest/2)
 	for i, j := range c.Jobs {
 		if j.Node < 0 || int(j.Node) >= c.Nodes {
@@ -192,6 +201,22 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// bareTrace reports whether the run replays a trace without workload
+// parameters (Params left zero): its nodes are then those of
+// workload.DefaultParams.
+func (c *Config) bareTrace() bool {
+	return c.Jobs != nil && c.Dists == nil && len(c.Params.NodeMemMB) == 0
+}
+
+// nodeParams are the parameters the nodes' hardware is drawn from.
+func (c *Config) nodeParams() *workload.Params {
+	if c.bareTrace() {
+		d := workload.DefaultParams()
+		return &d
+	}
+	return &c.Params
 }
 
 // reference reports whether a reference scheduler replaces the overlay.

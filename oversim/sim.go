@@ -226,7 +226,7 @@ func New(cfg *Config) (*Sim, error) {
 			return nil, err
 		}
 	}
-	s.st = Result{Policy: opts.Policy.String(), Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
+	s.st = Result{Policy: opts.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
 	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
@@ -302,11 +302,7 @@ func New(cfg *Config) (*Sim, error) {
 }
 
 func (s *Sim) newExec(i int) overlay.Exec {
-	hw := s.cfg.Params.NodeOf(s.cfg.Seed, i)
-	if s.cfg.Jobs != nil && s.cfg.Dists == nil && len(s.cfg.Params.NodeMemMB) == 0 {
-		d := workload.DefaultParams()
-		hw = d.NodeOf(s.cfg.Seed, i)
-	}
+	hw := s.cfg.nodeParams().NodeOf(s.cfg.Seed, i)
 	switch s.cfg.Policy {
 	case overlay.PolicyIBP:
 		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}

@@ -2,19 +2,13 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -22,10 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/volsched/volsched/des"
-	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
+	simcampaign "github.com/volsched/volsched/oversim/campaign"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -210,239 +204,23 @@ func readWorkloadParams(path string) (workload.Params, error) {
 
 const paramsUsage = "JSON file of workload and node parameters over the defaults (fields: 'volsched overlay workload --print-params'; durations in ns)"
 
-// simRun is how runOverlaySim runs: checkpoints and interruptions.
-type simRun struct {
-	progress        progressMode
-	checkpointEvery time.Duration // 0: only on SIGINT/SIGTERM
-	resume          bool
-	interruptAt     uint64 // > 0: stop after this many events as if interrupted (tests)
-}
-
-// errInjected is the interruption of --interrupt-at-events.
-var errInjected = errors.New("interrupted at the requested event count (--interrupt-at-events)")
-
-// runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
-// and DIR/summary.json at the end. It writes DIR/checkpoint.bin every
-// checkpointEvery of wall time and when the context is cancelled, resumes
-// from it with resume, and removes it when the run ends. It refuses a
-// directory holding another run's files (a finished run's summary is never
-// overwritten) and, when it refuses or fails before simulating, leaves no
-// directory it created behind.
-func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (res *oversim.Result, err error) {
-	ckptPath := filepath.Join(out, oversim.CheckpointFile)
-	_, statErr := os.Stat(ckptPath)
-	switch {
-	case o.resume && statErr != nil:
-		return nil, usagef("--resume: no checkpoint to resume from in --out %s (%v)", out, statErr)
-	case !o.resume && statErr == nil:
-		return nil, usagef("--out %s holds the checkpoint of an unfinished run (%s): pass --resume to continue it, or choose another --out", out, ckptPath)
-	case !o.resume:
-		for _, name := range []string{"summary.json", "timeline.csv"} {
-			if _, err := os.Stat(filepath.Join(out, name)); err == nil {
-				return nil, usagef("--out %s holds the %s of another run: choose another --out (or remove that directory)", out, name)
-			}
-		}
-	}
-	// A directory created here is removed again if the run fails before
-	// it starts simulating (nothing of value is in it).
-	_, outErr := os.Stat(out)
-	created, started := errors.Is(outErr, fs.ErrNotExist), false
-	defer func() {
-		if created && !started && err != nil {
-			os.RemoveAll(out)
-		}
-	}()
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	s, err := oversim.New(c)
-	if err != nil {
-		return nil, err
-	}
-	tlPath := filepath.Join(out, "timeline.csv")
-	var tl *os.File
-	if o.resume {
-		if err := s.LoadCheckpoint(ckptPath); err != nil {
-			var me *oversim.MismatchError
-			if errors.As(err, &me) {
-				return nil, usagef("--resume: %v", err)
-			}
-			return nil, err
-		}
-		if tl, err = reopenTimeline(tlPath, s.TimelineRows()); err != nil {
-			return nil, err
-		}
-	} else {
-		if tl, err = os.Create(tlPath); err != nil {
-			return nil, fmt.Errorf("timeline: %w", err)
-		}
-		// wall_s (seconds of the run's wall time, over all its sittings) is
-		// the only column that is not reproducible; it shows where the run
-		// spends its time.
-		fmt.Fprintln(tl, timelineHeader)
-	}
-	defer tl.Close()
-	var werr error
-	_, wall0 := s.Spent()
-	wallStart := time.Now()
-	s.OnSample(func(x oversim.Sample) {
-		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d,%d,%s,%s,%.1f\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
-			x.TasksFinished, x.TasksFinishedInTime, strconv.FormatFloat(x.ComputationFinishedMI, 'g', -1, 64),
-			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, x.JobsCompleted,
-			strconv.FormatFloat(x.MakespanMax, 'g', -1, 64), strconv.FormatFloat(x.RowMakespanMax, 'g', -1, 64),
-			wall0+time.Since(wallStart).Seconds())
-		if e == nil {
-			e = tl.Sync()
-		}
-		if e != nil && werr == nil {
-			werr = e
-		}
-	})
-	drawn := false
-	if o.progress != noProgress {
-		start, events0, now0 := time.Now(), s.Events(), s.Now()
-		last := start
-		s.OnProgress(func(now des.Time, events uint64) {
-			t := time.Now()
-			if o.progress == logProgress && t.Sub(last) < experiment.LogInterval {
-				return
-			}
-			last, drawn = t, true
-			line := simProgressLine(now, now0, c.Length, events, events0, t.Sub(start))
-			if o.progress == logProgress {
-				fmt.Fprintf(os.Stderr, "overlay sim: %s [%s elapsed]\n", line, t.Sub(start).Round(time.Second))
-			} else {
-				fmt.Fprintf(os.Stderr, "\r\033[K%s", line)
-			}
-		})
-	}
-	saved := func(n int64, took time.Duration) string {
-		return fmt.Sprintf("checkpoint written at %v simulated, %d events (%s, %.1f MB in %.1f s)",
-			s.Now().Duration().Round(time.Millisecond), s.Events(), ckptPath, float64(n)/1e6, took.Seconds())
-	}
-	if o.checkpointEvery > 0 {
-		last := time.Now()
-		s.OnCheckpoint(func() bool { return time.Since(last) >= o.checkpointEvery }, func() error {
-			t0 := time.Now()
-			n, err := s.SaveCheckpoint(ckptPath)
-			if err != nil {
-				return err
-			}
-			last = time.Now()
-			fmt.Fprintf(os.Stderr, "\r%s\n", saved(n, last.Sub(t0)))
-			return nil
-		})
-	}
-	if o.interruptAt > 0 {
-		s.StopAt(o.interruptAt)
-	}
-	started = true
-	r, runErr := s.Run(ctx)
-	if o.progress == termProgress && drawn {
-		fmt.Fprintln(os.Stderr)
-	}
-	if errors.Is(runErr, oversim.ErrStopped) {
-		runErr = errInjected
-	}
-	interrupted := runErr != nil && (ctx.Err() != nil || runErr == errInjected)
-	if interrupted {
-		// Save the state first: nothing already computed is lost.
-		t0 := time.Now()
-		n, err := s.SaveCheckpoint(ckptPath)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "interrupted; the checkpoint could not be written: %v\n", err)
-		} else {
-			fmt.Fprintf(os.Stderr, "interrupted; %s: run the same command with --resume to continue\n", saved(n, time.Since(t0)))
-		}
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("timeline: %w", werr)
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(out, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("summary: %w", err)
-	}
-	if runErr != nil {
-		return r, fmt.Errorf("simulation stopped at %v simulated (partial summary written): %w", des.Time(r.SimulatedSeconds*1e9), runErr)
-	}
-	// The run is complete: its checkpoint is of no further use.
-	if err := os.Remove(ckptPath); err != nil && !os.IsNotExist(err) {
-		return r, fmt.Errorf("checkpoint: %w", err)
-	}
-	if !r.Conserved() {
-		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
-	}
-	return r, nil
-}
-
-// progressMode is how a long run reports its progress on standard error.
-type progressMode int
-
-const (
-	noProgress   progressMode = iota
-	termProgress              // a line redrawn on a terminal
-	logProgress               // a line every experiment.LogInterval in a log
-)
-
-// stderrProgress is the mode for standard error: a terminal or a log.
-func stderrProgress() progressMode {
+// stderrProgress is how a long run shows its progress on standard error:
+// a redrawn line on a terminal, a line now and then in a log.
+func stderrProgress() simcampaign.ProgressMode {
 	if term.IsTerminal(int(os.Stderr.Fd())) {
-		return termProgress
+		return simcampaign.TerminalProgress
 	}
-	return logProgress
+	return simcampaign.LogProgress
 }
 
-// simProgressLine describes a run at simulated time now of length, from
-// now0 and events0 at the start of this sitting, elapsed ago; the ETA is
-// the simulated time left at the simulated rate of this sitting.
-func simProgressLine(now, now0, length des.Time, events, events0 uint64, elapsed time.Duration) string {
-	s := fmt.Sprintf("%s simulated of %s (%.1f%%), %d events", now.Duration().Round(time.Second), length.Duration(),
-		100*float64(now)/float64(length), events)
-	if el := elapsed.Seconds(); el > 0 {
-		s += fmt.Sprintf(", %.0f events/s", float64(events-events0)/el)
-		if rate := float64(now-now0) / el; rate > 0 && now < length {
-			s += fmt.Sprintf(", ETA %s", time.Duration(float64(length-now)/rate).Round(time.Second))
-		}
+// inputErr makes the package's *simcampaign.InputError a usage error (exit
+// status 2).
+func inputErr(err error) error {
+	var ie *simcampaign.InputError
+	if errors.As(err, &ie) {
+		return usageError{err}
 	}
-	return s
-}
-
-const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,jobs_completed,makespan_max_s,row_makespan_max_s,wall_s"
-
-// reopenTimeline opens the timeline of a resumed run for appending, after
-// its header and its first rows rows (those written before the
-// checkpoint; the rows after them, written past it, will be written again
-// identically).
-func reopenTimeline(path string, rows uint64) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
-	}
-	br := bufio.NewReader(f)
-	var off int64
-	for k := uint64(0); k <= rows; k++ { // the header, then rows rows
-		line, err := br.ReadString('\n')
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("timeline of the resumed run %s: %d rows, the checkpoint was taken after %d", path, max(int64(k)-1, 0), rows)
-		}
-		if k == 0 && strings.TrimSuffix(line, "\n") != timelineHeader {
-			f.Close()
-			return nil, fmt.Errorf("timeline of the resumed run %s: unexpected header %q", path, line)
-		}
-		off += int64(len(line))
-	}
-	if err := f.Truncate(off); err == nil {
-		_, err = f.Seek(off, io.SeekStart)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
-	}
-	return f, nil
+	return err
 }
 
 func init() {
@@ -500,13 +278,13 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 					}
 				}()
 			}
-			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: stderrProgress(),
-				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})
+			r, err := simcampaign.RunDir(ctx, c, f.out, simcampaign.RunOptions{Log: os.Stderr, Progress: stderrProgress(),
+				CheckpointEvery: f.checkpointEvery, Resume: f.resume, InterruptAt: f.interruptAt})
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
 					c.Policy, c.Nodes, r.SimulatedSeconds/3600, r.TasksFinished, r.TasksSubmitted, r.Events, r.WallSeconds, r.EventsPerSecond, r.BytesPerNode)
 			}
-			return err
+			return inputErr(err)
 		},
 	}
 	fl := cmd.Flags()

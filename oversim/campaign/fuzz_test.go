@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"math"
@@ -16,15 +16,15 @@ func FuzzRunSummary(f *testing.F) {
 	f.Add([]byte(`{"policy":"dp","nodes":1,"hours":1e-300,"simulated_seconds":-5,"peak_link_use":[{"window_ns":1000000000,"fraction":1e308}]}`))
 	f.Add([]byte(`{"policy":"x","nodes":-1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := parseRunSummary(b, "run")
+		r, err := ParseSummary(b, "run")
 		if err != nil {
 			return
 		}
-		if r.Policy == "" || r.Nodes <= 0 || !(r.Hours > 0) {
+		if !r.Policy.Valid() || r.Nodes <= 0 || !(r.Hours > 0) {
 			t.Fatalf("accepted %+v", r)
 		}
-		_ = unfinished("run", r)
-		if d := setupDiff(r, r); d != "" {
+		_ = Unfinished("run", r)
+		if d := SetupDiff(r, r); d != "" {
 			t.Fatalf("a run differs from itself: %s", d)
 		}
 		againstSFMax([]*oversim.Result{r, r}, nil, 1, 2, func(r *oversim.Result) float64 { return r.ComputationFinishedMI })
@@ -36,11 +36,11 @@ func FuzzRunSummary(f *testing.F) {
 // numbers of finite times and makespans >= 0, a reason to leave the run
 // out, or an error.
 func FuzzMakespanTimeline(f *testing.F) {
-	f.Add([]byte(timelineHeader + "\n600,1,2,3,4,5,6,7,8,9,10,11,12,0.5\n"))
+	f.Add([]byte(TimelineHeader + "\n600,1,2,3,4,5,6,7,8,9,10,11,12,0.5\n"))
 	f.Add([]byte("time_s,row_makespan_max_s\n1,2\n3\n"))
 	f.Add([]byte("time_s,row_makespan_max_s\nNaN,-1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ts, ms, why, err := parseMakespanTimeline(b, "timeline.csv")
+		ts, ms, why, err := ParseMakespanTimeline(b, "timeline.csv")
 		if err != nil || why != "" {
 			return
 		}
