@@ -62,6 +62,10 @@ func Write(dir string, entries []Entry, o PageOptions) (string, error) {
 	}
 	page := report.Page{Title: o.Title, Intro: o.Intro, Generated: o.Generated}
 	at := map[string]int{} // paper ID -> index in page.Sections
+	// What each entry of a section reproduced, to name the entries where a
+	// section holds several.
+	type part struct{ name, text string }
+	parts := map[int][]part{}
 	for _, e := range entries {
 		if e.Name == "" || strings.ContainsAny(e.Name, `/\.`) {
 			return "", fmt.Errorf("reproduction: entry %q: Name must be a plain name (no '/', '\\' or '.')", e.Name)
@@ -73,10 +77,28 @@ func Write(dir string, entries []Entry, o PageOptions) (string, error) {
 		key := s.ID
 		if i, ok := at[key]; ok && e.Section != nil {
 			merge(&page.Sections[i], s)
+			parts[i] = append(parts[i], part{e.Name, s.Reproduced})
 			continue
 		}
 		at[key] = len(page.Sections)
+		if e.Section != nil {
+			parts[len(page.Sections)] = []part{{e.Name, s.Reproduced}}
+		}
 		page.Sections = append(page.Sections, s)
+	}
+	for i, ps := range parts {
+		if len(ps) < 2 {
+			continue
+		}
+		// Several reproductions of one paper: each one's paragraphs begin
+		// with its name (the prefix of its tables' and figures' anchors).
+		var text []string
+		for _, p := range ps {
+			if t := strings.TrimSpace(p.text); t != "" {
+				text = append(text, p.name+": "+t)
+			}
+		}
+		page.Sections[i].Reproduced = strings.Join(text, "\n\n")
 	}
 	file := filepath.Join(dir, PageFile)
 	if err := report.Write(file, page, report.Options{Embed: o.Embed, RepoRoot: o.RepoRoot}); err != nil {

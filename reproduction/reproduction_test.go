@@ -131,6 +131,7 @@ func TestWrite(t *testing.T) {
 		`id="iterative"`, `id="exp-one-table1"`, `id="exp-two-table1"`, `id="exp-one-figure1"`, `id="exp-two-figure1"`,
 		`id="printer"`, `a &lt;table&gt; &amp; more`, `src="exp-one/figure1.svg"`, `href="exp-one/figure1.png"`,
 		`href="exp-one/figure1.csv"`, `href="../../docs/x.md#y"`, "volsched reproduce --only exp-one", "1.5 s",
+		"<p>exp-one: A test.</p>", "<p>exp-two: A test.</p>", // the merged section names each reproduction
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
