@@ -203,6 +203,14 @@ func TestMarkers(t *testing.T) {
 			t.Errorf("marker %d (%T) of our series is hollow, like the paper's", i, g)
 		}
 	}
+	// None of our first 28 series looks like the paper's values: outline
+	// markers on a line of long dashes only.
+	for i := range 28 {
+		d := dashes[(i/len(Palette))%len(dashes)]
+		if hollow(markers[i%len(markers)]) && len(d) == 2 && d[0] >= 5 {
+			t.Errorf("our series %d: outline %T on dashes %v, like the paper's values", i, markers[i%len(markers)], d)
+		}
+	}
 	seen := map[string]bool{}
 	for _, g := range markers {
 		seen[fmt.Sprintf("%T", g)] = true

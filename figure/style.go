@@ -44,13 +44,15 @@ var markers = []draw.GlyphDrawer{
 var paperMarkers = []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
 
 // dashes are the line patterns: solid for the first len(Palette) series,
-// then dashed, dotted, dash-dotted, so that colour, marker and dash
-// together tell apart up to 28 series.
+// then dotted, dash-dotted, short-dashed, so that colour, marker and dash
+// together tell apart up to 28 series. Dotted comes first: the eighth of
+// our series must not look like the paper's values (long dashes,
+// paperDashes, and outline markers).
 var dashes = [][]vg.Length{
 	nil,
-	{vg.Points(5), vg.Points(2)},
 	{vg.Points(1), vg.Points(2)},
 	{vg.Points(5), vg.Points(2), vg.Points(1), vg.Points(2)},
+	{vg.Points(3), vg.Points(2)},
 }
 
 // paperDashes is the pattern of a series of published values.
