@@ -54,6 +54,5 @@
 // KendallTau (τ-b, ties handled) compares our ranking of heuristics with a
 // paper's; Table prints "ours | paper" tables aligned for terminals, as
 // Markdown for the reports, or as CSV; WriteCSVFile and WriteJSONFile write
-// files atomically; LinePlot draws a figure (SVG, PNG or PDF) with gonum
-// plot.
+// files atomically. Figures are drawn by package figure.
 package experiment

@@ -3,8 +3,6 @@ package experiment
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/xml"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,72 +94,5 @@ func TestWriteCSVAndJSONFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("temporary files left: %v", entries)
-	}
-}
-
-func TestLinePlotSVG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fig2.svg")
-	series := []Series{
-		{Name: "EMCT*", X: []float64{1, 2, 3}, Y: []float64{0.5, 0.7, 0.9}},
-		{Name: "RANDOM", X: []float64{1, 2, 3}, Y: []float64{3, 2.5, 2}},
-	}
-	if err := LinePlot(path, "dfb versus w_min", "w_min", "average dfb (%)", series); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Well-formed XML whose root element is <svg>, and the legend and
-	// labels are there as text.
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	root := ""
-	var text strings.Builder
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed XML: %v", err)
-		}
-		switch tk := tok.(type) {
-		case xml.StartElement:
-			if root == "" {
-				root = tk.Name.Local
-			}
-		case xml.CharData:
-			text.Write(tk)
-		}
-	}
-	if root != "svg" {
-		t.Fatalf("root element %q, want svg", root)
-	}
-	for _, want := range []string{"EMCT*", "RANDOM", "dfb versus w_min", "w_min", "average dfb (%)"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("SVG text lacks %q", want)
-		}
-	}
-}
-
-func TestLinePlotErrors(t *testing.T) {
-	dir := t.TempDir()
-	ok := []Series{{Name: "a", X: []float64{1}, Y: []float64{1}}}
-	for _, c := range []struct {
-		path   string
-		series []Series
-		want   string
-	}{
-		{filepath.Join(dir, "f.gif"), ok, `format "gif"`},
-		{filepath.Join(dir, "f.svg"), nil, "no series"},
-		{filepath.Join(dir, "f.svg"), []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1}}}, `"s" has 2 x and 1 y`},
-		{filepath.Join(dir, "f.svg"), []Series{{Name: "s", X: []float64{1}, Y: []float64{math.NaN()}}}, "finite"},
-		{filepath.Join(dir, "f.svg"), []Series{{Name: "e"}}, "empty"},
-		{filepath.Join(dir, "nodir", "f.svg"), ok, "nodir"},
-	} {
-		err := LinePlot(c.path, "t", "x", "y", c.series)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("LinePlot(%s): %v, want an error with %q", c.path, err, c.want)
-		}
 	}
 }
