@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 
@@ -111,4 +112,12 @@ Variants: ` + strings.Join(names, ", "),
 	fl.StringVar(&traceUnavailable, "trace-unavailable", "down", "state of --trace's unavailable intervals: down or reclaimed")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(robustness.KindIndependent, robustness.SummarizeIndependentDir)
+	registerReproduction(reproduction{
+		Name:  robustness.ReproductionName,
+		Order: 500,
+		Title: "issue 18 robustness study (beyond the papers): the §7 heuristics under semi-Markov and trace availability",
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+			return robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
+		},
+	})
 }
