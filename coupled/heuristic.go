@@ -294,6 +294,11 @@ type Evaluator struct {
 	// fresh is RebuildSnapshot's snapshot without task data.
 	fresh *Snapshot
 
+	// reunions caches the Together reading's Reunion by members and
+	// RECLAIMED members; reunionMs is its scratch.
+	reunions  map[reunionKey]reunionEntry
+	reunionMs []int
+
 	// Calls counts the non-random Choose calls, Hits those answered
 	// without evaluating any candidate, Evals the candidates evaluated,
 	// Pruned those of them whose P the bound skipped (profiling).
@@ -677,16 +682,21 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 
 // reclaimedValue corrects v, the §V estimate of the running configuration
 // c, for its members that are not UP in s (RECLAIMED: a DOWN member ends
-// the configuration) by rule rv (Wait or Replace).
+// the configuration) by rule rv (Wait, Replace or Together).
 func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
 	wait, found := 0.0, false
+	var rkey uint64
 	for _, q := range c.Order {
 		if s.up(q) {
 			continue
 		}
 		found = true
+		rkey ^= e.bit[q]
 		if rv == Replace {
 			return Value{P: 0, E: math.Inf(1)}
+		}
+		if rv == Together {
+			continue
 		}
 		P := e.tab.Chain(q).P
 		pru, prd, prr := P[1][0], P[1][2], P[1][1]
@@ -697,10 +707,56 @@ func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedV
 			wait = max(wait, 1/(1-prr))
 		}
 	}
-	if found {
-		v.E += wait
+	if !found {
+		return v
 	}
+	if rv == Together {
+		r := e.reunion(c, s, rkey)
+		v.P *= r.P
+		v.E += r.E
+		return v
+	}
+	v.E += wait
 	return v
+}
+
+// reunionKey identifies a configuration's members and which of them are
+// RECLAIMED.
+type reunionKey struct{ set, reclaimed uint64 }
+
+// reunion is ReunionOf for the members of c in their states of s, cached
+// by members and RECLAIMED members (rkey).
+func (e *Evaluator) reunion(c Config, s *Snapshot, rkey uint64) Reunion {
+	ms := append(e.reunionMs[:0], c.Order...)
+	slices.Sort(ms)
+	e.reunionMs = ms
+	key := reunionKey{e.keyOf(ms), rkey}
+	if r, ok := e.reunions[key]; ok && (e.exact || slices.Equal(r.members, ms)) {
+		return r.Reunion
+	}
+	chains := make([]availability.Chain, len(ms))
+	states := make([]availability.State, len(ms))
+	for i, q := range ms {
+		chains[i], states[i] = e.tab.Chain(q), s.States[q]
+	}
+	r, err := ReunionOf(chains, states)
+	if err != nil { // a DOWN member: the configuration is broken, not valued here
+		return Reunion{}
+	}
+	if e.reunions == nil || len(e.reunions) >= maxCache {
+		e.reunions = make(map[reunionKey]reunionEntry)
+	}
+	ent := reunionEntry{Reunion: r}
+	if !e.exact {
+		ent.members = slices.Clone(ms)
+	}
+	e.reunions[key] = ent
+	return r
+}
+
+type reunionEntry struct {
+	Reunion
+	members []int // when keys are not exact
 }
 
 // Choose builds a configuration with the building block b (a passive
