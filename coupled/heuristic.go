@@ -271,6 +271,12 @@ type Evaluator struct {
 	// one exp and two pow per candidate.
 	es  [][]float64
 	lnd [][]float64
+	// lnd[q] is filled on demand (logPNotDown), up to lndL = the table's
+	// horizon; lndTail[q] holds ln P_ND at lndL − 2 and lndL − 1 (the
+	// geometric extrapolation beyond). A communication phase is short, so
+	// most of the horizon is never asked for.
+	lndL    int
+	lndTail [][2]float64
 	// greedy step state
 	inS []bool
 	nq  []int
@@ -387,6 +393,8 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		order:   make([]int, 0, p),
 		es:      make([][]float64, p),
 		lnd:     make([][]float64, p),
+		lndTail: make([][2]float64, p),
+		lndL:    tab.Horizon(),
 		inS:     make([]bool, p),
 		ups:     make([]int, 0, p),
 		n1:      make([]int, p),
@@ -424,9 +432,8 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		for n := range e.es[q] {
 			e.es[q][n] = tab.ExpectedTimeSingle(q, float64(n), f)
 		}
-		e.lnd[q] = make([]float64, L)
-		for t := range L {
-			e.lnd[q][t] = math.Log(tab.PNotDown(q, float64(t)))
+		if L >= 2 {
+			e.lndTail[q] = [2]float64{math.Log(tab.PNotDown(q, float64(L-2))), math.Log(tab.PNotDown(q, float64(L-1)))}
 		}
 	}
 	return e, nil
@@ -471,18 +478,28 @@ func (e *Evaluator) compValue(st analytic.Stats, W int, pcomm, ecomm float64) Va
 // logPNotDown is ln P_ND^{(q)}(s), interpolated linearly in the logarithm
 // between integer slots as Table.PNotDown does.
 func (e *Evaluator) logPNotDown(q int, s float64) float64 {
-	l := e.lnd[q]
-	if n := len(l); s >= float64(n-1) {
+	if n := e.lndL; s >= float64(n-1) {
 		// Beyond the horizon P_ND decays geometrically at the rate the last
 		// two slots show (the tail there is below the table's ε).
 		if n < 2 {
 			return math.Log(e.tab.PNotDown(q, s))
 		}
-		return l[n-1] + (s-float64(n-1))*(l[n-1]-l[n-2])
+		tl := e.lndTail[q]
+		return tl[1] + (s-float64(n-1))*(tl[1]-tl[0])
 	}
 	lo := math.Floor(s)
 	i := int(lo)
-	if f := s - lo; f != 0 {
+	f := s - lo
+	need := i + 1
+	if f != 0 {
+		need = i + 2
+	}
+	l := e.lnd[q]
+	for t := len(l); t < need; t++ {
+		l = append(l, math.Log(e.tab.PNotDown(q, float64(t))))
+	}
+	e.lnd[q] = l
+	if f != 0 {
 		return (1-f)*l[i] + f*l[i+1]
 	}
 	return l[i]
