@@ -114,8 +114,10 @@ func Run(ctx context.Context, p *whatif.Platform, a *whatif.Application, opt Opt
 	switch a.Kind {
 	case whatif.Independent:
 		m, err = iterativeModel(p, a, opt)
+	case whatif.Coupled:
+		m, err = coupledModel(p, a, opt)
 	default:
-		err = fmt.Errorf("%s: kind %s: not supported by simulate yet", a.Source, a.Kind)
+		err = fmt.Errorf("%s: kind %s: unknown", a.Source, a.Kind)
 	}
 	if err != nil {
 		return nil, err
