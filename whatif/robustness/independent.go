@@ -71,53 +71,61 @@ func availSeed(seed uint64, u, a int) uint64 {
 }
 
 // platformOf is the what-if platform of a scenario under availability a:
-// each worker's speed, and its chain, semi-Markov model or trace.
-func platformOf(a Availability, in *iterative.Instance, start availability.Start) (*whatif.Platform, error) {
-	p := &whatif.Platform{Source: "robustness:" + a.Name, Start: start, NCom: in.NCom, TProg: in.TProg, TData: in.TData}
+// each worker's speed w[q], and its chain (chains[q]), a semi-Markov model
+// of the chain's mean sojourns, or a trace.
+func platformOf(a Availability, chains []availability.Chain, w []int, start availability.Start) (*whatif.Platform, error) {
+	p := &whatif.Platform{Source: "robustness:" + a.Name, Start: start}
 	var st *availability.SlotTrace
 	if a.Model == "trace" {
 		var err error
 		if st, err = a.slotTrace(); err != nil {
 			return nil, err
 		}
-		if st.Hosts() < len(in.W) {
-			return nil, fmt.Errorf("availability %s: %d hosts for %d workers", a.Name, st.Hosts(), len(in.W))
+		if st.Hosts() < len(w) {
+			return nil, fmt.Errorf("availability %s: %d hosts for %d workers", a.Name, st.Hosts(), len(w))
 		}
 		p.SlotSeconds = a.SlotSeconds
 		p.Traces = []whatif.Trace{{Name: a.Name, Slots: st}}
 	}
-	for q := range in.W {
-		w := whatif.Worker{Name: fmt.Sprint(q), Entry: q, W: in.W[q]}
+	for q := range w {
+		wk := whatif.Worker{Name: fmt.Sprint(q), Entry: q, W: w[q]}
 		switch a.Model {
 		case "markov-sources":
-			w.Avail = whatif.Avail{Kind: whatif.KindChain, Chain: in.Chains[q]}
+			wk.Avail = whatif.Avail{Kind: whatif.KindChain, Chain: chains[q]}
 		case "weibull", "lognormal":
 			f := availability.Weibull
 			if a.Model == "lognormal" {
 				f = availability.LogNormal
 			}
-			m, err := SemiMarkovOf(in.Chains[q], f, a.Shape)
+			m, err := SemiMarkovOf(chains[q], f, a.Shape)
 			if err != nil {
 				return nil, fmt.Errorf("availability %s, processor %d: %w", a.Name, q, err)
 			}
-			w.Avail = whatif.Avail{Kind: whatif.KindSemiMarkov, SemiMarkov: m}
+			wk.Avail = whatif.Avail{Kind: whatif.KindSemiMarkov, SemiMarkov: m}
 		case "trace":
-			w.Avail = whatif.Avail{Kind: whatif.KindTrace, Trace: 0, HostIndex: -1}
+			wk.Avail = whatif.Avail{Kind: whatif.KindTrace, Trace: 0, HostIndex: -1}
 		default:
 			return nil, fmt.Errorf("availability %s: model %q has no platform", a.Name, a.Model)
 		}
-		p.Workers = append(p.Workers, w)
+		p.Workers = append(p.Workers, wk)
 	}
 	return p, nil
+}
+
+// trial is one trial's availability under availability a (platform p)
+// with beliefs b: the sources from the run's slot 0 and the view primed
+// with the history (the same states for every beliefs).
+func trial(p *whatif.Platform, a Availability, b Beliefs, seed uint64, k int) (*whatif.Trial, error) {
+	q := *p
+	q.Estimator = whatif.Estimator{KnownChains: false, History: a.History, Window: b.Window, Refresh: b.Refresh, Prior: b.prior()}
+	return q.Trial(seed, uint64(k))
 }
 
 // realization is one trial's availability under a variant, with the
 // beliefs: a plain realization (the instance's chains) for known chains, a
 // believing one otherwise.
-func realization(p *whatif.Platform, a Availability, b Beliefs, seed uint64, trial int) (*slotsim.Realization, error) {
-	q := *p
-	q.Estimator = whatif.Estimator{KnownChains: false, History: a.History, Window: b.Window, Refresh: b.Refresh, Prior: b.prior()}
-	tr, err := q.Trial(seed, uint64(trial))
+func realization(p *whatif.Platform, a Availability, b Beliefs, seed uint64, k int) (*slotsim.Realization, error) {
+	tr, err := trial(p, a, b, seed, k)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +169,7 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 		a := c.Availabilities[ai]
 		p := plats[a.Name]
 		if p == nil && a.Model != "markov" {
-			if p, err = platformOf(a, in, start); err != nil {
+			if p, err = platformOf(a, in.Chains, in.W, start); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d: %w", u, err)
 			}
 			plats[a.Name] = p

@@ -26,7 +26,7 @@ func (c *IndependentParams) IndependentReport(seed uint64, results []UnitResult)
 	if len(results) != c.Units() {
 		return Report{}, fmt.Errorf("summary: %d unit results, want %d", len(results), c.Units())
 	}
-	in := make([]instances, len(c.Variants))
+	ms := make([][][]int, len(c.Variants))
 	for u, r := range results {
 		if len(r.Makespans) != len(c.Variants) {
 			return Report{}, fmt.Errorf("summary: unit %d has %d variants, want %d", u, len(r.Makespans), len(c.Variants))
@@ -35,18 +35,25 @@ func (c *IndependentParams) IndependentReport(seed uint64, results []UnitResult)
 			if len(tr) != c.Grid.Trials {
 				return Report{}, fmt.Errorf("summary: unit %d variant %d has %d trials, want %d", u, v, len(tr), c.Grid.Trials)
 			}
-			in[v].ms = append(in[v].ms, tr...)
+			ms[v] = append(ms[v], tr...)
 		}
 	}
 	var names []string
 	for _, h := range iterative.Heuristics() {
 		names = append(names, h.String())
 	}
-	paper := make([]float64, len(names))
-	for i, p := range itercampaign.PaperTable2 {
-		paper[i] = p.AvgDfb
+	sc := make([]scores, len(c.Variants))
+	for v := range sc {
+		var err error
+		if sc[v], err = dfbScores(ms[v], len(names)); err != nil {
+			return Report{}, fmt.Errorf("summary: variant %s: %w", c.Variants[v].Name, err)
+		}
 	}
-	return newReport(KindIndependent, seed, c, names, c.Variants, in, "Table 2", paper)
+	paper := map[string]float64{}
+	for _, p := range itercampaign.PaperTable2 {
+		paper[p.Name] = p.AvgDfb
+	}
+	return newReport(KindIndependent, seed, c, names, "average dfb (%)", c.Variants, sc, "Table 2", paper)
 }
 
 // SummarizeIndependentDir computes the report of a complete campaign
@@ -68,6 +75,29 @@ func SummarizeIndependentDir(ctx context.Context, dir string, w io.Writer) error
 		return fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
 	r, err := p.IndependentReport(m.Seed, results)
+	if err != nil {
+		return err
+	}
+	return writeReport(dir, r, w)
+}
+
+// SummarizeCoupledDir is SummarizeIndependentDir for KindCoupled.
+func SummarizeCoupledDir(ctx context.Context, dir string, w io.Writer) error {
+	m, results, err := experiment.LoadComplete[CoupledUnitResult](dir)
+	if err != nil {
+		return err
+	}
+	var p CoupledParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return fmt.Errorf("manifest parameters: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("manifest parameters: %w", err)
+	}
+	if p.Units() != m.Units {
+		return fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
+	}
+	r, err := p.CoupledReport(m.Seed, results)
 	if err != nil {
 		return err
 	}
@@ -97,44 +127,66 @@ func writeReport(dir string, r Report, w io.Writer) error {
 // reproduce` (and of its directory under reproduce --out).
 const ReproductionName = "robustness"
 
-// QuickIndependent is the reduced study of `reproduce --quick`: n ∈ {5,
-// 20}, n_com ∈ {5, 10}, w_min ∈ {1, 3}, one scenario and two trials each,
-// 5 iterations, and the variants markov, weibull, weibull-est, lognormal,
-// lognormal-est, lognormal-win100, trace-ucb-est.
-func QuickIndependent() IndependentParams {
-	c := DefaultIndependent()
-	c.Grid.N, c.Grid.NCom, c.Grid.WMin = []int{5, 20}, []int{5, 10}, []int{1, 3}
-	c.Grid.Scenarios, c.Grid.Trials, c.Grid.Iterations = 1, 2, 5
-	keep := map[string]bool{"markov": true, "weibull": true, "weibull-est": true, "lognormal": true, "lognormal-est": true, "lognormal-win100": true, "trace-ucb-est": true}
-	var vs []Variant
-	for _, v := range c.Variants {
+// quickVariants are the variants of the reduced study.
+var quickVariants = map[string]bool{"markov": true, "weibull": true, "weibull-est": true, "lognormal": true, "lognormal-est": true, "lognormal-win100": true, "trace-ucb-est": true}
+
+// keepVariants keeps the variants named in keep and the availabilities
+// they use.
+func keepVariants(av []Availability, vs []Variant, keep map[string]bool) ([]Availability, []Variant) {
+	var ov []Variant
+	for _, v := range vs {
 		if keep[v.Name] {
-			vs = append(vs, v)
+			ov = append(ov, v)
 		}
 	}
-	c.Variants = vs
-	var av []Availability
-	for _, a := range c.Availabilities {
-		for _, v := range vs {
+	var oa []Availability
+	for _, a := range av {
+		for _, v := range ov {
 			if v.Availability == a.Name {
-				av = append(av, a)
+				oa = append(oa, a)
 				break
 			}
 		}
 	}
-	c.Availabilities = av
+	return oa, ov
+}
+
+// QuickIndependent is the reduced seed-001 study of `reproduce --quick`:
+// n ∈ {5, 20}, n_com ∈ {5, 10}, w_min ∈ {1, 3}, one scenario and two
+// trials each, 5 iterations, and the variants markov, weibull,
+// weibull-est, lognormal, lognormal-est, lognormal-win100, trace-ucb-est.
+func QuickIndependent() IndependentParams {
+	c := DefaultIndependent()
+	c.Grid.N, c.Grid.NCom, c.Grid.WMin = []int{5, 20}, []int{5, 10}, []int{1, 3}
+	c.Grid.Scenarios, c.Grid.Trials, c.Grid.Iterations = 1, 2, 5
+	c.Availabilities, c.Variants = keepVariants(c.Availabilities, c.Variants, quickVariants)
 	return c
 }
 
-// Reproduce runs the reduced study (quick) or the study on a tenth of the
-// §7 grid's scenarios (24 scenarios × 2 trials per (n, n_com, w_min))
-// into outDir/robustness (a temporary directory, removed, when outDir is
-// empty) and prints its report.
+// QuickCoupled is the reduced seed-002 study of `reproduce --quick`: m =
+// 5, n_com ∈ {5, 10}, w_min = 1, two scenarios of two trials, 5
+// iterations, the variants of QuickIndependent.
+func QuickCoupled() CoupledParams {
+	c := DefaultCoupled()
+	c.Grid.Tasks, c.Grid.NCom, c.Grid.WMin = []int{5}, []int{5, 10}, []int{1}
+	c.Grid.Scenarios, c.Grid.Trials, c.Grid.Iterations = 2, 2, 5
+	c.Availabilities, c.Variants = keepVariants(c.Availabilities, c.Variants, quickVariants)
+	return c
+}
+
+// Reproduce runs the reduced study (quick: QuickIndependent and
+// QuickCoupled), or the seed-001 study on a tenth of the §7 grid's
+// scenarios (24 × 2 trials per (n, n_com, w_min)) and the seed-002 one on
+// m = 5 with one scenario of two trials per (n_com, w_min), into
+// outDir/robustness/{independent,coupled} (a temporary directory, removed,
+// when outDir is empty), and prints the reports.
 func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) error {
-	c := QuickIndependent()
+	ci, cc := QuickIndependent(), QuickCoupled()
 	if !quick {
-		c = DefaultIndependent()
-		c.Grid.Scenarios, c.Grid.Trials = 24, 2
+		ci = DefaultIndependent()
+		ci.Grid.Scenarios, ci.Grid.Trials = 24, 2
+		cc = DefaultCoupled()
+		cc.Grid.Tasks, cc.Grid.Scenarios, cc.Grid.Trials = []int{5}, 1, 2
 	}
 	dir := filepath.Join(outDir, ReproductionName)
 	if outDir == "" {
@@ -145,23 +197,35 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	params, err := experiment.CanonicalJSON(c)
-	if err != nil {
+	fmt.Fprintf(w, "reduced study (the full one: volsched exp robustness --out DIR; docs/robustness.md)\n\n")
+	if err := runPart(ctx, filepath.Join(dir, "independent"), KindIndependent, seed, ci.Units(), ci, func(ctx context.Context, u int) (UnitResult, error) {
+		return ci.RunUnit(ctx, seed, u)
+	}); err != nil {
 		return err
 	}
-	m := experiment.Manifest{Kind: KindIndependent, Seed: seed, Units: c.Units(), Params: params, Shard: experiment.Whole}
-	err = experiment.Run(ctx, dir, m, 0, func(ctx context.Context, unit int) (UnitResult, error) {
-		return c.RunUnit(ctx, seed, unit)
-	}, experiment.NewProgress(ReproductionName))
-	if err != nil {
+	if err := SummarizeIndependentDir(ctx, filepath.Join(dir, "independent"), w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "reduced study (the full one: volsched exp robustness --out DIR; docs/robustness.md)\n")
-	if err := SummarizeIndependentDir(ctx, dir, w); err != nil {
+	fmt.Fprintln(w)
+	if err := runPart(ctx, filepath.Join(dir, "coupled"), KindCoupled, seed, cc.Units(), cc, func(ctx context.Context, u int) (CoupledUnitResult, error) {
+		return cc.RunUnit(ctx, seed, u)
+	}); err != nil {
+		return err
+	}
+	if err := SummarizeCoupledDir(ctx, filepath.Join(dir, "coupled"), w); err != nil {
 		return err
 	}
 	if outDir == "" {
 		fmt.Fprintf(w, "(temporary directory, removed; reproduce --out DIR keeps the files)\n")
 	}
 	return nil
+}
+
+func runPart[R any](ctx context.Context, dir, kind string, seed uint64, units int, params any, work func(context.Context, int) (R, error)) error {
+	pj, err := experiment.CanonicalJSON(params)
+	if err != nil {
+		return err
+	}
+	m := experiment.Manifest{Kind: kind, Seed: seed, Units: units, Params: pj, Shard: experiment.Whole}
+	return experiment.Run(ctx, dir, m, 0, work, experiment.NewProgress(ReproductionName+" "+kind))
 }

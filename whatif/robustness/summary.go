@@ -1,6 +1,7 @@
 package robustness
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -16,101 +17,150 @@ type VariantReport struct {
 	Availability string  `json:"availability"`
 	Beliefs      Beliefs `json:"beliefs"`
 	Instances    int     `json:"instances"`
-	// Per heuristic, in the order of Report.Heuristics: the average
-	// degradation from best (100·(makespan − best)/best on each instance,
-	// best over the heuristics of this variant on that instance), the
-	// instances where it is best or tied, the mean makespan (slots) and
-	// the runs that failed (hit the slot limit; counted at the limit).
-	AvgDfb       []float64 `json:"avg_dfb"`
-	Wins         []int     `json:"wins"`
-	MeanMakespan []float64 `json:"mean_makespan"`
-	Failures     []int     `json:"failures"`
-	// Rank[h] is heuristic h's rank by average dfb (1 = best; ties share
-	// the lower rank).
+	// Per heuristic, in the order of Report.Heuristics: the score the
+	// ranking is by (Report.ScoreName; smaller is better; null when
+	// undefined), the instances where the heuristic is best or tied
+	// (seed 001 only), its mean makespan over the runs that did not fail
+	// (slots), and the runs that failed (hit the slot limit).
+	Score        Floats `json:"score"`
+	Wins         []int  `json:"wins,omitempty"`
+	MeanMakespan Floats `json:"mean_makespan"`
+	Failures     []int  `json:"failures"`
+	// Rank[h] is heuristic h's rank by score (1 = best; ties share the
+	// lower rank; an undefined score ranks last).
 	Rank []int `json:"rank"`
-	// TauReference is Kendall's τ-b between this variant's average dfb and
-	// the reference variant's (the first); TauPaper between this
-	// variant's and the paper's table (nil when undefined).
+	// TauReference is Kendall's τ-b between this variant's scores and the
+	// reference variant's (the first); TauPaper between this variant's and
+	// the paper's table, over the heuristics the table lists (nil when
+	// undefined).
 	TauReference *float64 `json:"tau_reference"`
 	TauPaper     *float64 `json:"tau_paper"`
-	// DfbChange[h] is the average dfb minus the reference variant's.
-	DfbChange []float64 `json:"dfb_change"`
+	// ScoreChange[h] is the score minus the reference variant's.
+	ScoreChange Floats `json:"score_change"`
 	// PairedBase is the first variant on the same availability (the
 	// heuristics told the chains, when there is such a variant); when it is
 	// another variant, PairedChange[h] is 100·(Σ makespans / the base's Σ
-	// makespans − 1) over the same instances: the same states, other
-	// beliefs.
-	PairedBase   string    `json:"paired_base,omitempty"`
-	PairedChange []float64 `json:"paired_change,omitempty"`
+	// makespans − 1) over the instances where neither run failed: the same
+	// states, other beliefs.
+	PairedBase   string `json:"paired_base,omitempty"`
+	PairedChange Floats `json:"paired_change,omitempty"`
+}
+
+// Floats is a list of numbers whose undefined entries (NaN) are null in
+// JSON.
+type Floats []float64
+
+// MarshalJSON writes NaN and ±Inf as null.
+func (f Floats) MarshalJSON() ([]byte, error) {
+	out := make([]*float64, len(f))
+	for i := range f {
+		if !math.IsNaN(f[i]) && !math.IsInf(f[i], 0) {
+			out[i] = &f[i]
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads null as NaN.
+func (f *Floats) UnmarshalJSON(b []byte) error {
+	var in []*float64
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*f = make(Floats, len(in))
+	for i, x := range in {
+		(*f)[i] = math.NaN()
+		if x != nil {
+			(*f)[i] = *x
+		}
+	}
+	return nil
 }
 
 // Report is the study's summary for one model.
 type Report struct {
-	Kind       string          `json:"kind"`
-	Seed       uint64          `json:"seed"`
-	Parameters any             `json:"parameters"`
-	Heuristics []string        `json:"heuristics"`
-	Reference  string          `json:"reference"`
-	PaperName  string          `json:"paper_name"`
-	Paper      []float64       `json:"paper_avg_dfb"`
-	Variants   []VariantReport `json:"variants"`
+	Kind       string   `json:"kind"`
+	Seed       uint64   `json:"seed"`
+	Parameters any      `json:"parameters"`
+	Heuristics []string `json:"heuristics"`
+	// ScoreName says what Score is ("average dfb (%)", "%diff vs IE").
+	ScoreName string `json:"score_name"`
+	Reference string `json:"reference"`
+	// PaperName names the paper's table and Paper holds its scores (by
+	// heuristic, only those it lists).
+	PaperName string             `json:"paper_name"`
+	Paper     map[string]float64 `json:"paper"`
+	Variants  []VariantReport    `json:"variants"`
 }
 
-// instances are one variant's makespans, instance by instance (each over
-// the heuristics), with the failed runs when the model has a slot limit.
-type instances struct {
-	ms     [][]int
-	failed [][]bool
+// scores are one variant's results, computed by the model's part.
+type scores struct {
+	instances   int
+	score, mean []float64
+	wins        []int // nil when the model has none
+	failures    []int
+	ms          [][]int  // by instance, then heuristic
+	failed      [][]bool // nil when nothing can fail
 }
 
-// newReport summarizes the variants (in[v] over the same instances of the
-// grid for every v); paper is the published average dfb per heuristic.
-func newReport(kind string, seed uint64, params any, names []string, vs []Variant, in []instances, paperName string, paper []float64) (Report, error) {
-	r := Report{Kind: kind, Seed: seed, Parameters: params, Heuristics: names, Reference: vs[0].Name, PaperName: paperName, Paper: paper}
+// dfbScores computes seed 001 §7's scores of one variant: for every
+// instance the degradation from best of each heuristic, 100·(makespan −
+// best)/best (best over the heuristics on that instance), averaged, and
+// the wins.
+func dfbScores(ms [][]int, nh int) (scores, error) {
+	sc := scores{instances: len(ms), score: make([]float64, nh), mean: make([]float64, nh), wins: make([]int, nh), failures: make([]int, nh), ms: ms}
+	if len(ms) == 0 {
+		return sc, fmt.Errorf("no instance")
+	}
+	for i, row := range ms {
+		if len(row) != nh {
+			return sc, fmt.Errorf("instance %d: %d makespans for %d heuristics", i, len(row), nh)
+		}
+		best := slices.Min(row)
+		if best < 1 {
+			return sc, fmt.Errorf("instance %d: makespan %d, want ≥ 1", i, best)
+		}
+		for h, m := range row {
+			sc.score[h] += 100 * float64(m-best) / float64(best)
+			sc.mean[h] += float64(m)
+			if m == best {
+				sc.wins[h]++
+			}
+		}
+	}
+	for h := range sc.score {
+		sc.score[h] /= float64(len(ms))
+		sc.mean[h] /= float64(len(ms))
+	}
+	return sc, nil
+}
+
+// newReport compares the variants (sc[v] over the same instances of the
+// grid for every v).
+func newReport(kind string, seed uint64, params any, names []string, scoreName string, vs []Variant, sc []scores, paperName string, paper map[string]float64) (Report, error) {
+	r := Report{Kind: kind, Seed: seed, Parameters: params, Heuristics: names, ScoreName: scoreName, Reference: vs[0].Name, PaperName: paperName, Paper: paper}
 	nh := len(names)
 	for vi, v := range vs {
-		x := in[vi]
-		vr := VariantReport{Name: v.Name, Availability: v.Availability, Beliefs: v.Beliefs, Instances: len(x.ms),
-			AvgDfb: make([]float64, nh), Wins: make([]int, nh), MeanMakespan: make([]float64, nh), Failures: make([]int, nh)}
-		if len(x.ms) == 0 {
-			return r, fmt.Errorf("variant %s: no instance", v.Name)
-		}
-		for i, ms := range x.ms {
-			if len(ms) != nh {
-				return r, fmt.Errorf("variant %s instance %d: %d makespans for %d heuristics", v.Name, i, len(ms), nh)
-			}
-			best := slices.Min(ms)
-			if best < 1 {
-				return r, fmt.Errorf("variant %s instance %d: makespan %d, want ≥ 1", v.Name, i, best)
-			}
-			for h, m := range ms {
-				vr.AvgDfb[h] += 100 * float64(m-best) / float64(best)
-				vr.MeanMakespan[h] += float64(m)
-				if m == best {
-					vr.Wins[h]++
-				}
-				if x.failed != nil && x.failed[i][h] {
-					vr.Failures[h]++
-				}
-			}
-		}
-		for h := range vr.AvgDfb {
-			vr.AvgDfb[h] /= float64(len(x.ms))
-			vr.MeanMakespan[h] /= float64(len(x.ms))
-		}
-		vr.Rank = ranks(vr.AvgDfb)
-		r.Variants = append(r.Variants, vr)
+		x := sc[vi]
+		r.Variants = append(r.Variants, VariantReport{Name: v.Name, Availability: v.Availability, Beliefs: v.Beliefs, Instances: x.instances,
+			Score: x.score, Wins: x.wins, MeanMakespan: x.mean, Failures: x.failures, Rank: ranks(x.score)})
 	}
 	ref := r.Variants[0]
 	for vi := range r.Variants {
 		vr := &r.Variants[vi]
-		vr.TauReference = tau(vr.AvgDfb, ref.AvgDfb)
+		vr.TauReference = tau(vr.Score, ref.Score)
 		if paper != nil {
-			vr.TauPaper = tau(vr.AvgDfb, paper)
+			var a, b []float64
+			for h, n := range names {
+				if p, ok := paper[n]; ok {
+					a, b = append(a, vr.Score[h]), append(b, p)
+				}
+			}
+			vr.TauPaper = tau(a, b)
 		}
-		vr.DfbChange = make([]float64, nh)
-		for h := range vr.DfbChange {
-			vr.DfbChange[h] = vr.AvgDfb[h] - ref.AvgDfb[h]
+		vr.ScoreChange = make(Floats, nh)
+		for h := range vr.ScoreChange {
+			vr.ScoreChange[h] = vr.Score[h] - ref.Score[h]
 		}
 		base := -1
 		for b := range vs {
@@ -122,12 +172,15 @@ func newReport(kind string, seed uint64, params any, names []string, vs []Varian
 			continue
 		}
 		vr.PairedBase = vs[base].Name
-		vr.PairedChange = make([]float64, nh)
+		vr.PairedChange = make(Floats, nh)
 		for h := 0; h < nh; h++ {
 			s, sb := 0.0, 0.0
-			for i := range in[vi].ms {
-				s += float64(in[vi].ms[i][h])
-				sb += float64(in[base].ms[i][h])
+			for i := range sc[vi].ms {
+				if (sc[vi].failed != nil && sc[vi].failed[i][h]) || (sc[base].failed != nil && sc[base].failed[i][h]) {
+					continue
+				}
+				s += float64(sc[vi].ms[i][h])
+				sb += float64(sc[base].ms[i][h])
 			}
 			vr.PairedChange[h] = 100 * (s/sb - 1)
 		}
@@ -143,13 +196,14 @@ func tau(a, b []float64) *float64 {
 	return &t
 }
 
-// ranks gives each value its rank (1 = smallest; ties share the lower).
+// ranks gives each value its rank (1 = smallest; ties share the lower;
+// NaN after every number).
 func ranks(x []float64) []int {
 	r := make([]int, len(x))
 	for i := range x {
 		r[i] = 1
 		for j := range x {
-			if x[j] < x[i] {
+			if x[j] < x[i] || (math.IsNaN(x[i]) && !math.IsNaN(x[j])) {
 				r[i]++
 			}
 		}
@@ -170,16 +224,8 @@ func (r *Report) order() []int {
 	for i := range o {
 		o[i] = i
 	}
-	ref := r.Variants[0].AvgDfb
-	slices.SortStableFunc(o, func(a, b int) int {
-		switch {
-		case ref[a] < ref[b]:
-			return -1
-		case ref[a] > ref[b]:
-			return 1
-		}
-		return a - b
-	})
+	rk := r.Variants[0].Rank
+	slices.SortStableFunc(o, func(a, b int) int { return rk[a] - rk[b] })
 	return o
 }
 
@@ -206,8 +252,8 @@ func (r *Report) Tables() (dfb, taus, change, paired *experiment.Table) {
 	for _, h := range r.order() {
 		row, crow, prow := []string{r.Heuristics[h]}, []string{r.Heuristics[h]}, []string{r.Heuristics[h]}
 		for _, v := range r.Variants {
-			row = append(row, fmt.Sprintf("%s (%d)", experiment.FormatFloat(v.AvgDfb[h], 2), v.Rank[h]))
-			crow = append(crow, signed(v.DfbChange[h]))
+			row = append(row, fmt.Sprintf("%s (%d)", experiment.FormatFloat(v.Score[h], 2), v.Rank[h]))
+			crow = append(crow, signed(v.ScoreChange[h]))
 		}
 		for _, vi := range pv {
 			prow = append(prow, signed(r.Variants[vi].PairedChange[h])+"%")
@@ -254,16 +300,21 @@ func (b Beliefs) String() string {
 	return s
 }
 
-// Losers returns, for variant v, the k heuristics whose average dfb grew
-// most against the reference, with the growth.
+// Losers returns, for variant v, the k heuristics whose score grew most
+// against the reference, with the growth.
 func (r *Report) Losers(v, k int) []string {
 	o := make([]int, len(r.Heuristics))
 	for i := range o {
 		o[i] = i
 	}
-	ch := r.Variants[v].DfbChange
+	ch := r.Variants[v].ScoreChange
 	slices.SortStableFunc(o, func(a, b int) int {
 		switch {
+		case math.IsNaN(ch[a]) != math.IsNaN(ch[b]):
+			if math.IsNaN(ch[a]) {
+				return 1
+			}
+			return -1
 		case ch[a] > ch[b]:
 			return -1
 		case ch[a] < ch[b]:
@@ -288,15 +339,15 @@ func (r *Report) WriteText(w io.Writer, markdown bool) error {
 		return t.WriteText(w)
 	}
 	dfb, taus, change, paired := r.Tables()
-	fmt.Fprintf(w, "Robustness study (%s), seed %d: average dfb (rank) per variant; heuristics sorted by %s\n\n", r.Kind, r.Seed, r.Reference)
+	fmt.Fprintf(w, "Robustness study (%s), seed %d: %s (rank) per variant; heuristics sorted by %s\n\n", r.Kind, r.Seed, r.ScoreName, r.Reference)
 	if err := write(dfb); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nKendall's τ-b of the average-dfb rankings\n\n")
+	fmt.Fprintf(w, "\nKendall's τ-b of the rankings by %s\n\n", r.ScoreName)
 	if err := write(taus); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nChange of average dfb against %s (percentage points)\n\n", r.Reference)
+	fmt.Fprintf(w, "\nChange of %s against %s (percentage points)\n\n", r.ScoreName, r.Reference)
 	if err := write(change); err != nil {
 		return err
 	}
@@ -304,7 +355,7 @@ func (r *Report) WriteText(w io.Writer, markdown bool) error {
 	if err := write(paired); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nLargest losses of average dfb against %s:\n", r.Reference)
+	fmt.Fprintf(w, "\nLargest losses of %s against %s:\n", r.ScoreName, r.Reference)
 	for vi, v := range r.Variants[1:] {
 		fmt.Fprintf(w, "  %-26s %s\n", v.Name+":", strings.Join(r.Losers(vi+1, 3), ", "))
 	}
