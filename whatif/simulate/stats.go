@@ -196,12 +196,17 @@ func recommend(s Summary, best Stats, slotSeconds float64) string {
 	case len(s.Tied) == others:
 		fmt.Fprintf(&b, " But no difference to it is significant over %d trials (every paired 95 %% interval includes 0): %s are as good as far as these trials tell; more trials (--trials) may separate them.", s.Trials, strings.Join(s.Tied, ", "))
 	default:
-		verb := "is"
+		what, verb, pron := "The difference to", "is", "it is"
 		if len(s.Tied) > 1 {
-			verb = "are"
+			what, verb, pron = "The differences to", "are", "they are"
 		}
-		fmt.Fprintf(&b, " The difference to %s %s not significant over %d trials (paired 95 %% intervals include 0): %s as good as far as these trials tell, and more trials (--trials) may separate them. The other %d heuristics are significantly worse.",
-			strings.Join(s.Tied, ", "), verb, s.Trials, map[bool]string{true: "it is", false: "they are"}[len(s.Tied) == 1], others-len(s.Tied))
+		rest := others - len(s.Tied)
+		worse := fmt.Sprintf("The other %d heuristics are significantly worse.", rest)
+		if rest == 1 {
+			worse = "The other heuristic is significantly worse."
+		}
+		fmt.Fprintf(&b, " %s %s %s not significant over %d trials (paired 95 %% intervals include 0): %s as good as far as these trials tell, and more trials (--trials) may separate them. %s",
+			what, strings.Join(s.Tied, ", "), verb, s.Trials, pron, worse)
 	}
 	if best.Failures > 0 {
 		fmt.Fprintf(&b, " Warning: %d of its %d runs hit the slot limit (counted at the limit).", best.Failures, s.Trials)
