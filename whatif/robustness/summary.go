@@ -91,6 +91,9 @@ type Report struct {
 	PaperName string             `json:"paper_name"`
 	Paper     map[string]float64 `json:"paper"`
 	Variants  []VariantReport    `json:"variants"`
+	// Tau[i][j] is Kendall's τ-b between variants i and j's scores (nil
+	// when undefined).
+	Tau [][]*float64 `json:"tau"`
 }
 
 // scores are one variant's results, computed by the model's part.
@@ -146,6 +149,13 @@ func newReport(kind string, seed uint64, params any, names []string, scoreName s
 			Score: x.score, Wins: x.wins, MeanMakespan: x.mean, Failures: x.failures, Rank: ranks(x.score)})
 	}
 	ref := r.Variants[0]
+	r.Tau = make([][]*float64, len(vs))
+	for i := range r.Tau {
+		r.Tau[i] = make([]*float64, len(vs))
+		for j := range r.Tau[i] {
+			r.Tau[i][j] = tau(r.Variants[i].Score, r.Variants[j].Score)
+		}
+	}
 	for vi := range r.Variants {
 		vr := &r.Variants[vi]
 		vr.TauReference = tau(vr.Score, ref.Score)
@@ -345,6 +355,22 @@ func (r *Report) WriteText(w io.Writer, markdown bool) error {
 	}
 	fmt.Fprintf(w, "\nKendall's τ-b of the rankings by %s\n\n", r.ScoreName)
 	if err := write(taus); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nKendall's τ-b between every two variants\n\n")
+	head := []string{"variant"}
+	for _, v := range r.Variants {
+		head = append(head, v.Name)
+	}
+	tm := experiment.NewTable(head...)
+	for i, v := range r.Variants {
+		row := []string{v.Name}
+		for j := range r.Variants {
+			row = append(row, fmtTau(r.Tau[i][j]))
+		}
+		tm.AddRow(row...)
+	}
+	if err := write(tm); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nChange of %s against %s (percentage points)\n\n", r.ScoreName, r.Reference)
