@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/reproduction"
 	"github.com/volsched/volsched/whatif/robustness"
 )
 
@@ -176,13 +177,14 @@ Variants: ` + strings.Join(names, ", "),
 	expCmd.AddCommand(cmd)
 	registerSummarizer(robustness.KindIndependent, robustness.SummarizeIndependentDir)
 	registerSummarizer(robustness.KindCoupled, robustness.SummarizeCoupledDir)
-	registerReproduction(reproduction{
-		Name:  robustness.ReproductionName,
-		Order: 500,
-		Title: "issue 18 robustness study (beyond the papers): the heuristics of seeds 001 and 002 under semi-Markov and trace availability",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	registerReproduction(reproduction.Reproduction{
+		Name:    robustness.ReproductionName,
+		Resumes: true,
+		Order:   500,
+		Title:   "issue 18 robustness study (beyond the papers): the heuristics of seeds 001 and 002 under semi-Markov and trace availability",
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
-		},
+		}),
 	})
 }
 
