@@ -175,18 +175,21 @@ func QuickCoupled() CoupledParams {
 }
 
 // Reproduce runs the reduced study (quick: QuickIndependent and
-// QuickCoupled), or the seed-001 study on a tenth of the §7 grid's
-// scenarios (24 × 2 trials per (n, n_com, w_min)) and the seed-002 one on
-// m = 5 with one scenario of two trials per (n_com, w_min), into
-// outDir/robustness/{independent,coupled} (a temporary directory, removed,
-// when outDir is empty), and prints the reports.
+// QuickCoupled), or the study of docs/robustness.md (results/robustness):
+// the seed-001 §7 grid with one scenario of two trials per (n, n_com,
+// w_min), and the seed-002 grid at m = 5, w_min 1–5 with two scenarios of
+// one trial per (n_com, w_min) (beyond w_min 5 the Markov variants cost
+// minutes of CPU per unit), into outDir/robustness/{independent,coupled}
+// (a temporary directory, removed, when outDir is empty), and prints the
+// reports.
 func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) error {
 	ci, cc := QuickIndependent(), QuickCoupled()
 	if !quick {
 		ci = DefaultIndependent()
-		ci.Grid.Scenarios, ci.Grid.Trials = 24, 2
+		ci.Grid.Scenarios, ci.Grid.Trials = 1, 2
 		cc = DefaultCoupled()
-		cc.Grid.Tasks, cc.Grid.Scenarios, cc.Grid.Trials = []int{5}, 1, 2
+		cc.Grid.Tasks, cc.Grid.WMin = []int{5}, []int{1, 2, 3, 4, 5}
+		cc.Grid.Scenarios, cc.Grid.Trials = 2, 1
 	}
 	dir := filepath.Join(outDir, ReproductionName)
 	if outDir == "" {
