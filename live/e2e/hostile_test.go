@@ -96,7 +96,11 @@ func TestHostileResults(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	toks := addTokens(t, state, "evil")
 	tok := toks["evil"]
-	c := startMaster(t, masterOptions(loadApp(t, app), state))
+	opt := masterOptions(loadApp(t, app), state)
+	// This client heart-beats once: its session must not time out while
+	// the test talks to the master on a loaded machine.
+	opt.DownAfter = time.Minute
+	c := startMaster(t, opt)
 	hc, cl := rawClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

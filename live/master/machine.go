@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -55,6 +56,11 @@ type worker struct {
 	sinceCrit int
 	wSum      float64 // ns of computation of completed copies
 	wN        int
+
+	// Failed transfers in a row (reset by a successful one), and the time
+	// before which the worker is given no transfer (backoff).
+	xferFails int
+	coolUntil int64
 }
 
 // xferOf is the worker's begun and unfinished transfer, if any.
@@ -73,9 +79,10 @@ func (w *worker) xferOf() *xfer {
 // up reports whether the master sees the worker UP.
 func (w *worker) up() bool { return w.session != 0 && w.state == availability.Up }
 
-// acceptor: UP, no transfer begun, able to take the program or a task.
-func (w *worker) acceptor() bool {
-	return w.up() && w.xferOf() == nil && (!w.hasProgram || w.cur == nil || w.next == nil)
+// acceptor: UP, no transfer begun, not backing off after failed
+// transfers, able to take the program or a task.
+func (w *worker) acceptor(now int64) bool {
+	return w.up() && w.xferOf() == nil && now >= w.coolUntil && (!w.hasProgram || w.cur == nil || w.next == nil)
 }
 
 type task struct {
@@ -120,6 +127,8 @@ type Machine struct {
 
 	progSum, dataSum float64 // ns
 	progN, dataN     int
+	wAllSum          float64 // ns of computation of all workers' completed copies
+	wAllN            int
 
 	completions int64
 	decisions   int64
@@ -130,6 +139,9 @@ type Machine struct {
 	views []procView
 	watch []bool
 	picks []pick
+
+	jitter  *rand.Rand // the backoff's jitter (seeded: deterministic)
+	cooling int        // workers backing off
 }
 
 // NewMachine makes a machine; sessionBase should differ between runs of
@@ -143,7 +155,15 @@ func NewMachine(cfg Config, sessionBase uint64) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Machine{cfg: cfg, dec: d, byName: map[string]int{}, bySession: map[uint64]int{}, nextSess: sessionBase | 1}, nil
+	if cfg.BackoffBase == 0 {
+		cfg.BackoffBase = cfg.Slot
+	}
+	if cfg.BackoffMax == 0 {
+		cfg.BackoffMax = 64 * cfg.BackoffBase
+	}
+	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
+	return &Machine{cfg: cfg, dec: d, byName: map[string]int{}, bySession: map[uint64]int{}, nextSess: sessionBase | 1,
+		jitter: rand.New(rand.NewPCG(cfg.Seed, 0x6261636b6f6666))}, nil
 }
 
 // Config returns the machine's configuration.
@@ -212,15 +232,10 @@ func (m *Machine) W(q int) int {
 	if w.wN > 0 {
 		return m.slots(w.wSum / float64(w.wN))
 	}
-	sum, n := 0.0, 0
-	for _, o := range m.workers {
-		sum += o.wSum
-		n += o.wN
-	}
-	if n == 0 {
+	if m.wAllN == 0 {
 		return 1
 	}
-	return m.slots(sum / float64(n))
+	return m.slots(m.wAllSum / float64(m.wAllN))
 }
 
 // Chain is worker q's estimated chain.
@@ -273,6 +288,8 @@ func (m *Machine) Restore(s Saved) {
 	for _, sw := range s.Workers {
 		w := m.workers[m.ensure(sw.Name)]
 		w.est.Counts, w.wSum, w.wN = sw.Counts, sw.WSum, sw.WN
+		m.wAllSum += sw.WSum
+		m.wAllN += sw.WN
 		m.dec.setChain(w.q, w.est.Chain())
 	}
 }
@@ -513,6 +530,7 @@ func (m *Machine) TransferDone(now int64, session uint64, digest string, activeN
 		return nil // late (cancelled copy): harmless
 	}
 	m.release(w, x, "done")
+	w.xferFails = 0
 	if w.cached == nil {
 		w.cached = map[string]bool{}
 	}
@@ -547,12 +565,14 @@ func (m *Machine) TransferFailed(now int64, session uint64, digest, why string) 
 			if cp != nil && cp.xfer == nil && m.tasks[cp.task].digest == digest {
 				delete(w.cached, digest)
 				m.dropCopy(w, cp, "input not cached", false)
+				m.backoff(w)
 				break
 			}
 		}
 		return nil
 	}
 	m.release(w, x, "failed: "+why)
+	m.backoff(w)
 	if x.program {
 		w.prog = nil
 	} else {
@@ -597,6 +617,8 @@ func (m *Machine) Result(now int64, session uint64, iter, task int, attempt uint
 	m.completions++
 	w.wSum += float64(computeNs)
 	w.wN++
+	m.wAllSum += float64(computeNs)
+	m.wAllN++
 	m.logf(LogResult, w.q, iter, task, "")
 	m.dropCopy(w, cp, "completed", false)
 	for len(t.holders) > 0 {
@@ -648,6 +670,35 @@ func (m *Machine) TaskFailed(now int64, session uint64, iter, task int, attempt 
 	return nil
 }
 
+// backoff: after n failed transfers in a row, worker w is given no
+// transfer for a delay drawn uniformly in [d/2, d), d = BackoffBase·2^(n−1)
+// bounded by BackoffMax (a worker whose cache or disk is broken would
+// otherwise fail at once, again and again). The jitter comes from the
+// machine's own seeded stream: the same events give the same delays.
+func (m *Machine) backoff(w *worker) {
+	w.xferFails++
+	d := m.cfg.BackoffMax
+	if w.xferFails <= 62 {
+		d = min(d, m.cfg.BackoffBase<<(w.xferFails-1))
+	}
+	d = max(d, 2)
+	delay := d/2 + time.Duration(m.jitter.Int64N(int64(d-d/2)))
+	if w.coolUntil <= m.now {
+		m.cooling++
+	}
+	w.coolUntil = m.now + int64(delay)
+	m.logf(LogBackoff, w.q, m.iter, -1, fmt.Sprintf("%d failed transfers in a row: none for %v", w.xferFails, delay))
+}
+
+// BackoffUntil is the time (ns since the epoch) before which worker q is
+// given no transfer, 0 if none.
+func (m *Machine) BackoffUntil(q int) int64 {
+	if w := m.workers[q]; w.coolUntil > m.now {
+		return w.coolUntil
+	}
+	return 0
+}
+
 func (m *Machine) cancelAll() {
 	for _, w := range m.workers {
 		for _, cp := range []*tcopy{w.next, w.cur} {
@@ -666,6 +717,17 @@ func (m *Machine) Tick(now int64) {
 	for _, w := range m.workers {
 		if w.session != 0 && now-w.lastHeard > int64(m.cfg.DownAfter) {
 			m.down(w, "no heartbeat")
+		}
+	}
+	if m.cooling > 0 { // a backoff ended: the worker can be given work
+		m.cooling = 0
+		for _, w := range m.workers {
+			if w.coolUntil > now {
+				m.cooling++
+			} else if w.coolUntil != 0 {
+				w.coolUntil = 0
+				m.dirty = true
+			}
 		}
 	}
 	slot := now / int64(m.cfg.Slot)
@@ -739,7 +801,7 @@ func (m *Machine) Step() bool {
 	tdata := m.TData()
 	for q, w := range m.workers {
 		m.views[q] = m.view(w, tdata)
-		m.watch[q] = w.acceptor()
+		m.watch[q] = w.acceptor(m.now)
 		if m.watch[q] {
 			acceptors++
 		}
@@ -758,7 +820,7 @@ func (m *Machine) Step() bool {
 	seen := m.watch // reused: cleared as workers are served
 	for _, pk := range m.picks {
 		w := m.workers[pk.proc]
-		if !seen[pk.proc] || !w.acceptor() {
+		if !seen[pk.proc] || !w.acceptor(m.now) {
 			continue
 		}
 		seen[pk.proc] = false

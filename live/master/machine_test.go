@@ -523,3 +523,79 @@ func TestMachineDownDropsCopies(t *testing.T) {
 		t.Fatalf("phase %v", m.Phase())
 	}
 }
+
+// backoffRun: one worker whose program transfers fail fails times in a
+// row, then one succeeds, the worker loses the program again and its next
+// transfer fails; it returns the delays between each failure and the next
+// grant (fails + 1 of them).
+func backoffRun(t *testing.T, seed uint64, fails int) []time.Duration {
+	cfg := testConfig()
+	cfg.Seed = seed
+	m, err := NewMachine(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.NewIteration(0, 0, specs(0, 2))
+	sess, _ := m.Register(0, "a", nil)
+	var delays []time.Duration
+	failedAt, n := int64(-1), 0
+	for now := int64(0); now < int64(10*time.Second) && len(delays) <= fails; now += int64(time.Millisecond) {
+		if err := m.Heartbeat(now, sess, availability.Up); err != nil {
+			t.Fatal(err)
+		}
+		m.Tick(now)
+		m.Step()
+		for _, c := range m.TakeCommands() {
+			if c.Kind != CmdFetch || !c.Program {
+				continue
+			}
+			if failedAt >= 0 {
+				delays = append(delays, time.Duration(now-failedAt))
+			}
+			n++
+			if n == fails+1 { // this one succeeds, then the program is lost
+				m.TransferDone(now, sess, progDigest, int64(time.Millisecond))
+				m.workers[0].hasProgram = false
+				failedAt = -1
+				continue
+			}
+			if err := m.TransferFailed(now, sess, progDigest, "cache: disk full"); err != nil {
+				t.Fatal(err)
+			}
+			failedAt = now
+		}
+	}
+	return delays
+}
+
+// TestMachineTransferBackoff: a worker whose transfers keep failing (a
+// broken cache) gets bounded exponential backoff with jitter: after the
+// n-th failure in a row no transfer for a delay in [d/2, d), d =
+// slot·2^(n−1) ≤ 64 slots; a success resets it; the same seed gives the
+// same delays, another seed others.
+func TestMachineTransferBackoff(t *testing.T) {
+	const fails = 9
+	slot := testConfig().Slot
+	a := backoffRun(t, 1, fails)
+	if len(a) != fails+1 {
+		t.Fatalf("%d regrants after %d failures: %v", len(a), fails, a)
+	}
+	for i, got := range a {
+		n := i + 1 // failures in a row
+		if i == fails {
+			n = 1 // after the success
+		}
+		d := min(slot<<(n-1), 64*slot)
+		// The test's clock steps by 1 ms: the grant comes at most 1 ms late.
+		if got < d/2 || got > d+time.Millisecond {
+			t.Errorf("delay %d (%d failures in a row): %v, want in [%v, %v)", i, n, got, d/2, d)
+		}
+	}
+	if b := backoffRun(t, 1, fails); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("same seed, different delays: %v and %v", a, b)
+	}
+	if c := backoffRun(t, 2, fails); fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Errorf("seeds 1 and 2 gave the same jitter: %v", a)
+	}
+	t.Logf("delays: %v", a)
+}

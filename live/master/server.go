@@ -398,6 +398,8 @@ func (s *Server) afterBatch() {
 			s.met.decisions.Inc()
 		case LogFail:
 			s.log.Warn("task failed", "worker", s.workerName(r.Worker), "iteration", r.Iter, "task", r.Task, "err", r.Info)
+		case LogBackoff:
+			s.log.Warn("transfers failing on a worker: backing off", "worker", s.workerName(r.Worker), "why", r.Info)
 		case LogIterDone:
 			s.log.Info("iteration done", "iteration", r.Iter)
 		}

@@ -28,9 +28,13 @@ type Config struct {
 	// DownAfter: a worker not heard from for this long is DOWN (its
 	// session ends; it must register again).
 	DownAfter   time.Duration
-	MaxAttempts int    // failed attempts of a task before the application stops
-	Seed        uint64 // random heuristics' stream
-	Prior       [3][3]float64
+	MaxAttempts int // failed attempts of a task before the application stops
+	// BackoffBase, BackoffMax: after n failed transfers in a row a worker
+	// is given no transfer for a delay in [d/2, d), d = BackoffBase·2^(n−1)
+	// ≤ BackoffMax (defaults: one slot, 64 slots).
+	BackoffBase, BackoffMax time.Duration
+	Seed                    uint64 // random heuristics' stream
+	Prior                   [3][3]float64
 	// The program every worker needs (the paper's T_prog transfer).
 	ProgramDigest string
 	ProgramSize   int64
@@ -51,6 +55,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("down-after = %v, want > 0", c.DownAfter)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("max attempts = %d, want ≥ 1", c.MaxAttempts)
+	case c.BackoffBase < 0 || c.BackoffMax < 0:
+		return fmt.Errorf("backoff base %v, max %v: want ≥ 0 (0: the defaults)", c.BackoffBase, c.BackoffMax)
 	case c.ProgramDigest == "":
 		return fmt.Errorf("program digest is empty")
 	}
@@ -159,7 +165,8 @@ const (
 	LogIterDone = "iter-done"
 	LogIter     = "iter"
 	LogDecide   = "decide"
-	LogStart    = "start" // a master process started (results after an earlier start may be redone: only the durable ones count)
+	LogStart    = "start"   // a master process started (results after an earlier start may be redone: only the durable ones count)
+	LogBackoff  = "backoff" // a worker's transfers failed: it is given none for a while (Info: how long)
 )
 
 // WorkerInfo is what Status shows of a worker.
