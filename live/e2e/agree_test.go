@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -143,25 +144,33 @@ func round1(x []float64) []float64 {
 	return out
 }
 
-// TestEmulatedEstimatesConverge lets emulated workers follow a chain far
-// from the estimator's prior for about 500 slots and checks the master's
-// estimates (read through Status) against the true chain: the UP row within
-// 0.07 of it with P_uu closer to it than the prior mean is, and P_dd (a
-// DOWN worker reconnects as soon as its chain lets it) within 0.2 (about
-// 50 transitions out of DOWN). (The machine-level
-// TestMachineEstimatesConverge checks every row to 0.02 over 30 000 slots
-// without sockets.)
+// TestEmulatedEstimatesConverge lets 3 emulated workers follow a chain far
+// from the estimator's prior (20 % of the time DOWN) for at least 500 slots
+// of 20 ms each and checks the master's estimates (read through Status)
+// against the true chain. A DOWN worker is seen DOWN until it has
+// reconnected (a TLS handshake and a registration: one to a few slots
+// here), which biased P_dd upwards (0.63 for a true 0.5) until workers
+// told the master when they came back (RegisterRequest.since_back, the
+// master's Backfill). The test pools the three workers (equal weights:
+// about 300 DOWN slots, a standard error of about 0.03 on P_dd) and asks
+// every entry of the pooled chain to be within 0.1 of the truth, and each
+// worker's P_uu within 0.07 and closer to the truth than the prior mean
+// is. (The machine-level TestMachineEstimatesConverge checks every row to
+// 0.02 over 30 000 slots without sockets.)
 func TestEmulatedEstimatesConverge(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the runtime for about 10 s")
+		t.Skip("runs the runtime for about 15 s")
 	}
 	const slot = 20 * time.Millisecond
-	truth := availability.Chain{P: [3][3]float64{{0.8, 0.15, 0.05}, {0.4, 0.55, 0.05}, {0.4, 0.1, 0.5}}}
+	truth := availability.Chain{P: [3][3]float64{{0.8, 0.1, 0.1}, {0.3, 0.6, 0.1}, {0.3, 0.1, 0.6}}}
 	app := sleeperApp(t, slot, 2, 6, 100000)
 	state := filepath.Join(t.TempDir(), "state")
 	toks := addTokens(t, state, names(3)...)
 	opt := masterOptions(loadApp(t, app), state)
-	opt.Slot, opt.Heartbeat, opt.DownAfter = slot, slot/2, 5*slot
+	// Emulated DOWN breaks the connection (the master sees it at once);
+	// a long DownAfter keeps heart-beats delayed by the machine's load from
+	// making false DOWNs.
+	opt.Slot, opt.Heartbeat, opt.DownAfter = slot, slot/2, 50*slot
 	c := startMaster(t, opt)
 	for i, n := range names(3) {
 		o := c.workerOptions(n, toks[n])
@@ -172,7 +181,7 @@ func TestEmulatedEstimatesConverge(t *testing.T) {
 	_, cl := rawClient(t, c)
 	prior := availability.Estimator{Prior: availability.DefaultPrior()}
 	pp := prior.Chain()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		time.Sleep(500 * time.Millisecond)
 		r, err := cl.Status(t.Context(), authed(&livepb.StatusRequest{}, toks["w00"]))
@@ -185,23 +194,57 @@ func TestEmulatedEstimatesConverge(t *testing.T) {
 		}
 		if len(r.Msg.Workers) < 3 || minObs < 500 {
 			if time.Now().After(deadline) {
-				t.Fatalf("only %v transitions observed after 60 s", minObs)
+				t.Fatalf("only %v transitions observed after 90 s", minObs)
 			}
 			continue
 		}
+		var pooled [9]float64
 		for _, w := range r.Msg.Workers {
-			for j := 0; j < 3; j++ {
-				got, want := w.P[j], truth.P[0][j]
-				if math.Abs(got-want) > 0.07 || (j == 0 && math.Abs(got-want) >= math.Abs(pp.P[0][j]-want)) {
-					t.Errorf("%s: P[u][%d] = %.3f after %.0f slots, true %.3f, prior %.3f", w.Name, j, got, w.Transitions, want, pp.P[0][j])
-				}
+			for i := range pooled {
+				pooled[i] += w.P[i] / 3
 			}
-			if d := math.Abs(w.P[8] - truth.P[2][2]); d > 0.2 {
-				t.Errorf("%s: P[d][d] = %.3f, true %.2f", w.Name, w.P[8], truth.P[2][2])
+			got, want := w.P[0], truth.P[0][0]
+			if math.Abs(got-want) > 0.07 || math.Abs(got-want) >= math.Abs(pp.P[0][0]-want) {
+				t.Errorf("%s: P_uu = %.3f after %.0f slots, true %.3f, prior %.3f", w.Name, got, w.Transitions, want, pp.P[0][0])
 			}
-			t.Logf("%s after %.0f slots: estimated UP row %.3f %.3f %.3f (true %.2f %.2f %.2f); RECLAIMED row %.3f %.3f %.3f; DOWN row %.3f %.3f %.3f",
-				w.Name, w.Transitions, w.P[0], w.P[1], w.P[2], truth.P[0][0], truth.P[0][1], truth.P[0][2], w.P[3], w.P[4], w.P[5], w.P[6], w.P[7], w.P[8])
+			t.Logf("%s after %.0f slots: UP row %.3f %.3f %.3f; RECLAIMED row %.3f %.3f %.3f; DOWN row %.3f %.3f %.3f",
+				w.Name, w.Transitions, w.P[0], w.P[1], w.P[2], w.P[3], w.P[4], w.P[5], w.P[6], w.P[7], w.P[8])
 		}
+		for i := range pooled {
+			if want := truth.P[i/3][i%3]; math.Abs(pooled[i]-want) > 0.1 {
+				t.Errorf("pooled P[%d][%d] = %.3f, true %.2f (tolerance 0.1)", i/3, i%3, pooled[i], want)
+			}
+		}
+		ev, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+		t.Logf("event log: %d registrations, %d back-fills: %s", bytes.Count(ev, []byte(`"k":"register"`)), bytes.Count(ev, []byte(`"k":"backfill"`)), backfillSummary(ev))
+		t.Logf("pooled: UP row %.3f %.3f %.3f; RECLAIMED row %.3f %.3f %.3f; DOWN row %.3f %.3f %.3f (true %v)",
+			pooled[0], pooled[1], pooled[2], pooled[3], pooled[4], pooled[5], pooled[6], pooled[7], pooled[8], truth.P)
 		return
 	}
+}
+
+// backfillSummary: the slots corrected by the back-fills of an event log
+// and the distribution of the returns' durations.
+func backfillSummary(ev []byte) string {
+	var slots int
+	var backs []float64
+	for _, line := range bytes.Split(ev, []byte("\n")) {
+		var r master.LogRecord
+		if json.Unmarshal(line, &r) != nil || r.Kind != master.LogBackfill {
+			continue
+		}
+		var n int
+		var d string
+		if _, err := fmt.Sscanf(r.Info, "back %s before it registered: %d slots corrected", &d, &n); err == nil {
+			slots += n
+			if dd, err := time.ParseDuration(d); err == nil {
+				backs = append(backs, dd.Seconds()*1000)
+			}
+		}
+	}
+	m, sd := 0.0, 0.0
+	if len(backs) > 1 {
+		m, sd = meanSD(backs)
+	}
+	return fmt.Sprintf("%d slots corrected, returns took %.1f ± %.1f ms before the registration", slots, m, sd)
 }

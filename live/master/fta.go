@@ -20,10 +20,11 @@ type ftaRecorder struct {
 }
 
 type ftaNode struct {
-	state availability.State
-	since int64
-	known bool
-	ev    []trace.Event
+	state     availability.State
+	since     int64
+	known     bool
+	ev        []trace.Event
+	lastStart int64 // ns: the start of ev's last interval
 }
 
 func newFTARecorder(start time.Time) *ftaRecorder {
@@ -43,6 +44,24 @@ func (f *ftaRecorder) ensure(name string) *ftaNode {
 func (f *ftaRecorder) record(m *Machine, r LogRecord) {
 	var st availability.State
 	switch r.Kind {
+	case LogBackfill:
+		// The current state began at r.Since, not when the master learnt it.
+		n := f.ensure(m.workers[r.Worker].name)
+		if !n.known || r.Since >= n.since {
+			return
+		}
+		since := r.Since
+		if k := len(n.ev); k > 0 && n.lastStart >= 0 && n.ev[k-1].End == f.at(n.since) {
+			// Shorten the interval before it (not beyond its start).
+			since = max(since, n.lastStart)
+			if since == n.lastStart {
+				n.ev, n.lastStart = n.ev[:k-1], -1
+			} else {
+				n.ev[k-1].End = f.at(since)
+			}
+		}
+		n.since = since
+		return
 	case LogRegister:
 		st = availability.Up
 	case LogDown:
@@ -64,12 +83,16 @@ func (f *ftaRecorder) record(m *Machine, r LogRecord) {
 	n.state, n.since, n.known = st, r.T, true
 }
 
+// at is the FTA time (Unix seconds) of t ns since the start.
+func (f *ftaRecorder) at(t int64) float64 {
+	return float64(f.start.UnixNano())/1e9 + float64(t)/1e9
+}
+
 func (f *ftaRecorder) close(n *ftaNode, t int64) {
 	if !n.known || t <= n.since {
 		return
 	}
-	base := float64(f.start.UnixNano()) / 1e9
-	e := trace.Event{Available: n.state == availability.Up, Start: base + float64(n.since)/1e9, End: base + float64(t)/1e9}
+	e := trace.Event{Available: n.state == availability.Up, Start: f.at(n.since), End: f.at(t)}
 	switch n.state {
 	case availability.Reclaimed:
 		e.EndReason = "reclaimed"
@@ -82,6 +105,7 @@ func (f *ftaRecorder) close(n *ftaNode, t int64) {
 		return
 	}
 	n.ev = append(n.ev, e)
+	n.lastStart = n.since
 }
 
 // write writes the trace up to now (ns since start) to path, atomically.

@@ -54,8 +54,17 @@ type worker struct {
 	prev      availability.State
 	observed  bool
 	sinceCrit int
-	wSum      float64 // ns of computation of completed copies
-	wN        int
+	// The last observations (obs[j%obsRing] = the state counted for slot
+	// j, for j in (lastObs−nObs, lastObs]), so that a back-fill can
+	// correct them; backFloor: the master last heard from the worker's
+	// previous session then (a return cannot be claimed earlier).
+	obs        [obsRing]availability.State
+	lastObs    int64
+	nObs       int
+	backFloor  int64
+	backfilled bool    // this session's return was back-filled
+	wSum       float64 // ns of computation of completed copies
+	wN         int
 
 	// Failed transfers in a row (reset by a successful one), and the time
 	// before which the worker is given no transfer (backoff).
@@ -132,6 +141,7 @@ type Machine struct {
 
 	completions int64
 	decisions   int64
+	unobserved  int64 // slot boundaries left out of the estimates (Tick late)
 
 	cmds []Command
 	log  []LogRecord
@@ -345,6 +355,10 @@ func (m *Machine) Fail(now int64, msg string) {
 func (m *Machine) Register(now int64, name string, cached []string) (uint64, []string) {
 	m.advance(now)
 	w := m.workers[m.ensure(name)]
+	w.backFloor, w.backfilled = now, false // nothing to correct for a worker not seen before
+	if w.known {
+		w.backFloor = w.lastHeard
+	}
 	if w.session != 0 {
 		m.down(w, "registered again")
 	}
@@ -408,6 +422,87 @@ func (m *Machine) Heartbeat(now int64, session uint64, st availability.State) er
 	}
 	m.dirty = true
 	return nil
+}
+
+// StateSince is a worker's state since a moment (ns since the machine's
+// epoch), as it reports it when it registers again.
+type StateSince struct {
+	State availability.State
+	Since int64
+}
+
+// Backfill corrects the record of worker session's slots with what the
+// worker says of its return (once per session, in its first heart-beat):
+// its states since it came back, oldest first. The master counted those
+// slots DOWN (it had no session, the worker was connecting: a TLS
+// handshake and a registration, longer than a short slot); they become the
+// reported states. Only slots counted DOWN, ending after the master last
+// heard from the worker's previous session and before now, are corrected,
+// at most the last obsRing of them. It returns the number of slots
+// corrected and the time the worker's return is taken to be (now when
+// none).
+func (m *Machine) Backfill(now int64, session uint64, back []StateSince) (int, int64) {
+	m.advance(now)
+	w, err := m.bySess(session)
+	if err != nil || len(back) == 0 || !w.observed || w.backfilled {
+		return 0, now
+	}
+	w.backfilled = true
+	from := max(back[0].Since, w.backFloor)
+	if from >= now {
+		return 0, now
+	}
+	n := m.rewrite(w, from, func(old availability.State, t int64) (availability.State, bool) {
+		if old != availability.Down || t > now {
+			return old, false
+		}
+		st := back[0].State
+		for _, b := range back[1:] {
+			if b.Since <= t {
+				st = b.State
+			}
+		}
+		return st, true
+	})
+	m.log = append(m.log, LogRecord{T: m.now, Kind: LogBackfill, Worker: w.q, Iter: m.iter, Task: -1, Held: m.held, Since: from,
+		Info: fmt.Sprintf("back %v before it registered: %d slots corrected", time.Duration(now-from), n)})
+	return n, from
+}
+
+// rewrite replaces worker w's recorded observations of the slots ending at
+// or after from with f(old state, end of the slot) where f says so, and
+// corrects the estimator's counts of the transitions around them. The
+// oldest recorded slot is never rewritten (the transition into it is not
+// known any more). It returns the number of slots rewritten.
+func (m *Machine) rewrite(w *worker, from int64, f func(availability.State, int64) (availability.State, bool)) int {
+	if w.nObs < 2 {
+		return 0
+	}
+	slot := int64(m.cfg.Slot)
+	lo := w.lastObs - int64(w.nObs) + 1
+	first := max(lo+1, (from+slot-1)/slot-1) // slot j ends at (j+1)·slot ≥ from
+	if first > w.lastObs {
+		return 0
+	}
+	at := func(j int64) *availability.State { return &w.obs[((j%obsRing)+obsRing)%obsRing] }
+	for j := first; j <= w.lastObs; j++ {
+		w.est.Counts[*at(j - 1)][*at(j)]--
+	}
+	n := 0
+	for j := first; j <= w.lastObs; j++ {
+		if st, ok := f(*at(j), (j+1)*slot); ok && st != *at(j) {
+			*at(j) = st
+			n++
+		}
+	}
+	for j := first; j <= w.lastObs; j++ {
+		w.est.Observe(*at(j - 1), *at(j))
+	}
+	w.prev = *at(w.lastObs)
+	if n > 0 {
+		m.dec.setChain(w.q, w.est.Chain())
+	}
+	return n
 }
 
 // Disconnect: the worker's connection broke; it is DOWN.
@@ -717,6 +812,13 @@ func (m *Machine) Tick(now int64) {
 	for _, w := range m.workers {
 		if w.session != 0 && now-w.lastHeard > int64(m.cfg.DownAfter) {
 			m.down(w, "no heartbeat")
+			if m.cfg.Heartbeat > 0 {
+				// Silent since lastHeard: DOWN from its next heart-beat on.
+				since := w.lastHeard + int64(m.cfg.Heartbeat)
+				n := m.rewrite(w, since, func(availability.State, int64) (availability.State, bool) { return availability.Down, true })
+				m.log = append(m.log, LogRecord{T: m.now, Kind: LogBackfill, Worker: w.q, Iter: m.iter, Task: -1, Held: m.held, Since: since,
+					Info: fmt.Sprintf("down since its first missed heart-beat: %d slots corrected", n)})
+			}
 		}
 	}
 	if m.cooling > 0 { // a backoff ended: the worker can be given work
@@ -731,6 +833,17 @@ func (m *Machine) Tick(now int64) {
 		}
 	}
 	slot := now / int64(m.cfg.Slot)
+	if slot-m.slot > 1 {
+		// Late (the loop was stalled): the states at the boundaries passed
+		// before the last are unknown. Counting the state now for them
+		// would fabricate self-transitions; they are left out, and so is
+		// the transition into the last one.
+		m.unobserved += slot - 1 - m.slot
+		m.slot = slot - 1
+		for _, w := range m.workers {
+			w.observed = false
+		}
+	}
 	for ; m.slot < slot; m.slot++ {
 		for _, w := range m.workers {
 			if !w.known {
@@ -747,11 +860,18 @@ func (m *Machine) Tick(now int64) {
 					m.dec.setChain(w.q, w.est.Chain())
 					w.sinceCrit = 0
 				}
+			} else {
+				w.nObs = 0
 			}
 			w.prev, w.observed = st, true
+			w.obs[m.slot%obsRing], w.lastObs = st, m.slot
+			w.nObs = min(w.nObs+1, obsRing)
 		}
 	}
 }
+
+// obsRing: the slots of observations a back-fill can correct.
+const obsRing = 64
 
 // critRefresh: a worker's heuristic criteria are recomputed from its
 // estimate when it changes state, and at least every critRefresh slots.
@@ -942,6 +1062,10 @@ func (m *Machine) Counts() (up, reclaimed, down int) {
 	}
 	return
 }
+
+// Unobserved is the number of slot boundaries left out of the estimates
+// because Tick came more than a slot late.
+func (m *Machine) Unobserved() int64 { return m.unobserved }
 
 // Completions and Decisions count since start.
 func (m *Machine) Completions() int64 { return m.completions }

@@ -599,3 +599,75 @@ func TestMachineTransferBackoff(t *testing.T) {
 	}
 	t.Logf("delays: %v", a)
 }
+
+// TestMachineBackfill: a worker that comes back tells when; the slots the
+// master counted DOWN while it was connecting become UP (not before the
+// master last heard from it, not after now), and the estimator's counts
+// follow; a worker silent until DownAfter is counted DOWN from its first
+// missed heart-beat.
+func TestMachineBackfill(t *testing.T) {
+	cfg := testConfig()
+	cfg.Heartbeat = cfg.Slot
+	cfg.DownAfter = 10 * cfg.Slot
+	slot := int64(cfg.Slot)
+	m, _ := NewMachine(cfg, 1)
+	m.NewIteration(0, 0, specs(0, 1))
+	q := 0
+	tickTo := func(from, to int64, sess uint64) {
+		for now := from; now <= to; now += slot / 2 {
+			if sess != 0 {
+				m.Heartbeat(now, sess, availability.Up)
+			}
+			m.Tick(now)
+		}
+	}
+	sess, _ := m.Register(0, "a", nil)
+	tickTo(0, 10*slot, sess) // UP slots 0..9
+	m.Disconnect(10*slot+1, sess)
+	tickTo(10*slot+slot/2, 20*slot, 0) // DOWN: slots 10..19 counted DOWN
+	before := m.workers[q].est.Counts
+	total := func(c [3][3]float64) (s float64) {
+		for i := range c {
+			for j := range c[i] {
+				s += c[i][j]
+			}
+		}
+		return
+	}
+	// Back 3.5 slots ago: slots ending at 17·slot … 20·slot (16..19) were UP.
+	now := 20*slot + slot/4
+	sess, _ = m.Register(now, "a", nil)
+	n, from := m.Backfill(now, sess, []StateSince{{State: availability.Up, Since: now - 7*slot/2}})
+	if n != 4 || from != now-7*slot/2 {
+		t.Fatalf("backfill corrected %d slots from %d, want 4 from %d", n, from, now-7*slot/2)
+	}
+	after := m.workers[q].est.Counts
+	u, d := availability.Up, availability.Down
+	if total(after) != total(before) || after[d][d] != before[d][d]-4 || after[d][u] != before[d][u]+1 || after[u][u] != before[u][u]+3 {
+		t.Fatalf("counts before %v after %v", before, after)
+	}
+	if m.Chain(q) != m.workers[q].est.Chain() {
+		t.Fatal("chain not refreshed")
+	}
+	// A return claimed before the master last heard from it is cut there.
+	m.Disconnect(now+1, sess)
+	tickTo(now+slot/2, now+5*slot, 0)
+	now2 := now + 5*slot + slot/4
+	sess, _ = m.Register(now2, "a", nil)
+	if _, from := m.Backfill(now2, sess, []StateSince{{State: availability.Up, Since: 0}}); from != now {
+		t.Fatalf("claimed return before the last heart-beat: from %d, want %d", from, now)
+	}
+	// Silent: DOWN from its first missed heart-beat, not from DownAfter.
+	tickTo(now2+slot/2, now2+4*slot, sess) // heart-beats until ~now2+4 slots
+	last := m.workers[q].lastHeard
+	c0 := m.workers[q].est.Counts
+	tickTo(last+slot/2, last+12*slot, 0)
+	if m.workers[q].session != 0 {
+		t.Fatal("not DOWN after DownAfter")
+	}
+	c1 := m.workers[q].est.Counts
+	// Slots ending after last+heartbeat count DOWN: about 11 of the 12.
+	if got := c1[u][d] + c1[d][d] - c0[u][d] - c0[d][d]; got < 10 || c1[u][u]-c0[u][u] > 2 {
+		t.Fatalf("silent worker: %v more transitions into DOWN, UP→UP grew by %v", got, c1[u][u]-c0[u][u])
+	}
+}

@@ -175,7 +175,7 @@ func New(opt Options) (*Server, error) {
 	if err := s.db.SetMeta("program", digest); err != nil {
 		return fail(err)
 	}
-	cfg := Config{Heuristic: opt.Heuristic, NCom: opt.NCom, Slot: opt.Slot, ExtraReplicas: opt.ExtraReplicas, DownAfter: opt.DownAfter,
+	cfg := Config{Heuristic: opt.Heuristic, NCom: opt.NCom, Slot: opt.Slot, ExtraReplicas: opt.ExtraReplicas, DownAfter: opt.DownAfter, Heartbeat: opt.Heartbeat,
 		MaxAttempts: opt.App.Manifest.MaxAttempts, Seed: opt.Seed, Prior: availability.DefaultPrior(),
 		ProgramDigest: digest, ProgramSize: int64(len(prog)), Entry: opt.App.Manifest.Entry, Env: opt.App.Manifest.Env}
 	if s.m, err = NewMachine(cfg, uint64(s.start.UnixNano())<<1); err != nil {
@@ -361,6 +361,7 @@ func (s *Server) loop(ctx context.Context) {
 			}
 		case <-tick.C:
 			s.m.Tick(s.now())
+			s.gauges()
 			if time.Since(lastSave) > 5*time.Second {
 				sv := s.m.Save()
 				s.persist <- persistReq{measures: &sv, driver: -1}
@@ -405,13 +406,6 @@ func (s *Server) afterBatch() {
 		}
 	}
 	s.events.Flush()
-	up, rec, down := s.m.Counts()
-	s.met.workers.WithLabelValues("up").Set(float64(up))
-	s.met.workers.WithLabelValues("reclaimed").Set(float64(rec))
-	s.met.workers.WithLabelValues("down").Set(float64(down))
-	s.met.held.Set(float64(s.m.Held()))
-	s.met.iteration.Set(float64(s.m.Iter()))
-	s.met.open.Set(float64(s.m.OpenTasks()))
 	switch s.m.Phase() {
 	case PhaseDriver:
 		if !s.driverPending {
@@ -422,6 +416,20 @@ func (s *Server) afterBatch() {
 	case PhaseFailed:
 		s.finish(errors.New(s.m.Err()))
 	}
+}
+
+// gauges sets the Prometheus gauges from the machine (at every tick: the
+// count of workers by state costs a pass over all of them, too much for
+// every batch of events with 10,000 workers).
+func (s *Server) gauges() {
+	up, rec, down := s.m.Counts()
+	s.met.workers.WithLabelValues("up").Set(float64(up))
+	s.met.workers.WithLabelValues("reclaimed").Set(float64(rec))
+	s.met.workers.WithLabelValues("down").Set(float64(down))
+	s.met.held.Set(float64(s.m.Held()))
+	s.met.iteration.Set(float64(s.m.Iter()))
+	s.met.open.Set(float64(s.m.OpenTasks()))
+	s.met.unobserved.Set(float64(s.m.Unobserved()))
 }
 
 func (s *Server) workerName(q int) string {
@@ -787,14 +795,18 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 		switch m := msg.Msg.(type) {
 		case *livepb.WorkerMessage_Heartbeat:
 			s.met.heartbeats.Inc()
-			st := availability.Up
-			switch m.Heartbeat.State {
-			case livepb.State_STATE_RECLAIMED:
-				st = availability.Reclaimed
-			case livepb.State_STATE_DOWN:
-				st = availability.Down
+			err = s.m.Heartbeat(now, ss.id, fromPB(m.Heartbeat.State))
+			if sb := m.Heartbeat.SinceBack; err == nil && len(sb) > 0 && len(sb) <= 64 {
+				back := make([]StateSince, 0, len(sb))
+				for _, b := range sb {
+					if b.State == livepb.State_STATE_DOWN || b.AgoNs < 0 {
+						back = nil // not a return: ignored
+						break
+					}
+					back = append(back, StateSince{State: fromPB(b.State), Since: now - b.AgoNs})
+				}
+				s.m.Backfill(now, ss.id, back)
 			}
-			err = s.m.Heartbeat(now, ss.id, st)
 		case *livepb.WorkerMessage_TransferDone:
 			s.met.transfers.Inc()
 			s.met.transferBytes.Add(float64(m.TransferDone.Bytes))
@@ -818,6 +830,17 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 			s.killSession(ss)
 		}
 	})
+}
+
+// fromPB is the protocol's state (UP when unspecified).
+func fromPB(s livepb.State) availability.State {
+	switch s {
+	case livepb.State_STATE_RECLAIMED:
+		return availability.Reclaimed
+	case livepb.State_STATE_DOWN:
+		return availability.Down
+	}
+	return availability.Up
 }
 
 // SubmitResult implements the protocol's SubmitResult: accepted only once

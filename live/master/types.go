@@ -27,7 +27,11 @@ type Config struct {
 	ExtraReplicas int           // additional copies of a task (§6.1: 2)
 	// DownAfter: a worker not heard from for this long is DOWN (its
 	// session ends; it must register again).
-	DownAfter   time.Duration
+	DownAfter time.Duration
+	// Heartbeat is the workers' heart-beat period (0: unknown): a worker
+	// declared DOWN for silence is counted DOWN from its first missed
+	// heart-beat on.
+	Heartbeat   time.Duration
 	MaxAttempts int // failed attempts of a task before the application stops
 	// BackoffBase, BackoffMax: after n failed transfers in a row a worker
 	// is given no transfer for a delay in [d/2, d), d = BackoffBase·2^(n−1)
@@ -147,6 +151,8 @@ type LogRecord struct {
 	Task   int    `json:"task"`
 	Held   int    `json:"held"` // channels held after the event
 	Info   string `json:"info,omitempty"`
+	// Since (backfill): the worker's state as now recorded began then.
+	Since int64 `json:"since,omitempty"`
 }
 
 // Log kinds.
@@ -165,8 +171,9 @@ const (
 	LogIterDone = "iter-done"
 	LogIter     = "iter"
 	LogDecide   = "decide"
-	LogStart    = "start"   // a master process started (results after an earlier start may be redone: only the durable ones count)
-	LogBackoff  = "backoff" // a worker's transfers failed: it is given none for a while (Info: how long)
+	LogStart    = "start"    // a master process started (results after an earlier start may be redone: only the durable ones count)
+	LogBackoff  = "backoff"  // a worker's transfers failed: it is given none for a while (Info: how long)
+	LogBackfill = "backfill" // a worker's recent slots corrected: its current state began at Since (its return, or its first missed heart-beat)
 )
 
 // WorkerInfo is what Status shows of a worker.

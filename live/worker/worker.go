@@ -79,10 +79,48 @@ type Worker struct {
 	haveSlot chan struct{}
 	slotOnce sync.Once
 
+	// hist: the worker's state changes since it is available and, as far
+	// as it knows, reachable (the master's Heartbeat.since_back).
+	histMu sync.Mutex
+	hist   []histEntry
+
 	// Stats, for tests and the demo.
 	Completed atomic.Int64
 	Refused   atomic.Int64
 	Sessions  atomic.Int64
+}
+
+type histEntry struct {
+	at time.Time
+	st availability.State
+}
+
+// restartHistory: the worker's availability, as it can vouch for it,
+// starts now (process start, a failed connection, a broken session).
+func (w *Worker) restartHistory() {
+	w.histMu.Lock()
+	w.hist = append(w.hist[:0], histEntry{time.Now(), w.State()})
+	w.histMu.Unlock()
+}
+
+// sinceBack is what the worker tells the master of its return in its
+// first heart-beat: its states since its last DOWN (emulated) or since
+// restartHistory, as durations before now, oldest first.
+func (w *Worker) sinceBack() []*livepb.StateSince {
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
+	h := w.hist
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].st == availability.Down {
+			h = h[i+1:]
+			break
+		}
+	}
+	var out []*livepb.StateSince
+	for _, e := range h {
+		out = append(out, &livepb.StateSince{State: toPB(e.st), AgoNs: int64(time.Since(e.at))})
+	}
+	return out
 }
 
 // ErrAuth is returned by Run when the master refuses the token.
@@ -141,6 +179,14 @@ func (w *Worker) SetManual(on bool) {
 }
 
 func (w *Worker) notify() {
+	w.histMu.Lock()
+	if k := len(w.hist); k > 0 && w.hist[k-1].st != w.State() {
+		if k >= 64 { // keep the last changes: the first entry is the oldest vouched for
+			w.hist = append(w.hist[:0], w.hist[k-32:]...)
+		}
+		w.hist = append(w.hist, histEntry{time.Now(), w.State()})
+	}
+	w.histMu.Unlock()
 	select {
 	case w.changed <- struct{}{}:
 	default:
@@ -174,6 +220,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		go w.emulate(ctx)
 	}
 	backoff := 50 * time.Millisecond
+	w.restartHistory()
+	restart := false
+	lastErr, repeats := "", 0
 	for ctx.Err() == nil {
 		if w.State() == availability.Down {
 			select {
@@ -183,6 +232,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		start := time.Now()
+		if restart {
+			w.restartHistory()
+			restart = false
+		}
 		err := w.session(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -192,6 +245,11 @@ func (w *Worker) Run(ctx context.Context) error {
 			backoff = 50 * time.Millisecond
 			continue
 		}
+		// A session the master ended (it declared the worker DOWN after
+		// silent heart-beats, or it restarted) leaves the worker's
+		// availability as it was; a connection that failed or broke does
+		// not: the worker cannot vouch for the time it was unreachable.
+		restart = connect.CodeOf(err) != connect.CodeFailedPrecondition
 		switch {
 		case connect.CodeOf(err) == connect.CodeUnauthenticated:
 			return ErrAuth
@@ -200,14 +258,22 @@ func (w *Worker) Run(ctx context.Context) error {
 				return nil
 			}
 			w.log.Info("the master's application is finished; waiting for another")
-		case err != nil && !errors.Is(err, errDown):
-			w.log.Warn("session ended", "err", err)
+		case err != nil:
+			// The same error again and again (the master is away) is
+			// logged once, then every 20th time.
+			if msg := err.Error(); msg != lastErr || repeats%20 == 19 {
+				w.log.Warn("session ended", "err", err, "repeated", repeats)
+				lastErr, repeats = msg, 0
+			} else {
+				repeats++
+				w.log.Debug("session ended", "err", err)
+			}
 		}
 		if time.Since(start) > 5*time.Second {
 			backoff = 50 * time.Millisecond
 		}
 		d := backoff/2 + time.Duration(rand.Int64N(int64(backoff)))
-		backoff = min(2*backoff, 3*time.Second)
+		backoff = min(2*backoff, 30*time.Second)
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
@@ -375,7 +441,7 @@ func (w *Worker) session(ctx context.Context) error {
 		hasProg: keep[r.ProgramDigest], state: w.State(),
 		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
 	defer s.teardown()
-	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state)}}}); err != nil {
+	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state), SinceBack: w.sinceBack()}}}); err != nil {
 		return err
 	}
 	cmds := make(chan *livepb.MasterMessage, 64)
@@ -413,8 +479,10 @@ func (w *Worker) session(ctx context.Context) error {
 		case <-w.changed:
 			st := w.State()
 			if st == availability.Down {
-				// Emulated DOWN: gone, with the cache.
+				// Emulated DOWN: gone, with the cache and the connection
+				// (coming back costs a TLS handshake, as for a real return).
 				s.teardown()
+				w.http.CloseIdleConnections()
 				w.blobs.Wipe()
 				os.RemoveAll(filepath.Join(w.opt.Cache, "prog"))
 				return errDown
