@@ -953,14 +953,18 @@ func (x *Cancel) GetAttempt() uint32 {
 }
 
 type SubmitResultRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
-	Iteration     int32                  `protobuf:"varint,2,opt,name=iteration,proto3" json:"iteration,omitempty"`
-	Task          int32                  `protobuf:"varint,3,opt,name=task,proto3" json:"task,omitempty"`
-	Attempt       uint32                 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	Digest        string                 `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
-	Size          int64                  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
-	ComputeNs     int64                  `protobuf:"varint,7,opt,name=compute_ns,json=computeNs,proto3" json:"compute_ns,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Session   uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	Iteration int32                  `protobuf:"varint,2,opt,name=iteration,proto3" json:"iteration,omitempty"`
+	Task      int32                  `protobuf:"varint,3,opt,name=task,proto3" json:"task,omitempty"`
+	Attempt   uint32                 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Digest    string                 `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
+	Size      int64                  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	ComputeNs int64                  `protobuf:"varint,7,opt,name=compute_ns,json=computeNs,proto3" json:"compute_ns,omitempty"`
+	// data: the result itself when it is small (at most 64 KiB): no PUT
+	// before; the master checks that it hashes to digest and stores it in
+	// its database with the result, in the same transaction.
+	Data          []byte `protobuf:"bytes,8,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1042,6 +1046,13 @@ func (x *SubmitResultRequest) GetComputeNs() int64 {
 		return x.ComputeNs
 	}
 	return 0
+}
+
+func (x *SubmitResultRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
 }
 
 type SubmitResultResponse struct {
@@ -1459,7 +1470,7 @@ const file_live_proto_rawDesc = "" +
 	"\x06Cancel\x12\x1c\n" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x12\n" +
 	"\x04task\x18\x02 \x01(\x05R\x04task\x12\x18\n" +
-	"\aattempt\x18\x03 \x01(\rR\aattempt\"\xc6\x01\n" +
+	"\aattempt\x18\x03 \x01(\rR\aattempt\"\xda\x01\n" +
 	"\x13SubmitResultRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x1c\n" +
 	"\titeration\x18\x02 \x01(\x05R\titeration\x12\x12\n" +
@@ -1468,7 +1479,8 @@ const file_live_proto_rawDesc = "" +
 	"\x06digest\x18\x05 \x01(\tR\x06digest\x12\x12\n" +
 	"\x04size\x18\x06 \x01(\x03R\x04size\x12\x1d\n" +
 	"\n" +
-	"compute_ns\x18\a \x01(\x03R\tcomputeNs\"J\n" +
+	"compute_ns\x18\a \x01(\x03R\tcomputeNs\x12\x12\n" +
+	"\x04data\x18\b \x01(\fR\x04data\"J\n" +
 	"\x14SubmitResultResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x0f\n" +

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/volsched/volsched/availability"
@@ -631,6 +632,11 @@ func (m *Machine) TransferDone(now int64, session uint64, digest string, activeN
 	}
 	w.cached[digest] = true
 	if x.program {
+		m.logf(LogReceived, w.q, m.iter, -1, "program")
+	} else {
+		m.logf(LogReceived, w.q, m.iter, x.cp.task, "data")
+	}
+	if x.program {
 		w.prog, w.hasProgram = nil, true
 		m.progSum += float64(activeNs)
 		m.progN++
@@ -975,6 +981,9 @@ func (m *Machine) Step() bool {
 		info := ""
 		if pk.replica {
 			info = "replica"
+		}
+		if cached {
+			info = strings.TrimSpace(info + " cached")
 		}
 		m.logf(LogBegin, w.q, m.iter, ti, info)
 		if !cached {

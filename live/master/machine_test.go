@@ -49,6 +49,7 @@ type emu struct {
 	tampered   bool
 	failTask   string // a task whose program always fails
 	iterations int
+	onLog      func([]LogRecord) // given the machine's log records
 }
 
 type emuCopy struct {
@@ -158,7 +159,9 @@ func (e *emu) deliver() {
 			}
 		}
 	}
-	e.m.TakeLog()
+	if l := e.m.TakeLog(); e.onLog != nil {
+		e.onLog(l)
+	}
 }
 
 // run steps until the application finishes; it returns the makespan in

@@ -113,6 +113,7 @@ type Accepted struct {
 	Digest  string
 	Worker  string
 	Attempt uint32
+	Data    []byte // the result's bytes when sent inline (set by the driver)
 }
 
 // TaskSpec is one task of an iteration, as the driver wrote it.
@@ -160,11 +161,12 @@ const (
 	LogRegister = "register"
 	LogDown     = "down"
 	LogState    = "state"
-	LogGrant    = "grant"   // a channel granted (Info: program or data)
-	LogRelease  = "release" // a channel released (Info: why)
-	LogBegin    = "begin"   // a task copy begun (Info: "replica" for one)
-	LogResult   = "result"  // a result accepted
-	LogRefused  = "refused" // a result or report refused (Info: why)
+	LogGrant    = "grant"    // a channel granted (Info: program or data)
+	LogRelease  = "release"  // a channel released (Info: why)
+	LogReceived = "received" // a transfer ended on its worker: it holds the program or the copy's input (Info: program or data)
+	LogBegin    = "begin"    // a task copy begun (Info: "replica" for one, "cached" when its input is on the worker)
+	LogResult   = "result"   // a result accepted
+	LogRefused  = "refused"  // a result or report refused (Info: why)
 	LogCancel   = "cancel"
 	LogDrop     = "drop" // a copy lost (its worker DOWN, failed, input missing)
 	LogFail     = "fail"

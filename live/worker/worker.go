@@ -331,6 +331,10 @@ func (w *Worker) emulate(ctx context.Context) {
 
 var errDown = errors.New("emulated DOWN")
 
+// maxInline: results up to this size go inside SubmitResult (the master's
+// master.MaxInline); larger ones are PUT to /blobs/ first.
+const maxInline = 64 << 10
+
 // copyState is a task copy the master gave this worker.
 type copyState struct {
 	run       *livepb.Run
@@ -814,11 +818,22 @@ func (s *sess) exited(r procResult) {
 	go func() {
 		defer s.pending.Done()
 		res := submitResult{cp: cp, digest: d}
-		url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
-		res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
+		size := s.w.blobs.Size(d)
+		var data []byte
+		if size > 0 && size <= maxInline {
+			// Small: inside SubmitResult (one round trip, no blob file on
+			// the master).
+			data, res.err = os.ReadFile(s.w.blobs.Path(d))
+			if res.err == nil && blob.Sum(data) != d {
+				res.err = fmt.Errorf("result %s changed in the cache: %w", d, blob.ErrDigest)
+			}
+		} else {
+			url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
+			res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
+		}
 		if res.err == nil {
 			req := connect.NewRequest(&livepb.SubmitResultRequest{Session: s.id, Iteration: cp.run.Iteration, Task: cp.run.Task, Attempt: cp.run.Attempt,
-				Digest: d, Size: s.w.blobs.Size(d), ComputeNs: int64(compute)})
+				Digest: d, Size: size, ComputeNs: int64(compute), Data: data})
 			req.Header().Set("Authorization", "Bearer "+s.w.opt.Token)
 			var resp *connect.Response[livepb.SubmitResultResponse]
 			resp, res.err = s.w.client.SubmitResult(s.ctx, req)
