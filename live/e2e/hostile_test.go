@@ -136,6 +136,11 @@ func TestHostileResults(t *testing.T) {
 	if err != nil || r.Msg.Accepted || !strings.Contains(r.Msg.Reason, "not uploaded") {
 		t.Fatalf("result without blob: %v %+v", err, r)
 	}
+	// An inline result whose bytes do not hash to the digest announced.
+	r, err = cl.SubmitResult(ctx, authed(&livepb.SubmitResultRequest{Session: sess, Iteration: 0, Task: 0, Attempt: 1, Digest: rd, Data: []byte("other bytes")}, tok))
+	if err != nil || r.Msg.Accepted || !strings.Contains(r.Msg.Reason, "hashes to") {
+		t.Fatalf("inline result with a wrong digest: %v %+v", err, r)
+	}
 	if code := put(result, rd); code != http.StatusNoContent {
 		t.Fatalf("PUT: %d", code)
 	}
