@@ -275,6 +275,10 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
+// FinalStatus is the machine's state for a report once Run has returned
+// (it must not be called while Run runs).
+func (s *Server) FinalStatus() StatusInfo { return s.m.Status() }
+
 // Fingerprint is the SHA-256 fingerprint of the master's CA, which workers
 // pin.
 func (s *Server) Fingerprint() string { return pki.Fingerprint(s.ca.Cert) }

@@ -54,6 +54,9 @@ type Options struct {
 	Emulate      *availability.Chain
 	EmulateStart availability.State
 	EmulateSeed  uint64
+	// EmulateSlot is the emulation's slot; 0: the master's, learnt when
+	// the worker registers (a worker starting DOWN must be given it).
+	EmulateSlot time.Duration
 	// ExitWhenDone: return nil when the master says the application is
 	// finished (otherwise wait for a next one).
 	ExitWhenDone bool
@@ -167,7 +170,14 @@ func New(opt Options) (*Worker, error) {
 		if err := opt.Emulate.Validate("--emulate chain"); err != nil {
 			return nil, err
 		}
+		if opt.EmulateSlot < 0 || (opt.EmulateStart == availability.Down && opt.EmulateSlot == 0) {
+			return nil, fmt.Errorf("--emulate-slot %v: an emulated worker starting DOWN must be given the master's slot (> 0): it learns it only when it registers", opt.EmulateSlot)
+		}
 		w.emuState.Store(int32(opt.EmulateStart))
+		if opt.EmulateSlot > 0 {
+			w.slot.Store(int64(opt.EmulateSlot))
+			w.slotOnce.Do(func() { close(w.haveSlot) })
+		}
 	}
 	return w, nil
 }
@@ -426,8 +436,10 @@ func (w *Worker) session(ctx context.Context) error {
 		return err
 	}
 	r := reg.Msg
-	w.slot.Store(r.SlotNs)
-	w.slotOnce.Do(func() { close(w.haveSlot) })
+	w.slotOnce.Do(func() {
+		w.slot.Store(r.SlotNs)
+		close(w.haveSlot)
+	})
 	w.Sessions.Add(1)
 	keep := map[string]bool{}
 	for _, d := range r.Keep {
