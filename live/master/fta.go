@@ -1,8 +1,12 @@
 package master
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/volsched/volsched/availability"
@@ -41,12 +45,16 @@ func (f *ftaRecorder) ensure(name string) *ftaNode {
 	return n
 }
 
-func (f *ftaRecorder) record(m *Machine, r LogRecord) {
+// record takes a log record of worker name into the trace.
+func (f *ftaRecorder) record(name string, r LogRecord) {
+	if name == "" {
+		return
+	}
 	var st availability.State
 	switch r.Kind {
 	case LogBackfill:
 		// The current state began at r.Since, not when the master learnt it.
-		n := f.ensure(m.workers[r.Worker].name)
+		n := f.ensure(name)
 		if !n.known || r.Since >= n.since {
 			return
 		}
@@ -75,12 +83,74 @@ func (f *ftaRecorder) record(m *Machine, r LogRecord) {
 	default:
 		return
 	}
-	n := f.ensure(m.workers[r.Worker].name)
+	n := f.ensure(name)
 	if n.known && n.state == st {
 		return
 	}
 	f.close(n, r.T)
 	n.state, n.since, n.known = st, r.T, true
+}
+
+// replay takes into the trace what the earlier master processes of the
+// state directory saw, from their event log: each process's records from
+// its start record (which gives its start time) to its last one; between
+// two processes the workers' availability is unknown (no interval). A log
+// without start times (older) gives nothing.
+func (f *ftaRecorder) replay(path string) error {
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	var names map[int]string // the segment's workers by index
+	var offset, last int64   // the segment's start relative to f.start; its last record
+	inSeg := false
+	end := func() {
+		if !inSeg {
+			return
+		}
+		for _, n := range f.nodes {
+			if n.known {
+				f.close(n, offset+last)
+				n.known = false
+			}
+		}
+		inSeg = false
+	}
+	for sc.Scan() {
+		var r LogRecord
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		if r.Kind == LogStart {
+			end()
+			ns, err := strconv.ParseInt(r.Info, 10, 64)
+			if err != nil {
+				continue // no start time: skipped
+			}
+			names, offset, last, inSeg = map[int]string{}, ns-f.start.UnixNano(), r.T, true
+			continue
+		}
+		if !inSeg {
+			continue
+		}
+		last = r.T
+		if r.Kind == LogRegister {
+			names[r.Worker] = r.Name
+		}
+		r.T += offset
+		if r.Since != 0 {
+			r.Since += offset
+		}
+		f.record(names[r.Worker], r)
+	}
+	end()
+	return sc.Err()
 }
 
 // at is the FTA time (Unix seconds) of t ns since the start.

@@ -385,6 +385,7 @@ func (m *Machine) Register(now int64, name string, cached []string) (uint64, []s
 		info = "program cached"
 	}
 	m.logf(LogRegister, w.q, m.iter, -1, info)
+	m.log[len(m.log)-1].Name = w.name
 	m.dirty = true
 	return w.session, keep
 }
@@ -1100,32 +1101,36 @@ func (m *Machine) Status() StatusInfo {
 		s.Workers = append(s.Workers, wi)
 	}
 	if m.phase == PhaseRunning && len(m.open) > 0 {
-		s.PredictedSlots = m.predictRemaining()
+		s.Predict = m.predictParams()
 	}
 	return s
 }
 
-// predictRemaining is the slot simulator's mean time to finish the open
-// tasks of the iteration with the estimated platform (every worker
-// starting from its chain's stationary state, without program).
-func (m *Machine) predictRemaining() float64 {
-	var chains []availability.Chain
-	var ws []int
+// predictParams are the slot simulator's parameters to predict the time
+// to finish the open tasks of the iteration with the estimated platform:
+// every worker known starts from its state as the master sees it (DOWN
+// without a session) and follows its estimated chain, with its measured
+// w_q and the measured T_prog, T_data. The program and the copies in
+// progress are not carried over (they are counted again: the prediction
+// leans long by up to a transfer and a task). Nil when no worker is known.
+func (m *Machine) predictParams() *PredictParams {
+	p := &PredictParams{TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
+		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed}
 	for _, w := range m.workers {
 		if w.known {
-			chains = append(chains, w.est.Chain())
-			ws = append(ws, m.W(w.q))
+			st := availability.Down
+			if w.session != 0 {
+				st = w.state
+			}
+			p.Chains = append(p.Chains, w.est.Chain())
+			p.W = append(p.W, m.W(w.q))
+			p.Start = append(p.Start, st)
 		}
 	}
-	if len(chains) == 0 || len(chains) > 200 {
-		return -1 // none known, or too many to simulate inside the loop
+	if len(p.Chains) == 0 {
+		return nil
 	}
-	mean, _, err := Predict(PredictParams{Chains: chains, W: ws, TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
-		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed})
-	if err != nil {
-		return -1
-	}
-	return mean
+	return p
 }
 
 func cmpInt64(a, b int64) int {

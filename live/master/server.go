@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,6 +109,10 @@ type Server struct {
 
 	httpSrv *http.Server
 	addr    string
+
+	predMu   sync.Mutex
+	predAt   time.Time
+	predLast float64
 }
 
 // session is a worker's session. Its Session stream has one goroutine, the
@@ -260,8 +265,10 @@ func New(opt Options) (*Server, error) {
 	}
 	s.met = newMetrics()
 	s.fta = newFTARecorder(s.start)
-	for _, w := range saved.Workers {
-		s.fta.ensure(w.Name)
+	// The availability seen by the earlier master processes (killed ones
+	// included: the trace is rebuilt from their event log).
+	if err := s.fta.replay(filepath.Join(opt.State, "events.jsonl")); err != nil {
+		s.log.Warn("availability of earlier runs not recovered", "err", err)
 	}
 	for _, d := range []string{"output", "work"} {
 		if err := os.MkdirAll(filepath.Join(opt.State, d), 0o755); err != nil {
@@ -365,7 +372,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, _ := json.Marshal(LogRecord{T: s.now(), Kind: LogStart, Worker: -1, Iter: prog.Iter, Task: -1})
+	b, _ := json.Marshal(LogRecord{T: s.now(), Kind: LogStart, Worker: -1, Iter: prog.Iter, Task: -1, Info: strconv.FormatInt(s.start.UnixNano(), 10)})
 	s.events.Write(append(b, '\n'))
 	loopCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -436,7 +443,7 @@ func (s *Server) loop(ctx context.Context) {
 	every = max(every, time.Millisecond)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	lastSave := time.Now()
+	lastSave, lastFTA := time.Now(), time.Now()
 	for {
 		select {
 		case f := <-s.evc:
@@ -451,6 +458,12 @@ func (s *Server) loop(ctx context.Context) {
 				sv := s.m.Save()
 				s.persist <- persistReq{measures: &sv, driver: -1}
 				lastSave = time.Now()
+			}
+			if time.Since(lastFTA) > time.Minute {
+				if err := s.fta.write(filepath.Join(s.opt.State, "availability.fta"), s.now()); err != nil {
+					s.log.Error("writing the availability trace", "err", err)
+				}
+				lastFTA = time.Now()
 			}
 		case <-ctx.Done():
 			return
@@ -471,7 +484,7 @@ func (s *Server) afterBatch() {
 		b, _ := json.Marshal(r)
 		s.events.Write(b)
 		s.events.WriteByte('\n')
-		s.fta.record(s.m, r)
+		s.fta.record(s.workerName(r.Worker), r)
 		switch r.Kind {
 		case LogDown:
 			s.killDeadSessions(s.workerName(r.Worker))
@@ -1055,6 +1068,27 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 	return connect.NewResponse(&livepb.SubmitResultResponse{Accepted: true}), nil
 }
 
+// predict runs the slot simulator for Status outside the machine's loop,
+// at most once per 2 s (the result is kept meanwhile) and for at most 2,000
+// workers.
+func (s *Server) predict(p *PredictParams) float64 {
+	s.predMu.Lock()
+	defer s.predMu.Unlock()
+	if p == nil || len(p.Chains) > 2000 {
+		return -1
+	}
+	if time.Since(s.predAt) < 2*time.Second {
+		return s.predLast
+	}
+	mean, _, err := Predict(*p)
+	if err != nil {
+		s.log.Warn("prediction", "err", err)
+		mean = -1
+	}
+	s.predAt, s.predLast = time.Now(), mean
+	return mean
+}
+
 // Status implements the protocol's Status.
 func (s *Server) Status(ctx context.Context, req *connect.Request[livepb.StatusRequest]) (*connect.Response[livepb.StatusResponse], error) {
 	if _, ok := s.authName(req.Header()); !ok {
@@ -1065,6 +1099,7 @@ func (s *Server) Status(ctx context.Context, req *connect.Request[livepb.StatusR
 	if err := s.call(ctx, func() { st = s.m.Status() }); err != nil {
 		return nil, err
 	}
+	st.PredictedSlots = s.predict(st.Predict)
 	resp := &livepb.StatusResponse{Phase: st.Phase.String(), Iteration: int32(st.Iter), Tasks: int32(st.Tasks), Done: int32(st.Done),
 		Tprog: int32(st.TProg), Tdata: int32(st.TData), Held: int32(st.Held), Ncom: int32(s.opt.NCom), SlotNs: int64(st.Slot),
 		Heuristic: st.Heuristic, Error: st.Err, Completions: st.Completions, PredictedSlots: st.PredictedSlots, Application: s.opt.App.Manifest.Name}

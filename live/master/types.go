@@ -154,6 +154,9 @@ type LogRecord struct {
 	Info   string `json:"info,omitempty"`
 	// Since (backfill): the worker's state as now recorded began then.
 	Since int64 `json:"since,omitempty"`
+	// Name (register): the worker's name (Worker is its index in this
+	// master process).
+	Name string `json:"name,omitempty"`
 }
 
 // Log kinds.
@@ -203,4 +206,7 @@ type StatusInfo struct {
 	Err            string
 	Completions    int64
 	PredictedSlots float64 // mean predicted slots to finish the iteration (−1: unknown)
+	// Predict: the parameters of that prediction (nil: none to make), for
+	// the caller to run outside the machine's loop (it may take a while).
+	Predict *PredictParams
 }
