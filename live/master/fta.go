@@ -24,11 +24,11 @@ type ftaRecorder struct {
 }
 
 type ftaNode struct {
-	state     availability.State
-	since     int64
-	known     bool
-	ev        []trace.Event
-	lastStart int64 // ns: the start of ev's last interval
+	state availability.State
+	since int64
+	known bool
+	ev    []trace.Event
+	span  [][2]int64 // ns since the start: each interval of ev, start and end
 }
 
 func newFTARecorder(start time.Time) *ftaRecorder {
@@ -58,15 +58,24 @@ func (f *ftaRecorder) record(name string, r LogRecord) {
 		if !n.known || r.Since >= n.since {
 			return
 		}
+		// Shorten the interval before it when it touches (not beyond its
+		// start, which removes it); an interval that does not touch (a
+		// zero-length state between) is not overlapped.
 		since := r.Since
-		if k := len(n.ev); k > 0 && n.lastStart >= 0 && n.ev[k-1].End == f.at(n.since) {
-			// Shorten the interval before it (not beyond its start).
-			since = max(since, n.lastStart)
-			if since == n.lastStart {
-				n.ev, n.lastStart = n.ev[:k-1], -1
+		if k := len(n.span); k > 0 {
+			if last := n.span[k-1]; last[1] == n.since {
+				since = max(since, last[0])
+				if since == last[0] {
+					n.ev, n.span = n.ev[:k-1], n.span[:k-1]
+				} else {
+					n.ev[k-1].End, n.span[k-1][1] = f.at(since), since
+				}
 			} else {
-				n.ev[k-1].End = f.at(since)
+				since = max(since, last[1])
 			}
+		}
+		if since >= n.since {
+			return
 		}
 		n.since = since
 		return
@@ -87,8 +96,12 @@ func (f *ftaRecorder) record(name string, r LogRecord) {
 	if n.known && n.state == st {
 		return
 	}
-	f.close(n, r.T)
-	n.state, n.since, n.known = st, r.T, true
+	t := r.T
+	if n.known && t < n.since { // (a back-fill moved since past it)
+		t = n.since
+	}
+	f.close(n, t)
+	n.state, n.since, n.known = st, t, true
 }
 
 // replay takes into the trace what the earlier master processes of the
@@ -170,12 +183,12 @@ func (f *ftaRecorder) close(n *ftaNode, t int64) {
 		e.EndReason = "down"
 	}
 	// Merge with the previous interval when it is the same kind and touches.
-	if k := len(n.ev); k > 0 && n.ev[k-1].Available == e.Available && n.ev[k-1].EndReason == e.EndReason && n.ev[k-1].End == e.Start {
-		n.ev[k-1].End = e.End
+	if k := len(n.ev); k > 0 && n.ev[k-1].Available == e.Available && n.ev[k-1].EndReason == e.EndReason && n.span[k-1][1] == n.since {
+		n.ev[k-1].End, n.span[k-1][1] = e.End, t
 		return
 	}
 	n.ev = append(n.ev, e)
-	n.lastStart = n.since
+	n.span = append(n.span, [2]int64{n.since, t})
 }
 
 // write writes the trace up to now (ns since start) to path, atomically.
@@ -186,7 +199,7 @@ func (f *ftaRecorder) write(path string, now int64) error {
 		evs := append([]trace.Event(nil), n.ev...)
 		if n.known && now > n.since {
 			cp := *n
-			cp.ev = nil
+			cp.ev, cp.span = nil, nil
 			f.close(&cp, now)
 			evs = append(evs, cp.ev...)
 		}
