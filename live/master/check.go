@@ -42,7 +42,11 @@ type CheckSummary struct {
 //     task; a copy cancelled only when its task is done (or the
 //     application stopped);
 //   - an iteration ends exactly when every one of its tasks has a result,
-//     and nothing of it is begun or accepted after.
+//     and nothing of it is begun or accepted after (except by the next
+//     master process: the log is written before the results are durable,
+//     so a master killed in between logged an end that its successor,
+//     finding some of the iteration's results missing, takes up again;
+//     it must do so with its first iteration).
 //
 // A start record (a new master process) resets what the master holds in
 // memory: workers, channels, copies. It returns the first violation, with
@@ -65,6 +69,7 @@ func CheckEvents(r io.Reader, ncom, extraReplicas int) (CheckSummary, error) {
 		results  = map[int]map[int]bool{} // iteration → tasks with a result (any process)
 		ntasks   = map[int]int{}          // iteration → its tasks
 		ended    = map[int]bool{}
+		resumed  bool // the process has started or resumed an iteration
 	)
 	reset := func() {
 		workers, held, copies, accepted = map[int]*wk{}, 0, map[int]int{}, map[int]bool{}
@@ -121,11 +126,23 @@ func CheckEvents(r io.Reader, ncom, extraReplicas int) (CheckSummary, error) {
 		case LogStart:
 			sum.Processes++
 			reset()
+			resumed = false
 		case LogIter:
 			copies, accepted = map[int]int{}, map[int]bool{}
 			if e.Info == "" {
 				ntasks[e.Iter] = e.Task
+				if ended[e.Iter] {
+					// Only a new process may take up an ended iteration:
+					// the one killed logged the end before its last
+					// results were durable.
+					if resumed {
+						return fail("iteration started again after its end")
+					}
+					delete(ended, e.Iter)
+					sum.Iterations--
+				}
 			}
+			resumed = true
 		case LogRegister:
 			w.state, w.prog, w.copies, w.need = availability.Up, strings.Contains(e.Info, "program cached"), nil, map[int]bool{}
 			if w.channel != 0 {

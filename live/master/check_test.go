@@ -66,6 +66,8 @@ func TestCheckEventsRefuses(t *testing.T) {
 		{"down holding", []LogRecord{r(LogBegin, 0, 0, 0, "cached"), r(LogDown, 0, -1, 0, "")}, "DOWN still holding"},
 		{"cancel not done", []LogRecord{r(LogBegin, 0, 0, 0, "cached"), r(LogCancel, 0, 0, 0, "")}, "not done"},
 		{"early end", []LogRecord{r(LogBegin, 0, 0, 0, "cached"), r(LogResult, 0, 0, 0, ""), {Kind: LogIterDone, Worker: -1, Iter: 0, Task: -1}}, "1 of its 2"},
+		{"iteration again", []LogRecord{r(LogBegin, 0, 0, 0, "cached"), r(LogResult, 0, 0, 0, ""), r(LogBegin, 0, 1, 0, "cached"), r(LogResult, 0, 1, 0, ""),
+			{Kind: LogIterDone, Worker: -1, Iter: 0, Task: -1}, {Kind: LogIter, Worker: -1, Iter: 0, Task: 2}}, "again after its end"},
 		{"held counter", []LogRecord{r(LogBegin, 0, 0, 0, ""), r(LogGrant, 0, 0, 0, "data")}, "says 0"},
 	}
 	for _, c := range cases {
@@ -77,5 +79,16 @@ func TestCheckEventsRefuses(t *testing.T) {
 	// And the valid prefix alone passes.
 	if _, err := CheckEvents(strings.NewReader(logText(t, start)), 1, 1); err != nil {
 		t.Fatal(err)
+	}
+	// A master killed after it logged the end of iteration 0 but before its
+	// last result was durable: its successor takes the iteration up again
+	// and completes the task.
+	done := []LogRecord{r(LogBegin, 0, 0, 0, "cached"), r(LogResult, 0, 0, 0, ""), r(LogBegin, 0, 1, 0, "cached"), r(LogResult, 0, 1, 0, ""),
+		{Kind: LogIterDone, Worker: -1, Iter: 0, Task: -1}}
+	again := []LogRecord{{Kind: LogStart, Worker: -1, Task: -1}, {Kind: LogIter, Worker: -1, Iter: 0, Task: 2}, r(LogRegister, 0, -1, 0, "program cached"),
+		r(LogBegin, 0, 1, 0, "cached"), r(LogResult, 0, 1, 0, ""), {Kind: LogIterDone, Worker: -1, Iter: 0, Task: -1}}
+	sum, err := CheckEvents(strings.NewReader(logText(t, append(append(append([]LogRecord(nil), start...), done...), again...))), 1, 1)
+	if err != nil || sum.Iterations != 1 || sum.Processes != 2 {
+		t.Fatalf("an iteration taken up by the next process: %+v, %v", sum, err)
 	}
 }
