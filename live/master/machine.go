@@ -46,6 +46,7 @@ type worker struct {
 	known      bool // registered since this machine started
 	state      availability.State
 	lastHeard  int64
+	regAt      int64 // when its session registered (taken UP until its first heart-beat)
 	hasProgram bool
 	prog       *xfer
 	cur, next  *tcopy
@@ -366,7 +367,7 @@ func (m *Machine) Register(now int64, name string, cached []string) (uint64, []s
 	w.session = m.nextSess
 	m.nextSess += 2
 	m.bySession[w.session] = w.q
-	w.known, w.state, w.lastHeard = true, availability.Up, now
+	w.known, w.state, w.lastHeard, w.regAt = true, availability.Up, now, now
 	w.cached = map[string]bool{}
 	var keep []string
 	useful := map[string]bool{m.cfg.ProgramDigest: true}
@@ -405,7 +406,7 @@ func (m *Machine) Heartbeat(now int64, session uint64, st availability.State) er
 	if err != nil {
 		return err
 	}
-	w.lastHeard = now
+	w.lastHeard = max(w.lastHeard, now) // (the server gives quiet heart-beats at its tick, with the time they came)
 	if st == availability.Down {
 		m.down(w, "announced")
 		return nil
@@ -438,9 +439,10 @@ type StateSince struct {
 // its states since it came back, oldest first. The master counted those
 // slots DOWN (it had no session, the worker was connecting: a TLS
 // handshake and a registration, longer than a short slot); they become the
-// reported states. Only slots counted DOWN, ending after the master last
-// heard from the worker's previous session and before now, are corrected,
-// at most the last obsRing of them. It returns the number of slots
+// reported states, and so do the slots since the registration (counted UP:
+// the master did not know the worker's state before this heart-beat). Only
+// slots ending after the master last heard from the worker's previous
+// session and before now are corrected, at most the last obsRing of them. It returns the number of slots
 // corrected and the time the worker's return is taken to be (now when
 // none).
 func (m *Machine) Backfill(now int64, session uint64, back []StateSince) (int, int64) {
@@ -455,7 +457,11 @@ func (m *Machine) Backfill(now int64, session uint64, back []StateSince) (int, i
 		return 0, now
 	}
 	n := m.rewrite(w, from, func(old availability.State, t int64) (availability.State, bool) {
-		if old != availability.Down || t > now {
+		// Slots counted DOWN (before the registration), and those ending
+		// after it: the master took the worker UP until this heart-beat
+		// told its state (a worker back RECLAIMED was counted UP then
+		// RECLAIMED, for as long as this heart-beat took to come).
+		if (old != availability.Down && t <= w.regAt) || t > now {
 			return old, false
 		}
 		st := back[0].State

@@ -660,6 +660,27 @@ func TestMachineBackfill(t *testing.T) {
 	if _, from := m.Backfill(now2, sess, []StateSince{{State: availability.Up, Since: 0}}); from != now {
 		t.Fatalf("claimed return before the last heart-beat: from %d, want %d", from, now)
 	}
+	// Back RECLAIMED, and its first heart-beat 3 slots after its
+	// registration: the 3 slots counted UP meanwhile become RECLAIMED.
+	m.Disconnect(now2+1, sess)
+	tickTo(now2+slot/2, now2+5*slot, 0)
+	now3 := now2 + 5*slot + slot/4
+	sess, _ = m.Register(now3, "a", nil)
+	r := availability.Reclaimed
+	tickTo(now3+slot/2, now3+3*slot, 0) // no heart-beat yet: counted UP
+	c2 := m.workers[q].est.Counts
+	hb := now3 + 3*slot + slot/2
+	m.Heartbeat(hb, sess, r)
+	if n, _ := m.Backfill(hb, sess, []StateSince{{State: r, Since: now3 - slot}}); n != 4 {
+		t.Fatalf("back RECLAIMED: %d slots corrected, want 4 (1 DOWN, 3 UP)", n)
+	}
+	c3 := m.workers[q].est.Counts
+	if c3[u][u] != c2[u][u]-2 || c3[d][u] != c2[d][u]-1 || c3[r][r] != c2[r][r]+3 || c3[d][r] != c2[d][r]+1 {
+		t.Fatalf("back RECLAIMED: counts before %v after %v", c2, c3)
+	}
+	tickTo(hb, hb+2*slot, sess)
+	now2 = hb + 2*slot
+
 	// Silent: DOWN from its first missed heart-beat, not from DownAfter.
 	tickTo(now2+slot/2, now2+4*slot, sess) // heart-beats until ~now2+4 slots
 	last := m.workers[q].lastHeard

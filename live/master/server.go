@@ -133,6 +133,16 @@ type session struct {
 	sending bool
 	closed  bool           // the handler is returning: no Send any more
 	senders sync.WaitGroup // the sending goroutine
+
+	// Heart-beats that change nothing: the handler stores when the last
+	// one came (heard, ns since the server's start) and the state they
+	// carry; the loop gives the machine the newest at its tick (fed: the
+	// last time given).
+	sent       bool         // the handler has seen a heart-beat (handler only)
+	lastState  livepb.State // the state of the last one (handler only)
+	heard      atomic.Int64
+	heardState atomic.Int32
+	fed        int64 // loop only
 }
 
 // maxQueued: a worker with this many commands not yet sent does not read
@@ -452,6 +462,7 @@ func (s *Server) loop(ctx context.Context) {
 				(<-s.evc)()
 			}
 		case <-tick.C:
+			s.feedHeartbeats()
 			s.m.Tick(s.now())
 			s.gauges()
 			if time.Since(lastSave) > 5*time.Second {
@@ -513,6 +524,19 @@ func (s *Server) afterBatch() {
 		s.finish(nil)
 	case PhaseFailed:
 		s.finish(errors.New(s.m.Err()))
+	}
+}
+
+// feedHeartbeats gives the machine the heart-beats the sessions' handlers
+// only noted (they change nothing but the time the worker was last heard).
+func (s *Server) feedHeartbeats() {
+	for _, ss := range s.sessions {
+		if h := ss.heard.Load(); h > ss.fed {
+			ss.fed = h
+			if err := s.m.Heartbeat(h, ss.id, fromPB(livepb.State(ss.heardState.Load()))); errors.Is(err, ErrSession) {
+				s.killSession(ss)
+			}
+		}
 	}
 }
 
@@ -955,6 +979,17 @@ func (s *Server) Session(ctx context.Context, st *connect.BidiStream[livepb.Work
 }
 
 func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
+	if hb := msg.GetHeartbeat(); hb != nil && len(hb.SinceBack) == 0 && ss.sent && hb.State == ss.lastState {
+		// A heart-beat that changes nothing: noted here, given to the
+		// machine at its next clock tick (with the time it came), without
+		// waking the loop once per heart-beat.
+		s.met.heartbeats.Inc()
+		ss.heard.Store(s.now())
+		return
+	} else if hb != nil {
+		ss.sent, ss.lastState = true, hb.State
+		ss.heardState.Store(int32(hb.State))
+	}
 	s.post(func() {
 		now := s.now()
 		var err error
