@@ -85,11 +85,11 @@ func CoupledModel(p *Platform, a *Application) (coupled.Platform, coupled.Applic
 			cp.Mu[q] = m
 		}
 	}
-	ca := coupled.Application{M: a.Tasks, Iterations: a.Iterations}
+	ca := coupled.Application{Tasks: a.Tasks, Iterations: a.Iterations}
 	if err := ca.Validate(); err != nil {
 		return cp, ca, fmt.Errorf("%s: %w", a.Source, err)
 	}
-	if err := cp.Validate(ca.M); err != nil {
+	if err := cp.Validate(ca.Tasks); err != nil {
 		return cp, ca, fmt.Errorf("%s with %s: %w", p.Source, a.Source, err)
 	}
 	return cp, ca, nil

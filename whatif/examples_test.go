@@ -160,7 +160,7 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ca.M != 5 || cp.Mu[0] != 2 || cp.Mu[slicesIndex(p, "lab-server")] != 1 {
+	if ca.Tasks != 5 || cp.Mu[0] != 2 || cp.Mu[slicesIndex(p, "lab-server")] != 1 {
 		t.Errorf("coupled %+v %+v", cp, ca)
 	}
 	if _, err := IterativeInstance(p, cpl); err == nil || !strings.Contains(err.Error(), "coupled.json: kind = coupled, want independent") {

@@ -1,4 +1,4 @@
-package coupled
+package campaign
 
 import (
 	"fmt"
@@ -34,11 +34,11 @@ type HeuristicSummary struct {
 	Instances int `json:"instances"`
 }
 
-// Summarize computes the §VII.A metrics of every heuristic over the units
+// Metrics computes the §VII.A metrics of every heuristic over the units
 // (results sorted by unit, so the sums are done in a fixed order); capV is
 // the makespan cap (failure). Units whose heuristic lists differ from the
 // first's are an error.
-func Summarize(units []UnitResult, capV int) ([]HeuristicSummary, error) {
+func Metrics(units []UnitResult, capV int) ([]HeuristicSummary, error) {
 	if len(units) == 0 {
 		return nil, nil
 	}

@@ -1,4 +1,10 @@
-package coupled
+// Package slotsim is the time-slot simulator of seeds 000/002 (the
+// lock-step iterative application of §III on volatile processors) and its
+// schedule checker. The decisions are package coupled's: the simulator
+// owns time, availability and holdings, and asks the evaluator to build,
+// value and compare configurations (Evaluator.Build, RebuildSnapshot,
+// Compare, Comparison.Switches: the pieces of Evaluator.Decide).
+package slotsim
 
 import (
 	"context"
@@ -7,12 +13,15 @@ import (
 	"slices"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/stream"
 )
 
 // Availability produces the processors' states slot after slot. States is
 // called with t = 0, 1, 2, … in order and fills s (one entry per
-// processor).
+// processor). The simulator needs nothing else: Markov chains (Markov), a
+// recording shared by several simulations (Recording), and any other
+// source — a replayed trace, semi-Markov sojourns — plug in here.
 type Availability interface {
 	States(t int, s []availability.State)
 }
@@ -44,7 +53,7 @@ func NewMarkov(chains []availability.Chain, seed uint64, labels ...uint64) *Mark
 // States implements Availability.
 func (m *Markov) States(t int, s []availability.State) {
 	if t != m.next {
-		panic(fmt.Sprintf("coupled.Markov: slot %d requested, want %d", t, m.next))
+		panic(fmt.Sprintf("slotsim.Markov: slot %d requested, want %d", t, m.next))
 	}
 	for q, c := range m.chains {
 		u := m.rngs[q].Float64()
@@ -129,65 +138,13 @@ type Slot struct {
 
 // Options of a simulation.
 type Options struct {
+	// Readings are the decisions' readings where the paper is silent.
+	coupled.Readings
 	// Cap is the slot limit: reaching it is a failure (default 1,000,000).
 	Cap int
-	// FreshRebuild makes a proactive heuristic build and measure its new
-	// configuration as at the start of the iteration (§VI.B "as if no task
-	// were allocated to any worker"): without the task data the processors
-	// hold (the program, not a task, still counts). When it is launched,
-	// members kept from the running configuration keep their data as
-	// usual. Default: built and measured with everything held.
-	FreshRebuild bool
-	// ResendData (with FreshRebuild: the "scratch" reading) makes a
-	// proactive switch start the new configuration's communications from
-	// scratch: members kept from the running configuration lose their task
-	// data too (the program is kept).
-	ResendData bool
-	// Reclaimed is how a proactive heuristic values the running
-	// configuration when a member is RECLAIMED.
-	Reclaimed ReclaimedValue
-	// RandomDistinct makes RANDOM give its tasks to different UP
-	// processors while some UP processor has none (default: each task to
-	// any UP processor, so a processor may get several).
-	RandomDistinct bool
 	// Trace records every slot (for the checker and tests; memory grows
 	// with the makespan).
 	Trace bool
-}
-
-// ReclaimedValue is how a proactive heuristic values a running
-// configuration with a RECLAIMED member. §V's estimates assume every member
-// UP; the paper does not say what the simulator does otherwise.
-type ReclaimedValue int
-
-const (
-	// AsUp (the default) uses §V's estimates as they are, as if every
-	// member were UP.
-	AsUp ReclaimedValue = iota
-	// Wait multiplies P by each RECLAIMED member's probability of returning
-	// UP before going DOWN, P_ru/(P_ru+P_rd), and adds to E the largest
-	// expected time of that return, 1/(1−P_rr).
-	Wait
-	// Replace gives the configuration no estimate (P = 0, E = +∞): any
-	// configuration the building block can build replaces it.
-	Replace
-)
-
-var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace"}
-
-func (r ReclaimedValue) String() string { return reclaimedNames[r] }
-
-// ParseReclaimed parses a ReclaimedValue name ("" is AsUp).
-func ParseReclaimed(s string) (ReclaimedValue, error) {
-	if s == "" {
-		return AsUp, nil
-	}
-	for i, n := range reclaimedNames {
-		if s == n {
-			return ReclaimedValue(i), nil
-		}
-	}
-	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait or replace", s)
 }
 
 // Result of one simulation.
@@ -208,22 +165,9 @@ type Result struct {
 	Trace []Slot `json:"-"`
 }
 
-// Simulate runs the application with heuristic h on the platform whose
-// estimates are e's, availability av, and RANDOM's draws from rng (unused by
-// the other heuristics; may be nil for them). ctx is checked every 4096
-// slots. It is SimulateAll with one heuristic.
-func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, av Availability, rng *rand.Rand, opt Options) (Result, error) {
-	rs, err := SimulateAll(ctx, e, app, []Heuristic{h}, av, []*rand.Rand{rng}, opt)
-	if err != nil {
-		return Result{}, err
-	}
-	return rs[0], nil
-}
-
-// SimulateAll runs the application with each heuristic of hs on the same
-// availability av (common random numbers); heuristic i draws from rngs[i]
-// (only RANDOM draws; nil is allowed for the others). The result of
-// heuristic i is what Simulate gives for it alone.
+// Simulator runs an application with a list of heuristics on availability
+// realizations. All the heuristics of a Run see the same realization
+// (common random numbers) and are simulated slot by slot together.
 //
 // Slot t: (1) the states of slot t are observed; processors DOWN lose the
 // program and their data; a configuration with a DOWN member is abandoned
@@ -237,53 +181,98 @@ func Simulate(ctx context.Context, e *Evaluator, app Application, h Heuristic, a
 // the computation reaches max_q x_q·w_q slots the iteration completes and
 // the next one begins at slot t+1.
 //
-// The heuristics are simulated slot by slot together. Heuristics with the
-// same building block whose simulations are in the same state (the passive
-// H and the proactive C-H until one of them switches; P-H and Y-H, which
-// mostly take the same decisions) share one simulation: the configuration
-// is built and valued once per slot, and each heuristic decides by its own
-// criterion; when their decisions differ the simulation forks, and two
-// simulations of the same building block that reach the same state merge
-// again. The state of a simulation (holdings, configuration, progress,
-// iteration and its start) determines its future, so sharing changes no
-// result (TestSimulateAllMatchesSimulate).
-func SimulateAll(ctx context.Context, e *Evaluator, app Application, hs []Heuristic, av Availability, rngs []*rand.Rand, opt Options) ([]Result, error) {
-	sim, err := newSimulation(e, app, hs, rngs, opt)
-	if err != nil {
-		return nil, err
-	}
-	return sim.run(ctx, av)
+// Heuristics with the same building block whose simulations are in the
+// same state (the passive H and the proactive C-H until one of them
+// switches; P-H and Y-H, which mostly take the same decisions) share one
+// simulation: the configuration is built and valued once per slot, and
+// each heuristic decides by its own criterion; when their decisions differ
+// the simulation forks, and two simulations of the same building block that
+// reach the same state merge again. The state of a simulation (holdings,
+// configuration, progress, iteration and its start) determines its future,
+// so sharing changes no result: heuristic i's result is what a Simulator of
+// heuristic i alone gives (TestTogetherEqualsAlone).
+type Simulator struct {
+	e   *coupled.Evaluator
+	app coupled.Application
+	hs  []coupled.Heuristic
+	opt Options
+	// sharing counts forks, merges and reused choices over the runs.
+	sharing Sharing
+	// observe, when set (tests), sees every decision of every run.
+	observe func(decision)
 }
 
-// newSimulation validates SimulateAll's arguments and prepares its state:
-// one run per building block (RANDOM and scripted heuristics alone).
-func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.Rand, opt Options) (*simulation, error) {
+// Sharing counts how much the heuristics of a Simulator shared: runs split
+// because their members decided differently (Forks), runs joined because
+// they reached the same state (Merges), configurations built once and used
+// by another run with the same holdings (Reused).
+type Sharing struct {
+	Forks, Merges, Reused int
+}
+
+// New prepares the simulation of application app with the heuristics hs
+// on the platform whose estimates are e's. The evaluator is the
+// simulator's while it runs (not safe for concurrent use).
+func New(e *coupled.Evaluator, app coupled.Application, hs []coupled.Heuristic, opt Options) (*Simulator, error) {
 	if err := app.Validate(); err != nil {
 		return nil, err
 	}
-	if app.M != e.m {
-		return nil, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.M, e.m)
+	if app.Tasks != e.Tasks() {
+		return nil, fmt.Errorf("simulate: application has m = %d but evaluator %d, want equal", app.Tasks, e.Tasks())
 	}
-	if len(rngs) != len(hs) {
-		return nil, fmt.Errorf("simulate: %d heuristics but %d random streams, want equal", len(hs), len(rngs))
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("simulate: no heuristic, want at least one")
 	}
-	for i, h := range hs {
-		if h.Build == Random && h.fixed == nil && rngs[i] == nil {
+	if opt.Cap < 0 {
+		return nil, fmt.Errorf("simulate: cap = %d slots, want ≥ 0 (0: the default, %d)", opt.Cap, DefaultCap)
+	}
+	if opt.Cap == 0 {
+		opt.Cap = DefaultCap
+	}
+	return &Simulator{e: e, app: app, hs: slices.Clone(hs), opt: opt}, nil
+}
+
+// DefaultCap is the slot limit of Options.Cap = 0.
+const DefaultCap = 1_000_000
+
+// Sharing returns what the runs so far shared.
+func (sm *Simulator) Sharing() Sharing { return sm.sharing }
+
+// Run simulates one realization av of the availability (read from slot 0)
+// until every heuristic has completed the application or reached the cap;
+// heuristic i draws from rngs[i] (only RANDOM draws: nil is allowed for the
+// others; rngs may be nil when none draws). ctx is checked every 4096
+// slots. Result i is heuristic i's.
+func (sm *Simulator) Run(ctx context.Context, av Availability, rngs []*rand.Rand) ([]Result, error) {
+	if rngs == nil {
+		rngs = make([]*rand.Rand, len(sm.hs))
+	}
+	if len(rngs) != len(sm.hs) {
+		return nil, fmt.Errorf("simulate: %d heuristics but %d random streams, want equal", len(sm.hs), len(rngs))
+	}
+	for i, h := range sm.hs {
+		if h.Build == coupled.Random && h.Scripted == nil && rngs[i] == nil {
 			return nil, fmt.Errorf("simulate: heuristic %s needs a random stream", h.Name)
 		}
 	}
-	if opt.Cap <= 0 {
-		opt.Cap = 1_000_000
-	}
-	sim := &simulation{e: e, app: app, hs: hs, opt: opt, res: make([]Result, len(hs))}
-	p := e.plat.P()
+	sim := sm.newSimulation(rngs)
+	res, err := sim.run(ctx, av)
+	sm.sharing.Forks += sim.forks
+	sm.sharing.Merges += sim.merges
+	sm.sharing.Reused += sim.reused
+	return res, err
+}
+
+// newSimulation prepares the state of one Run: one run per building block
+// (RANDOM and scripted heuristics alone).
+func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
+	e, hs := sm.e, sm.hs
+	sim := &simulation{e: e, plat: e.Platform(), app: sm.app, hs: hs, opt: sm.opt, res: make([]Result, len(hs)), observe: sm.observe}
+	p := sim.plat.P()
 	sim.states = make([]availability.State, p)
-	sim.up = make([]bool, p)
-	// one simulation per building block (RANDOM and scripted heuristics
-	// alone)
-	byBuild := map[Criterion]*run{}
+	byBuild := map[coupled.Criterion]*run{}
 	for i, h := range hs {
-		if h.Build != Random && h.fixed == nil {
+		if h.Build != coupled.Random && h.Scripted == nil {
 			if r := byBuild[h.Build]; r != nil {
 				r.members = append(r.members, i)
 				r.proactive = r.proactive || h.Proactive()
@@ -293,14 +282,14 @@ func newSimulation(e *Evaluator, app Application, hs []Heuristic, rngs []*rand.R
 		r := sim.newRun()
 		r.members = append(r.members, i)
 		r.h, r.rng, r.proactive = h, rngs[i], h.Proactive()
-		if h.Build != Random && h.fixed == nil {
+		if h.Build != coupled.Random && h.Scripted == nil {
 			byBuild[h.Build] = r
 			r.merge = true
-			r.inc = e.newIncState()
+			r.inc = e.NewConstruction()
 		}
 		sim.runs = append(sim.runs, r)
 	}
-	return sim, nil
+	return sim
 }
 
 // run simulates until every heuristic has completed the application or
@@ -330,36 +319,51 @@ func (sim *simulation) run(ctx context.Context, av Availability) ([]Result, erro
 
 // simulation is SimulateAll's state: the runs in progress and the results.
 type simulation struct {
-	e      *Evaluator
-	app    Application
-	hs     []Heuristic
+	e      *coupled.Evaluator
+	plat   coupled.Platform
+	app    coupled.Application
+	hs     []coupled.Heuristic
 	opt    Options
 	res    []Result
 	runs   []*run
 	free   []*run
-	states []availability.State
-	up     []bool // UP processors of the slot (shared by the runs' snapshots)
-	down   []int  // processors DOWN in the slot
-	ups    []int  // processors UP in the slot
-	t      int    // the slot
-	launch []int  // scratch: members that switch
+	states []availability.State // the slot's states (shared by the runs' snapshots)
+	down   []int                // processors DOWN in the slot
+	ups    []int                // processors UP in the slot
+	t      int                  // the slot
+	launch []int                // scratch: members that switch
 	stay   []int
 	// forks and merges count the runs split and joined, reused the choices
-	// taken from another run (tests)
+	// taken from another run (Sharing)
 	forks, merges, reused int
+	observe               func(decision)
+}
+
+// decision is what a run decided at one slot, for an observer (tests): the
+// master's view before deciding (the snapshot once the DOWN processors
+// lost their holdings, the running configuration and its progress) and,
+// for each member heuristic, the configuration it runs afterwards, whether
+// it was launched in the slot, and whether by the proactive rule.
+type decision struct {
+	T         int
+	Snapshot  *coupled.Snapshot
+	Before    coupled.Running
+	Members   []int
+	After     []coupled.Config
+	Launched  []bool
+	Proactive []bool
 }
 
 // run is one simulation state and the heuristics that are in it.
 type run struct {
 	members   []int // indices into hs; all share the building block
-	h         Heuristic
+	h         coupled.Heuristic
 	rng       *rand.Rand
 	proactive bool // some member is proactive
 	merge     bool // may merge with another run of the same building block
-	inc       *incState
-	snap      *Snapshot
-	fresh     *Snapshot // no task data (FreshRebuild)
-	cur       Config    // X == nil: no configuration
+	inc       *coupled.Construction
+	snap      *coupled.Snapshot
+	cur       coupled.Config // X == nil: no configuration
 	W, done   int
 	iterStart int
 	iters     int
@@ -374,11 +378,10 @@ func (sim *simulation) newRun() *run {
 		sim.free = sim.free[:n-1]
 		return r
 	}
-	p := sim.e.plat.P()
+	p := sim.plat.P()
 	return &run{
-		snap:  &Snapshot{Up: sim.up, Prog: make([]int, p), Data: make([]int, p)},
-		fresh: &Snapshot{Up: sim.up, Data: make([]int, p)},
-		memo:  choice{t: -1},
+		snap: &coupled.Snapshot{States: sim.states, Prog: make([]int, p), Data: make([]int, p)},
+		memo: choice{t: -1},
 	}
 }
 
@@ -389,9 +392,9 @@ func (sim *simulation) fork(r *run) *run {
 	n.h, n.rng, n.merge = r.h, r.rng, r.merge
 	if r.inc != nil {
 		if n.inc == nil {
-			n.inc = sim.e.newIncState()
+			n.inc = sim.e.NewConstruction()
 		}
-		n.inc.copyFrom(r.inc)
+		n.inc.CopyFrom(r.inc)
 	}
 	copy(n.snap.Prog, r.snap.Prog)
 	copy(n.snap.Data, r.snap.Data)
@@ -415,8 +418,8 @@ func sameState(a, b *run) bool {
 }
 
 // launch makes c the configuration of r.
-func (sim *simulation) launchRun(r *run, c Config) {
-	plat := &sim.e.plat
+func (sim *simulation) launchRun(r *run, c coupled.Config) {
+	plat := &sim.plat
 	snap := r.snap
 	for q := range snap.Prog {
 		if c.X[q] == 0 {
@@ -444,21 +447,18 @@ func (sim *simulation) launchRun(r *run, c Config) {
 // block's choice depends only on the UP processors, their holdings and
 // (for the yield) the elapsed time: when another run of the same building
 // block chose from the same in this slot, its choice is reused.
-func (sim *simulation) choose(r *run, s *Snapshot) (Config, bool) {
-	if r.h.fixed != nil {
-		return r.h.fixed(s)
-	}
+func (sim *simulation) choose(r *run, s *coupled.Snapshot) (coupled.Config, bool) {
 	b := r.h.Build
-	if b == Random {
-		return sim.e.chooseRandom(s, r.rng, sim.opt.RandomDistinct)
+	if r.h.Scripted != nil || b == coupled.Random {
+		return sim.e.Build(r.h, nil, s, r.rng, sim.opt.Readings)
 	}
 	for _, o := range sim.runs {
-		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == Yield) {
+		if o != r && o.memo.t == sim.t && o.h.Build == b && o.memo.same(s, sim.ups, b == coupled.Yield) {
 			sim.reused++
 			return o.memo.c, o.memo.ok
 		}
 	}
-	c, ok := sim.e.choose(b, r.inc, s, r.rng)
+	c, ok := sim.e.Build(r.h, r.inc, s, r.rng, sim.opt.Readings)
 	r.memo.set(sim.t, s, sim.ups, c, ok)
 	return c, ok
 }
@@ -469,11 +469,11 @@ type choice struct {
 	t          int
 	prog, data []int
 	elapsed    int
-	c          Config
+	c          coupled.Config
 	ok         bool
 }
 
-func (ch *choice) set(t int, s *Snapshot, ups []int, c Config, ok bool) {
+func (ch *choice) set(t int, s *coupled.Snapshot, ups []int, c coupled.Config, ok bool) {
 	if ch.prog == nil {
 		ch.prog, ch.data = make([]int, len(s.Prog)), make([]int, len(s.Prog))
 	}
@@ -485,7 +485,7 @@ func (ch *choice) set(t int, s *Snapshot, ups []int, c Config, ok bool) {
 
 // same reports whether snapshot s (whose UP processors are ups, the same
 // as the choice's: same slot) gives the same choice.
-func (ch *choice) same(s *Snapshot, ups []int, elapsed bool) bool {
+func (ch *choice) same(s *coupled.Snapshot, ups []int, elapsed bool) bool {
 	if elapsed && s.Elapsed != ch.elapsed {
 		return false
 	}
@@ -503,7 +503,6 @@ func (sim *simulation) slot(t int, av Availability) {
 	sim.t = t
 	sim.down, sim.ups = sim.down[:0], sim.ups[:0]
 	for q, s := range sim.states {
-		sim.up[q] = s == availability.Up
 		switch s {
 		case availability.Up:
 			sim.ups = append(sim.ups, q)
@@ -553,7 +552,39 @@ func (sim *simulation) slot(t int, av Availability) {
 // decisions; members that decide differently are forked into a new run
 // (appended to sim.runs).
 func (sim *simulation) decide(r *run, t int) {
-	plat := &sim.e.plat
+	if sim.observe == nil {
+		sim.decideRun(r, t)
+		return
+	}
+	d := decision{T: t, Members: slices.Clone(r.members), Before: coupled.Running{Config: r.cur, Done: r.done}}
+	s := &coupled.Snapshot{States: slices.Clone(sim.states), Prog: slices.Clone(r.snap.Prog), Data: slices.Clone(r.snap.Data), Elapsed: t - r.iterStart}
+	for _, q := range sim.down {
+		s.Prog[q], s.Data[q] = 0, 0
+	}
+	d.Snapshot = s
+	pro := make([]int, len(d.Members))
+	for k, i := range d.Members {
+		pro[k] = sim.res[i].Proactive
+	}
+	n := len(sim.runs)
+	sim.decideRun(r, t)
+	for k, i := range d.Members {
+		in := r
+		for _, o := range sim.runs[n:] {
+			if slices.Contains(o.members, i) {
+				in = o
+			}
+		}
+		d.After = append(d.After, in.cur)
+		d.Launched = append(d.Launched, in.launched)
+		d.Proactive = append(d.Proactive, sim.res[i].Proactive > pro[k])
+	}
+	sim.observe(d)
+}
+
+// decideRun is decide for run r.
+func (sim *simulation) decideRun(r *run, t int) {
+	plat := &sim.plat
 	snap := r.snap
 	broken := false
 	for _, q := range sim.down {
@@ -568,7 +599,7 @@ func (sim *simulation) decide(r *run, t int) {
 				snap.Data[q] = 0
 			}
 		}
-		r.cur, r.done = Config{}, 0
+		r.cur, r.done = coupled.Config{}, 0
 	}
 	snap.Elapsed = t - r.iterStart
 	if r.cur.X == nil {
@@ -587,27 +618,20 @@ func (sim *simulation) decide(r *run, t int) {
 	if !r.proactive {
 		return
 	}
-	from := snap
-	if sim.opt.FreshRebuild {
-		r.fresh.Prog, r.fresh.Elapsed = snap.Prog, snap.Elapsed
-		from = r.fresh
-	}
-	// With done = 0 a rebuild of the running allocation from the same
-	// holdings has exactly its value (same computation), so it cannot be
-	// strictly better.
+	// the proactive rule (Evaluator.Decide's): rebuild, compare, switch
+	// when strictly better by the member's criterion
+	from := sim.e.RebuildSnapshot(snap, sim.opt.Readings)
 	c, ok := sim.choose(r, from)
-	if !ok || (r.done == 0 && !sim.opt.FreshRebuild && slices.Equal(c.X, r.cur.X)) {
+	if !ok {
 		return
 	}
-	vNow := sim.e.Value(r.cur, snap, r.done)
-	if sim.opt.Reclaimed != AsUp {
-		vNow = sim.e.reclaimedValue(vNow, r.cur, snap, sim.opt.Reclaimed)
+	cmp, ok := sim.e.Compare(coupled.Running{Config: r.cur, Done: r.done}, c, snap, from, sim.opt.Readings)
+	if !ok {
+		return
 	}
-	vNew := sim.e.Value(c, from, 0)
 	sim.launch, sim.stay = sim.launch[:0], sim.stay[:0]
 	for _, i := range r.members {
-		sw := sim.hs[i].Switch
-		if sw != None && Score(sw, vNew, snap.Elapsed) > Score(sw, vNow, snap.Elapsed) {
+		if cmp.Switches(sim.hs[i].Switch, snap.Elapsed) {
 			sim.launch = append(sim.launch, i)
 		} else {
 			sim.stay = append(sim.stay, i)
@@ -640,7 +664,7 @@ func (sim *simulation) decide(r *run, t int) {
 
 // act performs slot t's communications or computation in run r.
 func (sim *simulation) act(r *run, t int) {
-	plat := &sim.e.plat
+	plat := &sim.plat
 	snap := r.snap
 	var rec *Slot
 	if sim.opt.Trace {
@@ -675,7 +699,7 @@ func (sim *simulation) act(r *run, t int) {
 			if ch == 0 {
 				break
 			}
-			if !snap.Up[q] {
+			if sim.states[q] != availability.Up {
 				continue
 			}
 			switch {
@@ -697,7 +721,7 @@ func (sim *simulation) act(r *run, t int) {
 		return
 	}
 	for _, q := range r.cur.Order {
-		if !snap.Up[q] {
+		if sim.states[q] != availability.Up {
 			return
 		}
 	}
@@ -723,5 +747,5 @@ func (sim *simulation) act(r *run, t int) {
 		return
 	}
 	clear(snap.Data) // every iteration needs new data
-	r.cur, r.done, r.iterStart = Config{}, 0, t+1
+	r.cur, r.done, r.iterStart = coupled.Config{}, 0, t+1
 }

@@ -1,4 +1,4 @@
-package coupled
+package campaign
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/stream"
+	"github.com/volsched/volsched/coupled"
+	"github.com/volsched/volsched/coupled/slotsim"
 )
 
 // cpuTime is the process's user + system CPU time.
@@ -26,7 +27,7 @@ func cpuTime() time.Duration {
 // envUnit reads the manual tools' environment, PREFIX_UNIT (required: the
 // test is skipped without it), PREFIX_CAP and PREFIX_TRIAL, and draws that
 // unit of the paper's campaign with seed 1.
-func envUnit(t *testing.T, prefix string) (c CampaignParams, u, k int, un unitSetup) {
+func envUnit(t *testing.T, prefix string) (c CampaignParams, u, k int, un *Unit) {
 	us := os.Getenv(prefix + "_UNIT")
 	if us == "" {
 		t.Skip("manual tool; set " + prefix + "_UNIT")
@@ -37,16 +38,35 @@ func envUnit(t *testing.T, prefix string) (c CampaignParams, u, k int, un unitSe
 		c.Cap, _ = strconv.Atoi(cs)
 	}
 	k, _ = strconv.Atoi(os.Getenv(prefix + "_TRIAL"))
-	un, err := c.unit(1, u)
+	un, err := c.Unit(1, u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, u, k, un
 }
 
+// simulate runs heuristics hs together on trial k of unit un.
+func simulate(t *testing.T, e *coupled.Evaluator, un *Unit, hs []coupled.Heuristic, av slotsim.Availability, k int, opt slotsim.Options) []slotsim.Result {
+	sim, err := slotsim.New(e, un.Scn.App, hs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rngs := make([]*rand.Rand, len(hs))
+	for i, h := range hs {
+		if h.Build == coupled.Random {
+			rngs[i] = un.Random(k)
+		}
+	}
+	rs, err := sim.Run(context.Background(), av, rngs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
 // TestTimeUnit is a manual measurement, not a check:
 //
-//	VOLSCHED_TIME_UNIT=<unit> [VOLSCHED_TIME_CAP=<slots>] [VOLSCHED_TIME_TRIAL=<k>] go test ./coupled -run TestTimeUnit -v
+//	VOLSCHED_TIME_UNIT=<unit> [VOLSCHED_TIME_CAP=<slots>] [VOLSCHED_TIME_TRIAL=<k>] go test ./coupled/campaign -run TestTimeUnit -v
 //
 // simulates trial k (default 0) of that unit of the paper's campaign (seed
 // 1) with the 17 heuristics together, as the campaign does, and prints the
@@ -56,19 +76,13 @@ func envUnit(t *testing.T, prefix string) (c CampaignParams, u, k int, un unitSe
 func TestTimeUnit(t *testing.T) {
 	c, u, k, un := envUnit(t, "VOLSCHED_TIME")
 	m, ncom, wmin, _ := c.UnitParams(u)
-	scn, tab := un.scn, un.tab
-	e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
-	av := NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...)
-	rng := stream.New(1, un.with(purposeRandom, uint64(k))...)
-	hs := Heuristics()
+	scn, tab := un.Scn, un.Table
+	e, _ := coupled.NewEvaluator(tab, scn.Platform, m, analytic.Published)
+	av := un.Availability(k)
+	hs := coupled.Heuristics()
 	if os.Getenv("VOLSCHED_TIME_SEPARATE") == "" {
-		rngs := make([]*rand.Rand, len(hs))
-		rngs[0] = rng
 		start := cpuTime()
-		rs, err := SimulateAll(context.Background(), e, scn.App, hs, av, rngs, Options{Cap: c.Cap})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rs := simulate(t, e, un, hs, av, k, slotsim.Options{Cap: c.Cap})
 		d := cpuTime() - start
 		slots := 0
 		for i, r := range rs {
@@ -79,13 +93,10 @@ func TestTimeUnit(t *testing.T) {
 			m, ncom, wmin, k, d, slots, float64(d.Nanoseconds())/1e3/float64(slots), e.Calls, e.Hits, e.Evals, e.Pruned)
 		return
 	}
-	rec := NewRecording(av, c.P)
+	rec := slotsim.NewRecording(av, c.P)
 	for _, h := range hs {
 		start := cpuTime()
-		r, err := Simulate(context.Background(), e, scn.App, h, rec.Replay(), stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := simulate(t, e, un, []coupled.Heuristic{h}, rec.Replay(), k, slotsim.Options{Cap: c.Cap})[0]
 		d := cpuTime() - start
 		t.Logf("calls %d hits %d candidates evaluated %d", e.Calls, e.Hits, e.Evals)
 		e.Calls, e.Hits, e.Evals = 0, 0, 0
@@ -95,7 +106,7 @@ func TestTimeUnit(t *testing.T) {
 
 // TestTraceUnit is a manual inspection, not a check:
 //
-//	VOLSCHED_TRACE_UNIT=<unit> [VOLSCHED_TRACE_TRIAL=<k>] [VOLSCHED_TRACE_H=IE,P-IP] [VOLSCHED_TRACE_CAP=<slots>] go test ./coupled -run TestTraceUnit -v
+//	VOLSCHED_TRACE_UNIT=<unit> [VOLSCHED_TRACE_TRIAL=<k>] [VOLSCHED_TRACE_H=IE,P-IP] [VOLSCHED_TRACE_CAP=<slots>] go test ./coupled/campaign -run TestTraceUnit -v
 //
 // simulates trial k of that unit of the paper's campaign (seed 1) with each
 // named heuristic and prints, per iteration, where its slots went (no
@@ -105,7 +116,7 @@ func TestTimeUnit(t *testing.T) {
 func TestTraceUnit(t *testing.T) {
 	c, u, k, un := envUnit(t, "VOLSCHED_TRACE")
 	m, ncom, wmin, si := c.UnitParams(u)
-	scn, tab := un.scn, un.tab
+	scn, tab := un.Scn, un.Table
 	t.Logf("m %d ncom %d wmin %d scenario %d trial %d; w = %v", m, ncom, wmin, si, k, scn.Platform.W)
 	for q, ch := range scn.Chains {
 		st := tab.Single(q)
@@ -116,16 +127,12 @@ func TestTraceUnit(t *testing.T) {
 		names = []string{"IE", "P-IP"}
 	}
 	for _, name := range names {
-		h, err := HeuristicByName(name)
+		h, err := coupled.ParseHeuristic(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, _ := NewEvaluator(tab, scn.Platform, m, analytic.Published)
-		r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...),
-			stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap, Trace: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, _ := coupled.NewEvaluator(tab, scn.Platform, m, analytic.Published)
+		r := simulate(t, e, un, []coupled.Heuristic{h}, un.Availability(k), k, slotsim.Options{Cap: c.Cap, Trace: true})[0]
 		t.Logf("%s: makespan %d, %d configurations (%d proactive)", h.Name, r.Makespan, r.Configs, r.Proactive)
 		var none, comm, comp, susp, launches, downs, pro, start int
 		var cfgs []string
@@ -162,16 +169,16 @@ func TestTraceUnit(t *testing.T) {
 			case s.X == nil:
 				none++
 			default:
-				a := Idle
+				a := slotsim.Idle
 				for _, x := range s.Act {
-					if x == RecvProg || x == RecvData || x == Compute {
+					if x == slotsim.RecvProg || x == slotsim.RecvData || x == slotsim.Compute {
 						a = x
 					}
 				}
 				switch a {
-				case Compute:
+				case slotsim.Compute:
 					comp++
-				case RecvProg, RecvData:
+				case slotsim.RecvProg, slotsim.RecvData:
 					comm++
 				default:
 					susp++
@@ -189,7 +196,7 @@ func TestTraceUnit(t *testing.T) {
 
 // TestRandomBeyondCap is a manual measurement, not a check:
 //
-//	VOLSCHED_RANDOM_CAP=<slots> VOLSCHED_RANDOM_UNITS=<u,u,…> [VOLSCHED_RANDOM_TRIALS=<n>] go test ./coupled -run TestRandomBeyondCap -v
+//	VOLSCHED_RANDOM_CAP=<slots> VOLSCHED_RANDOM_UNITS=<u,u,…> [VOLSCHED_RANDOM_TRIALS=<n>] go test ./coupled/campaign -run TestRandomBeyondCap -v
 //
 // runs RANDOM alone, with that cap, on trials 0…n−1 (default 10) of the
 // given units of the paper's campaign (seed 1) and prints its makespans:
@@ -205,24 +212,18 @@ func TestRandomBeyondCap(t *testing.T) {
 	if s := os.Getenv("VOLSCHED_RANDOM_TRIALS"); s != "" {
 		trials, _ = strconv.Atoi(s)
 	}
-	h, _ := HeuristicByName("RANDOM")
+	h, _ := coupled.ParseHeuristic("RANDOM")
 	for _, us := range strings.Split(os.Getenv("VOLSCHED_RANDOM_UNITS"), ",") {
 		u, _ := strconv.Atoi(us)
 		m, ncom, wmin, si := c.UnitParams(u)
-		un, err := c.unit(1, u)
+		un, err := c.Unit(1, u)
 		if err != nil {
 			t.Fatal(err)
 		}
-		scn := un.scn
-		e, _ := NewEvaluator(un.tab, scn.Platform, m, analytic.Published)
+		e, _ := coupled.NewEvaluator(un.Table, un.Scn.Platform, m, analytic.Published)
 		ms := make([]int, trials)
 		for k := range trials {
-			r, err := Simulate(context.Background(), e, scn.App, h, NewMarkov(scn.Chains, 1, un.with(purposeAvailability, uint64(k))...),
-				stream.New(1, un.with(purposeRandom, uint64(k))...), Options{Cap: c.Cap})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms[k] = r.Makespan
+			ms[k] = simulate(t, e, un, []coupled.Heuristic{h}, un.Availability(k), k, slotsim.Options{Cap: c.Cap})[0].Makespan
 		}
 		t.Logf("unit %d (m %d ncom %d wmin %d scenario %d): RANDOM makespans %v", u, m, ncom, wmin, si, ms)
 	}

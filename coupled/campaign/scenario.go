@@ -1,32 +1,33 @@
-package coupled
+package campaign
 
 import (
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/coupled"
 )
 
 // Scenario is one experimental scenario: the processors' availability
 // chains, the platform and the application.
 type Scenario struct {
 	Chains   []availability.Chain `json:"chains"`
-	Platform Platform             `json:"platform"`
-	App      Application          `json:"app"`
+	Platform coupled.Platform     `json:"platform"`
+	App      coupled.Application  `json:"app"`
 }
 
 // ScenarioParams are the §VII.A parameters of a scenario.
 type ScenarioParams struct {
-	P, M, NCom, WMin, Iterations int
+	P, Tasks, NCom, WMin, Iterations int
 }
 
 // Validate checks the parameters.
 func (sp ScenarioParams) Validate() error {
 	switch {
-	case sp.P < 1 || sp.P > 64:
-		return fmt.Errorf("scenario: p = %d, want 1..64", sp.P)
-	case sp.M < 1:
-		return fmt.Errorf("scenario: m = %d, want ≥ 1", sp.M)
+	case sp.P < 1:
+		return fmt.Errorf("scenario: p = %d, want ≥ 1", sp.P)
+	case sp.Tasks < 1:
+		return fmt.Errorf("scenario: m = %d, want ≥ 1", sp.Tasks)
 	case sp.NCom < 1:
 		return fmt.Errorf("scenario: ncom = %d, want ≥ 1", sp.NCom)
 	case sp.WMin < 1:
@@ -47,8 +48,8 @@ func RandomScenario(rng *rand.Rand, sp ScenarioParams) (Scenario, error) {
 	}
 	s := Scenario{
 		Chains:   make([]availability.Chain, sp.P),
-		Platform: Platform{W: make([]int, sp.P), NCom: sp.NCom, TProg: 5 * sp.WMin, TData: sp.WMin},
-		App:      Application{M: sp.M, Iterations: sp.Iterations},
+		Platform: coupled.Platform{W: make([]int, sp.P), NCom: sp.NCom, TProg: 5 * sp.WMin, TData: sp.WMin},
+		App:      coupled.Application{Tasks: sp.Tasks, Iterations: sp.Iterations},
 	}
 	for q := range sp.P {
 		s.Chains[q] = availability.Random(rng)

@@ -1,4 +1,4 @@
-package coupled
+package campaign
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/experiment"
 )
 
@@ -35,7 +36,7 @@ func finite(x float64) *float64 {
 
 // MSummary is the table of one value of m.
 type MSummary struct {
-	M          int                `json:"m"`
+	Tasks      int                `json:"m"`
 	Heuristics []HeuristicSummary `json:"heuristics"` // sorted by %diff
 	// KendallTau is τ-b between our %diff and the paper's over the
 	// heuristics the paper's table lists (null when undefined).
@@ -45,7 +46,7 @@ type MSummary struct {
 // WMinPoint is one point of Figure 2: %diff of each heuristic for one
 // (m, w_min).
 type WMinPoint struct {
-	M       int                 `json:"m"`
+	Tasks   int                 `json:"m"`
 	WMin    int                 `json:"wmin"`
 	PctDiff map[string]*float64 `json:"pct_diff"`
 }
@@ -69,28 +70,29 @@ type PartialInfo struct {
 	Present []int `json:"present"` // units summarized
 }
 
-// BuildReport computes the report of a complete campaign (units sorted by
-// unit number).
-func BuildReport(seed uint64, c CampaignParams, units []UnitResult) (Report, error) {
-	r := Report{Seed: seed, Params: c}
+// Summarize computes the report of the campaign's results with seed
+// (units sorted by unit number: all of them, or those present for a
+// partial report).
+func (c *CampaignParams) Summarize(seed uint64, units []UnitResult) (Report, error) {
+	r := Report{Seed: seed, Params: *c}
 	var err error
-	if r.Heuristics, err = Summarize(units, c.Cap); err != nil {
+	if r.Heuristics, err = Metrics(units, c.Cap); err != nil {
 		return r, err
 	}
 	SortByDiff(r.Heuristics)
-	for _, m := range c.M {
+	for _, m := range c.Tasks {
 		var sel []UnitResult
 		for _, u := range units {
-			if u.M == m {
+			if u.Tasks == m {
 				sel = append(sel, u)
 			}
 		}
-		hs, err := Summarize(sel, c.Cap)
+		hs, err := Metrics(sel, c.Cap)
 		if err != nil {
 			return r, err
 		}
 		SortByDiff(hs)
-		ms := MSummary{M: m, Heuristics: hs}
+		ms := MSummary{Tasks: m, Heuristics: hs}
 		if paper := PaperTable(m); paper != nil {
 			ms.KendallTau = finite(tauAgainst(hs, paper))
 		}
@@ -102,11 +104,11 @@ func BuildReport(seed uint64, c CampaignParams, units []UnitResult) (Report, err
 					sw = append(sw, u)
 				}
 			}
-			hw, err := Summarize(sw, c.Cap)
+			hw, err := Metrics(sw, c.Cap)
 			if err != nil {
 				return r, err
 			}
-			pt := WMinPoint{M: m, WMin: w, PctDiff: map[string]*float64{}}
+			pt := WMinPoint{Tasks: m, WMin: w, PctDiff: map[string]*float64{}}
 			for _, h := range hw {
 				pt.PctDiff[h.Name] = finite(h.PctDiff)
 			}
@@ -143,25 +145,25 @@ func fmtPtr(x *float64, prec int) string {
 func (r Report) WriteText(w io.Writer) error {
 	c := r.Params
 	fmt.Fprintf(w, "seed 002, §VII.A: p = %d, m ∈ %v, n_com ∈ %v, w_min ∈ %v, %d scenarios × %d trials per (m, n_com, w_min), %d iterations, cap %d slots, E(S)(W) %s%s; campaign seed %d\n",
-		c.P, c.M, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, readingNote(c), r.Seed)
+		c.P, c.Tasks, c.NCom, c.WMin, c.Scenarios, c.Trials, c.Iterations, c.Cap, c.Form, readingNote(&c), r.Seed)
 	if r.Partial != nil {
 		fmt.Fprintf(w, "PARTIAL: %d of the campaign's %d units (an unfinished campaign; the missing scenarios are not a random sample)\n", len(r.Partial.Present), r.Partial.Units)
 	}
 	fmt.Fprintf(w, "%%diff: scenario-averaged relative makespan difference to IE (trials where both succeed); %%wins / %%wins30: instances with makespan ≤ IE's / ≤ 1.3 × IE's; stdv of the relative difference over scenarios\n")
 	for _, ms := range r.ByM {
 		paper := map[string]PaperRow{}
-		for _, p := range PaperTable(ms.M) {
+		for _, p := range PaperTable(ms.Tasks) {
 			paper[p.Name] = p
 		}
 		inst := 0
 		if len(ms.Heuristics) > 0 {
 			inst = ms.Heuristics[0].Instances
 		}
-		title := map[int]string{5: "Table I", 10: "Table II"}[ms.M]
+		title := map[int]string{5: "Table I", 10: "Table II"}[ms.Tasks]
 		if title == "" {
 			title = "(no published table)"
 		}
-		fmt.Fprintf(w, "\nm = %d: %d instances; paper: %s (3,000 instances)\n", ms.M, inst, title)
+		fmt.Fprintf(w, "\nm = %d: %d instances; paper: %s (3,000 instances)\n", ms.Tasks, inst, title)
 		t := experiment.NewTable("heuristic", "#fails", "%diff", "%wins", "%wins30", "stdv", "|", "paper #fails", "%diff", "%wins", "%wins30", "stdv")
 		for _, h := range ms.Heuristics {
 			row := []string{h.Name, strconv.Itoa(h.Fails), fmtPtr(finite(h.PctDiff), 2), experiment.FormatFloat(h.PctWins, 2),
@@ -178,7 +180,7 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 		if ms.KendallTau != nil {
-			fmt.Fprintf(w, "Kendall's τ-b of %%diff against the paper over its %d heuristics: %.3f\n", len(PaperTable(ms.M)), *ms.KendallTau)
+			fmt.Fprintf(w, "Kendall's τ-b of %%diff against the paper over its %d heuristics: %.3f\n", len(PaperTable(ms.Tasks)), *ms.KendallTau)
 		}
 	}
 	return nil
@@ -194,11 +196,11 @@ func (r Report) WriteFilesAs(dir, prefix string) error {
 	if err := experiment.WriteJSONFile(filepath.Join(dir, prefix+"summary.json"), r); err != nil {
 		return err
 	}
-	names := HeuristicNames()
+	names := coupled.HeuristicNames()
 	header := append([]string{"m", "wmin"}, names...)
 	var rows [][]string
 	for _, pt := range r.Figure2 {
-		row := []string{strconv.Itoa(pt.M), strconv.Itoa(pt.WMin)}
+		row := []string{strconv.Itoa(pt.Tasks), strconv.Itoa(pt.WMin)}
 		for _, n := range names {
 			row = append(row, fmtCSV(pt.PctDiff[n]))
 		}
@@ -207,14 +209,14 @@ func (r Report) WriteFilesAs(dir, prefix string) error {
 	if err := experiment.WriteCSVFile(filepath.Join(dir, prefix+"figure2.csv"), header, rows); err != nil {
 		return err
 	}
-	for _, m := range r.Params.M {
+	for _, m := range r.Params.Tasks {
 		// Figure 2 shows the heuristics of Table II and IE.
 		show := []string{"Y-IE", "P-IE", "E-IAY", "E-IY", "E-IP", "IAY", "IY", "IE"}
 		var series []experiment.Series
 		for _, n := range show {
 			s := experiment.Series{Name: n}
 			for _, pt := range r.Figure2 {
-				if pt.M == m && pt.PctDiff[n] != nil {
+				if pt.Tasks == m && pt.PctDiff[n] != nil {
 					s.X = append(s.X, float64(pt.WMin))
 					s.Y = append(s.Y, *pt.PctDiff[n])
 				}
@@ -243,7 +245,7 @@ func fmtCSV(x *float64) string {
 }
 
 // readingNote names the campaign's non-default readings.
-func readingNote(c CampaignParams) string {
+func readingNote(c *CampaignParams) string {
 	s := ""
 	if c.Rebuild != "" && c.Rebuild != RebuildHoldings {
 		s += ", proactive rebuild " + c.Rebuild

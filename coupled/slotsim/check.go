@@ -1,9 +1,11 @@
-package coupled
+package slotsim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/coupled"
 )
 
 // CheckOptions tune Check.
@@ -29,7 +31,7 @@ type CheckOptions struct {
 // without any reconfiguration or DOWN member; a new iteration needs new data.
 // It returns the number of iterations completed and the makespan (slot after
 // the last completion, 0 if none).
-func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iterations, makespan int, err error) {
+func Check(plat coupled.Platform, app coupled.Application, trace []Slot, opt CheckOptions) (iterations, makespan int, err error) {
 	p := plat.P()
 	prog := make([]int, p)
 	data := make([]int, p)
@@ -47,7 +49,7 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 		}
 		// configuration change: a launch (possibly of the same allocation)
 		changed := s.Launch
-		if !sameX(prevX, s.X) && !s.Launch && s.X != nil {
+		if (prevX == nil || !slices.Equal(prevX, s.X)) && !s.Launch && s.X != nil {
 			return 0, 0, fmt.Errorf("slot %d: the configuration changed without a launch", t)
 		}
 		if s.X == nil && prevX != nil {
@@ -89,7 +91,7 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 		if s.X != nil {
 			sum := 0
 			for q, x := range s.X {
-				if x < 0 || x > plat.mu(q) {
+				if x < 0 || x > plat.MaxTasks(q) {
 					return 0, 0, fmt.Errorf("slot %d: processor %d has %d tasks, want 0..mu", t, q, x)
 				}
 				if x > 0 && s.States[q] == availability.Down {
@@ -97,8 +99,8 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 				}
 				sum += x
 			}
-			if sum != app.M {
-				return 0, 0, fmt.Errorf("slot %d: configuration holds %d tasks, want m = %d", t, sum, app.M)
+			if sum != app.Tasks {
+				return 0, 0, fmt.Errorf("slot %d: configuration holds %d tasks, want m = %d", t, sum, app.Tasks)
 			}
 		}
 		newIter = false
@@ -178,16 +180,4 @@ func Check(plat Platform, app Application, trace []Slot, opt CheckOptions) (iter
 		return 0, 0, fmt.Errorf("%d iterations completed, want at most %d", iterations, app.Iterations)
 	}
 	return iterations, makespan, nil
-}
-
-func sameX(a, b []int) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
