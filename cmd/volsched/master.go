@@ -48,6 +48,12 @@ output is in --state/output; the workers' availability as an FTA trace in
 			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
 				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
 			}
+			if o.DownAfter != 0 && o.DownAfter <= o.Heartbeat {
+				return usagef("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
+			}
+			if o.Rate < 0 {
+				return usagef("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
+			}
 			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
 				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
 			}
