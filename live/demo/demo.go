@@ -245,7 +245,11 @@ loop:
 		for _, f := range files {
 			names = append(names, f.Name())
 		}
-		fmt.Fprintf(out, "\noutput: %s (%s)\n", filepath.Join(state, "output"), strings.Join(names, ", "))
+		if o.Dir == "" {
+			fmt.Fprintf(out, "\noutput: %s (removed with the demo's temporary directory: --dir keeps it)\n", strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(out, "\noutput: %s (%s)\n", filepath.Join(state, "output"), strings.Join(names, ", "))
+		}
 	}
 	return nil
 }
