@@ -12,9 +12,6 @@ import (
 	"github.com/volsched/volsched/reproduction"
 )
 
-// coupledKind is the manifest kind of the seed-002 campaign.
-const coupledKind = "coupled"
-
 func init() {
 	var f campaignFlags
 	var partial bool
@@ -64,7 +61,7 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 			params := c
 			seed := f.Seed
 			return runCampaign(cmd.Context(), f, campaign[coupledcampaign.UnitResult]{
-				Kind:   coupledKind,
+				Kind:   coupledcampaign.Kind,
 				Units:  params.Units(),
 				Params: params,
 				Work: func(ctx context.Context, u int) (coupledcampaign.UnitResult, error) {
@@ -90,7 +87,7 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 	fl.StringVar(&c.Random, "random", "", "RANDOM's draw: tasks (default: each task to a uniformly drawn UP processor) or distinct (to different processors while possible)")
 	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
-	registerSummarizer(coupledKind, func(ctx context.Context, dir string, w io.Writer) error {
+	registerSummarizer(coupledcampaign.Kind, func(ctx context.Context, dir string, w io.Writer) error {
 		return coupledcampaign.SummarizeDir(dir, w, os.Stderr)
 	})
 	registerReproduction(reproduction.Reproduction{

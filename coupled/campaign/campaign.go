@@ -17,6 +17,10 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
+// Kind is the kind of the campaign's manifest (experiment.Manifest.Kind),
+// the name `volsched exp merge` and `exp status` know it by.
+const Kind = "coupled"
+
 // CampaignParams are the parameters of the §VII.A campaign that determine
 // its results.
 type CampaignParams struct {
