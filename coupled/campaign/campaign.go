@@ -196,6 +196,10 @@ func (c *CampaignParams) options() slotsim.Options {
 		RandomDistinct: c.Random == RandomDistinct}}
 }
 
+// SimOptions are the simulation options of the campaign's readings, as
+// RunUnit uses them (for other studies of the same grid).
+func (c *CampaignParams) SimOptions() slotsim.Options { return c.options() }
+
 // Units is the number of units: one per scenario.
 func (c *CampaignParams) Units() int { return len(c.Tasks) * len(c.NCom) * len(c.WMin) * c.Scenarios }
 
