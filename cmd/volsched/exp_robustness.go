@@ -181,7 +181,7 @@ Variants: ` + strings.Join(names, ", "),
 		Name:    robustness.ReproductionName,
 		Resumes: true,
 		Order:   500,
-		Title:   "issue 18 robustness study (beyond the papers): the heuristics of seeds 001 and 002 under semi-Markov and trace availability",
+		Title:   "Robustness study (beyond the papers): the heuristics of Scheduling Parallel Iterative Applications on Volatile Resources §7 and Mapping Tightly-Coupled Applications on Volatile Resources §VII.A under semi-Markov and trace availability",
 		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
 		}),
