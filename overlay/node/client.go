@@ -207,7 +207,9 @@ func (n *Node) status() Status {
 	for id := range n.bags {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return n.bags[ids[i]].submitted < n.bags[ids[j]].submitted || n.bags[ids[i]].submitted == n.bags[ids[j]].submitted && ids[i] < ids[j] })
+	sort.Slice(ids, func(i, j int) bool {
+		return n.bags[ids[i]].submitted < n.bags[ids[j]].submitted || n.bags[ids[i]].submitted == n.bags[ids[j]].submitted && ids[i] < ids[j]
+	})
 	for _, id := range ids {
 		b := n.bags[id]
 		bs := BagStatus{ID: id, Name: b.job.Name, Tasks: len(b.tasks), Done: b.done, Failed: b.failed,

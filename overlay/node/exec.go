@@ -10,9 +10,9 @@ import (
 
 // Task states at an execution node.
 const (
-	etClaimed  = iota // accepted through the overlay, not yet assigned by the submission node
-	etWaiting         // assigned: waiting for its program or input, or for a slot
-	etRunning         // its process runs
+	etClaimed = iota // accepted through the overlay, not yet assigned by the submission node
+	etWaiting        // assigned: waiting for its program or input, or for a slot
+	etRunning        // its process runs
 )
 
 // execTask is one task in an execution node's real queue.

@@ -222,16 +222,16 @@ type Node struct {
 	dir   string
 
 	// tree
-	leaf    *leafRole
-	routers map[overlay.Addr]*routerRole
-	root    Ref
+	leaf       *leafRole
+	routers    map[overlay.Addr]*routerRole
+	root       Ref
 	joinAt     time.Time // next join attempt (zero: none pending)
 	joinK      int
-	joinAttach Ref  // the vertex being attached (none: a new leaf)
-	joinLeaf   bool // joinAttach is this node's leaf
-	wasMember  bool // the state says this node was in a tree before (restart: join again)
-	moved   map[overlay.Addr]string // vertices this node gave up, to whom
-	lastBal time.Time
+	joinAttach Ref                     // the vertex being attached (none: a new leaf)
+	joinLeaf   bool                    // joinAttach is this node's leaf
+	wasMember  bool                    // the state says this node was in a tree before (restart: join again)
+	moved      map[overlay.Addr]string // vertices this node gave up, to whom
+	lastBal    time.Time
 
 	// execution
 	exec     *realExec
@@ -249,9 +249,9 @@ type Node struct {
 
 	local    []localMsg
 	localCtl []localCtl
-	out     []overlay.Msg
-	hbNext  time.Time
-	started time.Time
+	out      []overlay.Msg
+	hbNext   time.Time
+	started  time.Time
 
 	stop     chan struct{}
 	stopped  chan struct{}

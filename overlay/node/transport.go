@@ -32,10 +32,10 @@ type inbound struct {
 // counters are a transport's traffic counts, safe for concurrent use.
 type counters struct {
 	msgsOut, bytesOut, msgsIn, bytesIn atomic.Uint64
-	dropped, refused, invalid         atomic.Uint64
-	byTypeOut                         [fMax]atomic.Uint64
-	byTypeIn                          [fMax]atomic.Uint64
-	byteTypeOut                       [fMax]atomic.Uint64
+	dropped, refused, invalid          atomic.Uint64
+	byTypeOut                          [fMax]atomic.Uint64
+	byTypeIn                           [fMax]atomic.Uint64
+	byteTypeOut                        [fMax]atomic.Uint64
 }
 
 // Traffic is a snapshot of a node's message counts since it started.
