@@ -138,6 +138,8 @@ func (n *Node) control(from string, m validator) {
 		n.onLeave(from, m)
 	case *Dissolve:
 		n.onDissolve(from, m)
+	case *Handoff:
+		n.onHandoff(from, m)
 	case *Claim:
 		n.onClaim(from, m)
 	case *Assign:

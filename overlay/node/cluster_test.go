@@ -89,7 +89,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 	lns, addrs := listeners(t, n)
 	for i := 0; i < n; i++ {
 		c := Config{Listener: lns[i], Policy: "ibp", State: filepath.Join(cl.dir, fmt.Sprint(i)), Cert: cr.cert, CA: cr.ca,
-			Heartbeat: 50 * time.Millisecond, Detect: 2 * time.Second, Retry: 50 * time.Millisecond, Seed: uint64(i + 1)}
+			Heartbeat: 50 * time.Millisecond, StartGrace: 2 * time.Second, Detect: 2 * time.Second, Retry: 50 * time.Millisecond, Seed: uint64(i + 1)}
 		if join {
 			if i > 0 {
 				c.Join = []string{addrs[0]}
@@ -111,10 +111,13 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 			t.Fatal(err)
 		}
 		cl.nodes = append(cl.nodes, nd)
-		nd.Start(ctx)
-		if join && i == 0 {
-			// The first node must exist before the others join through it.
-			time.Sleep(10 * time.Millisecond)
+		if join {
+			nd.Start(ctx)
+		}
+	}
+	if !join {
+		for _, nd := range cl.nodes {
+			nd.Start(ctx)
 		}
 	}
 	t.Cleanup(func() {

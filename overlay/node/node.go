@@ -88,6 +88,10 @@ type Config struct {
 	Heartbeat time.Duration
 	DeadAfter time.Duration
 	Detect    time.Duration
+	// StartGrace is how long a node placed from Peers waits for a
+	// neighbour it has never heard from before taking it for failed (the
+	// nodes of a cluster do not all start at once; default 30 s).
+	StartGrace time.Duration
 	// Retry is the first wait before tasks the overlay returned
 	// unallocated are requested again (doubling up to 32 times it).
 	Retry time.Duration
@@ -172,6 +176,12 @@ func (c *Config) defaults() error {
 	if c.DeadAfter < 2*c.Heartbeat {
 		return fmt.Errorf("dead-after %v: want at least two heartbeats (%v)", c.DeadAfter, 2*c.Heartbeat)
 	}
+	if c.StartGrace == 0 {
+		c.StartGrace = 30 * time.Second
+	}
+	if c.StartGrace < 0 {
+		return fmt.Errorf("start grace %v: want >= 0", c.StartGrace)
+	}
 	if c.Detect == 0 {
 		c.Detect = time.Minute
 	}
@@ -222,16 +232,17 @@ type Node struct {
 	dir   string
 
 	// tree
-	leaf       *leafRole
-	routers    map[overlay.Addr]*routerRole
-	root       Ref
-	joinAt     time.Time // next join attempt (zero: none pending)
-	joinK      int
-	joinAttach Ref                     // the vertex being attached (none: a new leaf)
-	joinLeaf   bool                    // joinAttach is this node's leaf
-	wasMember  bool                    // the state says this node was in a tree before (restart: join again)
-	moved      map[overlay.Addr]string // vertices this node gave up, to whom
-	lastBal    time.Time
+	leaf         *leafRole
+	routers      map[overlay.Addr]*routerRole
+	root         Ref
+	joinAt       time.Time // next join attempt (zero: none pending)
+	joinK        int
+	joinAttach   Ref                     // the vertex being attached (none: a new leaf)
+	joinLeaf     bool                    // joinAttach is this node's leaf
+	joinMaxDepth int                     // a move: how deep the leaf may end
+	wasMember    bool                    // the state says this node was in a tree before (restart: join again)
+	moved        map[overlay.Addr]string // vertices this node gave up, to whom
+	lastBal      time.Time
 
 	// execution
 	exec     *realExec

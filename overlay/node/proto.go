@@ -137,6 +137,9 @@ type Stats struct {
 	// Spare is a node of the subtree that plays no routing vertex ("" if
 	// none): where an extra routing vertex is handed over.
 	Spare string `json:"spare,omitempty"`
+	// Extra is a node of the subtree that plays more than one routing
+	// vertex ("" if none): the root has it hand one over to a spare.
+	Extra string `json:"extra,omitempty"`
 	// Deep is a deepest leaf of the subtree (the one moved when the tree
 	// is unbalanced).
 	Deep Ref `json:"deep"`
@@ -148,6 +151,11 @@ func (s Stats) validate() error {
 	}
 	if s.Spare != "" {
 		if err := validNodeAddr("stats.spare", s.Spare); err != nil {
+			return err
+		}
+	}
+	if s.Extra != "" {
+		if err := validNodeAddr("stats.extra", s.Extra); err != nil {
 			return err
 		}
 	}
@@ -207,6 +215,9 @@ type Heartbeat struct {
 	// Root is the sender's idea of the tree's root vertex (fathers tell
 	// their children): a node that loses its father rejoins through it.
 	Root Ref `json:"root"`
+	// Depth is the sender's depth in the tree (root 0), fathers to
+	// children.
+	Depth int `json:"depth,omitempty"`
 }
 
 // Join asks to add a vertex played by Node to the tree: a new node's leaf
@@ -224,6 +235,9 @@ type Join struct {
 	Down bool `json:"down,omitempty"`
 	// To is the vertex the join is for (none: any vertex of the receiver).
 	To Ref `json:"to"`
+	// MaxDepth (> 0) places the attached leaf no deeper than that (a leaf
+	// moved to balance the tree must end higher than it was).
+	MaxDepth int `json:"max_depth,omitempty"`
 }
 
 // Welcome tells a joining node its place: it plays leaf Leaf, whose
@@ -274,10 +288,13 @@ type Dissolve struct {
 	Vertex Ref `json:"vertex"`
 }
 
-// Handoff asks a node that plays no routing vertex to take View over from
-// its current player (which plays more than one).
+// Handoff balances the routing vertices: the root asks a node that plays
+// more than one (Extra in the stats) to hand one over to Spare, a node
+// that plays none; that node then sends the vertex's View to the spare,
+// which takes it over.
 type Handoff struct {
-	View View `json:"view"`
+	Spare string `json:"spare,omitempty"`
+	View  *View  `json:"view,omitempty"`
 }
 
 // Claim: an execution node accepted N tasks of bag Bag (the overlay's
@@ -408,6 +425,9 @@ func (h *Heartbeat) validate() error {
 			return err
 		}
 	}
+	if h.Depth < 0 || h.Depth > 64 {
+		return fmt.Errorf("heartbeat: depth %d: want 0 to 64", h.Depth)
+	}
 	if len(h.Routers) > 64 {
 		return fmt.Errorf("heartbeat: %d routers: want at most 64", len(h.Routers))
 	}
@@ -420,6 +440,9 @@ func (h *Heartbeat) validate() error {
 }
 
 func (j *Join) validate() error {
+	if j.MaxDepth < 0 || j.MaxDepth > 64 {
+		return fmt.Errorf("join: max depth %d: want 0 to 64", j.MaxDepth)
+	}
 	if j.Hops < 0 || j.Hops > 256 {
 		return fmt.Errorf("join: %d hops: want 0 to 256", j.Hops)
 	}
@@ -500,7 +523,15 @@ func (d *Dissolve) validate() error {
 	return d.Vertex.validate("dissolve.vertex")
 }
 
-func (h *Handoff) validate() error { return h.View.validate("handoff.view") }
+func (h *Handoff) validate() error {
+	if (h.Spare == "") == (h.View == nil) {
+		return errors.New("handoff: want a spare node or a view, one of them")
+	}
+	if h.View != nil {
+		return h.View.validate("handoff.view")
+	}
+	return validNodeAddr("handoff.spare", h.Spare)
+}
 
 // MaxTasks bounds the tasks of one bag and of one message.
 const MaxTasks = 1 << 20

@@ -267,7 +267,7 @@ func (n *Node) submitTimers(t time.Time) {
 				pending++
 			}
 		}
-		if pending > 0 && !t.Before(b.nextReq) && n.joined() && n.joinAt.IsZero() {
+		if pending > 0 && !t.Before(b.nextReq) && n.joined() {
 			n.request(t, b, pending)
 		}
 	}

@@ -41,6 +41,7 @@ type leafRole struct {
 	heard  time.Time // last heartbeat from the father
 	lost   time.Time // when the father was found silent (zero: alive)
 	fview  View      // the father's links, from its heartbeats
+	depth  int       // from the father's heartbeats
 }
 
 // kid is what a router knows of one child.
@@ -63,6 +64,7 @@ type routerRole struct {
 	// detached: cut off the tree (father dead, nobody took it over); it is
 	// joining again with its subtree.
 	detached bool
+	depth    int // from the father's heartbeats (root: 0)
 }
 
 func (r *routerRole) child(i int) Ref {
@@ -185,6 +187,8 @@ func (n *Node) bootstrap() {
 // placeFromPeers builds overlay.NewTree over the sorted peers: peer i
 // plays leaf i and the i-th internal vertex in pre-order, as in oversim.
 func (n *Node) placeFromPeers(peers []string, me int, now time.Time) {
+	// Neighbours not heard from yet get the start grace.
+	now = now.Add(max(n.cfg.StartGrace-n.cfg.DeadAfter, 0))
 	t := overlay.NewTree(len(peers))
 	nv := t.Vertices()
 	leafOf := make([]int, nv)
@@ -255,7 +259,7 @@ func (n *Node) newLeaf(self, father Ref) *leafRole {
 // startJoin begins (or repeats) joining the tree: this node's new leaf
 // (attach none) or a vertex of it cut off the tree.
 func (n *Node) startJoin(attach Ref, leaf bool) {
-	n.joinAttach, n.joinLeaf = attach, leaf
+	n.joinAttach, n.joinLeaf, n.joinMaxDepth, n.joinK = attach, leaf, 0, 0
 	n.joinAt = time.Now()
 }
 
@@ -302,7 +306,11 @@ func (n *Node) sendJoin(t time.Time) {
 	}
 	n.joinK++
 	seed := seeds[n.joinK%len(seeds)]
-	n.sendCtl(seed, &Join{Node: n.self, Attach: n.joinAttach, AttachLeaf: n.joinLeaf})
+	if n.joinMaxDepth > 0 && n.joinK > 3 {
+		n.joinAt, n.joinAttach, n.joinLeaf, n.joinMaxDepth = time.Time{}, Ref{}, false, 0
+		return // a move that found no better place: the leaf stays
+	}
+	n.sendCtl(seed, &Join{Node: n.self, Attach: n.joinAttach, AttachLeaf: n.joinLeaf, MaxDepth: n.joinMaxDepth})
 }
 
 func (n *Node) bootstrapAlone() {
@@ -387,7 +395,7 @@ func (n *Node) routeJoin(r *routerRole, j *Join) {
 	}
 	c := r.child(s)
 	if r.childLeaf(s) {
-		if c.Same(j.Attach) {
+		if c.Same(j.Attach) || j.MaxDepth > 0 && r.depth+2 > j.MaxDepth {
 			return
 		}
 		n.split(r, s, j)
@@ -467,6 +475,11 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 		if n.leaf == nil || !n.leaf.self.Same(w.Leaf) {
 			return
 		}
+		if old := n.leaf.father; !old.None() {
+			// A move: the old place is given up now that the new one
+			// exists.
+			n.sendCtl(old.Node, &ReplaceChild{Vertex: old, Old: n.leaf.self})
+		}
 		n.setLeafFather(v.Self, v, true)
 	default:
 		r := n.routers[w.Leaf.ID]
@@ -492,7 +505,7 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 	case !w.Root.None():
 		n.root = w.Root
 	}
-	n.joinAttach, n.joinLeaf = Ref{}, false
+	n.joinAttach, n.joinLeaf, n.joinMaxDepth = Ref{}, false, 0
 	n.markMember()
 	n.logf("joined: leaf %v, router %v", w.Leaf, v.Self)
 	// The old leaf at this place now has V as its father.
@@ -552,6 +565,7 @@ func (n *Node) setRouterFather(r *routerRole, f Ref, fv View) {
 	if f.None() {
 		r.r.Father = overlay.NoAddr
 		n.root = r.view.Self
+		r.depth = 0
 	} else {
 		r.r.Father = f.ID
 	}
@@ -576,8 +590,11 @@ func (n *Node) myRouterViews() []View {
 func (n *Node) heartbeats() {
 	if l := n.leaf; l != nil && !l.father.None() {
 		st := Stats{Leaves: 1, Deep: l.self}
-		if len(n.routers) == 0 {
+		switch {
+		case len(n.routers) == 0:
 			st.Spare = n.self
+		case len(n.routers) > 1:
+			st.Extra = n.self
 		}
 		n.sendCtl(l.father.Node, &Heartbeat{From: View{Self: l.self, Father: l.father}, To: l.father, Stats: &st,
 			Routers: n.myRouterViews()})
@@ -590,7 +607,7 @@ func (n *Node) heartbeats() {
 		}
 		for i := 0; i < 2; i++ {
 			c := r.child(i)
-			n.sendCtl(c.Node, &Heartbeat{From: r.view, To: c, Root: n.root})
+			n.sendCtl(c.Node, &Heartbeat{From: r.view, To: c, Root: n.root, Depth: r.depth})
 		}
 	}
 }
@@ -605,6 +622,10 @@ func (n *Node) subStats(r *routerRole) Stats {
 	s.Spare = a.Spare
 	if s.Spare == "" {
 		s.Spare = b.Spare
+	}
+	s.Extra = a.Extra
+	if s.Extra == "" {
+		s.Extra = b.Extra
 	}
 	s.Deep = a.Deep
 	if b.MaxH > a.MaxH {
@@ -625,6 +646,7 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 			l.father = w
 			l.heard, l.lost = now, time.Time{}
 			l.fview = hb.From
+			l.depth = hb.Depth + 1
 			if !hb.Root.None() {
 				n.root = hb.Root
 			}
@@ -639,6 +661,7 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 		r.view.Father = w
 		r.fheard, r.flost = now, time.Time{}
 		r.fview = hb.From
+		r.depth = hb.Depth + 1
 		if !hb.Root.None() {
 			n.root = hb.Root
 		}
@@ -726,6 +749,13 @@ func (n *Node) treeTimers(t time.Time) {
 					k.lost = time.Time{}
 					k.heard = t
 					n.adopt(v, v.Self.Node, nil)
+				} else {
+					// Nothing known of it to take it over with: the
+					// branch is dropped (its live vertices, cut off,
+					// join again).
+					n.logf("child %v of router %v: silent and unknown: dropped", r.child(i), r.view.Self)
+					n.dissolve(r, i, nil, "")
+					break
 				}
 			}
 		}
@@ -976,10 +1006,12 @@ func (n *Node) onDissolve(from string, d *Dissolve) {
 	if l == nil || !l.self.Same(d.Vertex) || l.father.None() || from != n.root.Node || !n.joinAt.IsZero() {
 		return
 	}
-	n.logf("leaf %v moves (the tree is unbalanced)", l.self)
-	n.sendCtl(l.father.Node, &ReplaceChild{Vertex: l.father, Old: l.self})
-	n.setLeafFather(Ref{}, View{}, false)
+	if l.depth < 2 {
+		return
+	}
+	n.logf("leaf %v at depth %d moves (the tree is unbalanced)", l.self, l.depth)
 	n.startJoin(l.self, true)
+	n.joinMaxDepth = l.depth - 1
 }
 
 // leave tells every neighbour that this node goes.
@@ -1013,9 +1045,39 @@ func (n *Node) balance(t time.Time) {
 		return
 	}
 	s := n.subStats(r)
+	if s.Spare != "" && s.Extra != "" && s.Spare != s.Extra {
+		n.lastBal = t
+		n.sendCtl(s.Extra, &Handoff{Spare: s.Spare})
+		return
+	}
 	if s.MaxH-s.MinH <= 1 || s.Deep.None() {
 		return
 	}
 	n.lastBal = t
 	n.sendCtl(s.Deep.Node, &Dissolve{Vertex: s.Deep})
+}
+
+// onHandoff: hand a routing vertex to a spare (from the root), or take
+// one over (from its player).
+func (n *Node) onHandoff(from string, h *Handoff) {
+	if h.View == nil {
+		if from != n.root.Node || len(n.routers) < 2 {
+			return
+		}
+		ids := n.routerIDs()
+		for i := len(ids) - 1; i >= 0; i-- {
+			r := n.routers[ids[i]]
+			if !r.detached && r.flost.IsZero() && r.kids[0].lost.IsZero() && r.kids[1].lost.IsZero() {
+				v := r.view
+				n.logf("hands router %v over to %s", v.Self, h.Spare)
+				n.sendCtl(h.Spare, &Handoff{View: &v})
+				return
+			}
+		}
+		return
+	}
+	if h.View.Self.Node != from || len(n.routers) > 0 || h.View.IsLeaf() {
+		return
+	}
+	n.adopt(*h.View, from, nil)
 }

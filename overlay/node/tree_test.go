@@ -1,0 +1,125 @@
+package node
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// maxDepthSpread returns the leaves' minimum and maximum depth.
+func depthRange(d map[string]int) (lo, hi int) {
+	lo = 1 << 30
+	for _, x := range d {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return
+}
+
+func TestJoinBuildsBalancedTree(t *testing.T) {
+	n := 24
+	cl := newCluster(t, n, true, nil)
+	var depth map[string]int
+	waitFor(t, 30*time.Second, "tree of joined nodes", func() (bool, string) {
+		d, err := treeCheck(cl.nodes)
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(d) != n {
+			return false, fmt.Sprintf("%d leaves", len(d))
+		}
+		lo, hi := depthRange(d)
+		depth = d
+		routers := 0
+		for _, nd := range cl.nodes {
+			s, _ := nd.Status()
+			if len(s.Routers) > 1 {
+				return false, fmt.Sprintf("%s plays %d routing vertices", nd.Addr(), len(s.Routers))
+			}
+			routers += len(s.Routers)
+		}
+		return hi-lo <= 1 && routers == n-1, fmt.Sprintf("depths %d..%d, %d routers", lo, hi, routers)
+	})
+	lo, hi := depthRange(depth)
+	t.Logf("%d nodes joined: leaf depths %d..%d", n, lo, hi)
+}
+
+// rootPlayer returns the index of the node that plays the root.
+func (cl *cluster) rootPlayer(live []*Node) int {
+	for _, nd := range live {
+		s, ok := nd.Status()
+		if !ok {
+			continue
+		}
+		for _, r := range s.Routers {
+			if r.View.Father.None() {
+				for i, x := range cl.nodes {
+					if x == nd {
+						return i
+					}
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func TestTreeRecoversFromKilledNodes(t *testing.T) {
+	n := 16
+	cl := newCluster(t, n, false, nil)
+	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	// Kill the root's player, one of the root's children's and another.
+	victims := map[int]bool{cl.rootPlayer(cl.nodes): true}
+	s, _ := cl.nodes[0].Status()
+	_ = s
+	for _, nd := range cl.nodes {
+		st, _ := nd.Status()
+		for _, r := range st.Routers {
+			if !r.View.Father.None() && r.View.Father.ID == 0 && len(victims) < 2 {
+				for i, x := range cl.nodes {
+					if x == nd {
+						victims[i] = true
+					}
+				}
+			}
+		}
+	}
+	victims[7] = true
+	var live []*Node
+	for i, nd := range cl.nodes {
+		if victims[i] {
+			nd.Kill()
+		} else {
+			live = append(live, nd)
+		}
+	}
+	t.Logf("killed %d nodes", len(victims))
+	defer func() {
+		if t.Failed() {
+			dumpTree(t, live)
+		}
+	}()
+	waitFor(t, 20*time.Second, "tree repaired", func() (bool, string) {
+		d, err := treeCheck(live)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(d) == len(live), fmt.Sprintf("%d leaves of %d", len(d), len(live))
+	})
+}
+
+// dumpTree logs every live node's vertices.
+func dumpTree(t testing.TB, nodes []*Node) {
+	for _, nd := range nodes {
+		s, ok := nd.Status()
+		if !ok {
+			continue
+		}
+		t.Logf("%s: leaf %v father %v root %v joining %v", s.Node, s.Leaf, s.Father, s.Root, s.Joining)
+		for _, r := range s.Routers {
+			t.Logf("    router %v father %v left %v right %v kids %+v %+v lost %v detached %v", r.View.Self, r.View.Father, r.View.Left, r.View.Right, r.Kids[0], r.Kids[1], r.Lost, r.Detached)
+		}
+	}
+}
