@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 	lns, addrs := listeners(t, n)
 	for i := 0; i < n; i++ {
 		c := Config{Listener: lns[i], Policy: "ibp", State: filepath.Join(cl.dir, fmt.Sprint(i)), Cert: cr.cert, CA: cr.ca,
-			Heartbeat: 50 * time.Millisecond, StartGrace: 2 * time.Second, Detect: 2 * time.Second, Retry: 50 * time.Millisecond, Seed: uint64(i + 1)}
+			Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, StartGrace: 2 * time.Second, Detect: 3 * time.Second, Retry: 50 * time.Millisecond, Bandwidth: 100e3, Seed: uint64(i + 1)}
 		if join {
 			if i > 0 {
 				c.Join = []string{addrs[0]}
@@ -100,7 +101,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 		addr := addrs[i]
 		c.Logf = func(format string, args ...any) {
 			cl.mu.Lock()
-			cl.logs = append(cl.logs, addr+": "+fmt.Sprintf(format, args...))
+			cl.logs = append(cl.logs, time.Now().Format("15:04:05.000")+" "+addr+": "+fmt.Sprintf(format, args...))
 			cl.mu.Unlock()
 		}
 		if cfg != nil {
@@ -122,7 +123,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 	}
 	t.Cleanup(func() {
 		cl.closeAll()
-		if t.Failed() {
+		if t.Failed() || os.Getenv("VOLSCHED_NODE_LOG") != "" {
 			cl.dumpLogs()
 		}
 	})
@@ -142,6 +143,13 @@ func (cl *cluster) closeAll() {
 func (cl *cluster) dumpLogs() {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
+	if p := os.Getenv("VOLSCHED_NODE_LOG"); p != "" {
+		// All of it, for debugging.
+		os.WriteFile(p, []byte(strings.Join(cl.logs, "\n")), 0o644)
+	}
+	if !cl.t.Failed() {
+		return
+	}
 	k := len(cl.logs)
 	from := max(0, k-300)
 	for _, l := range cl.logs[from:] {

@@ -153,6 +153,12 @@ func (n *Node) materialize(d string, data []byte) {
 // onBlobGet serves a blob this node holds (a submission node's program,
 // an input).
 func (n *Node) onBlobGet(from string, g *BlobGet) {
+	for _, b := range n.bags {
+		if data, ok := b.blobs[g.Digest]; ok {
+			n.sendCtl(from, &BlobData{Digest: g.Digest, Data: data})
+			return
+		}
+	}
 	data, err := n.st.blob(g.Digest)
 	if err != nil {
 		n.sendCtl(from, &BlobData{Digest: g.Digest, Err: err.Error()})

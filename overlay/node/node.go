@@ -446,6 +446,12 @@ func (n *Node) loop() {
 		}
 		n.drain()
 		if t := time.Now(); !t.Before(nextHouse) {
+			if late := t.Sub(nextHouse); late > tick {
+				// This node did not run for a while (an overloaded
+				// machine): that time is not counted against its
+				// neighbours' silence.
+				n.stalled(late)
+			}
 			n.housekeeping(t)
 			n.drain()
 			nextHouse = t.Add(tick)
@@ -652,6 +658,7 @@ func (n *Node) dispatchRouter(r *routerRole, out []overlay.Msg, sub string) {
 		}
 		nb := r.neighbour(m.To)
 		if nb.None() {
+			n.logf("router %v: %s for vertex %d: not a neighbour, dropped", r.view.Self, m.Kind, m.To)
 			continue
 		}
 		s := ""

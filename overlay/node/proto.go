@@ -321,8 +321,6 @@ type Assign struct {
 	Tasks       []TaskSpec `json:"tasks"`
 	Program     string     `json:"program"`
 	ProgramData []byte     `json:"program_data,omitempty"`
-	Length      float64    `json:"length"`
-	Deadline    float64    `json:"deadline"`
 }
 
 // Lease: the execution node Node still holds these tasks of Bag (queued,
@@ -547,14 +545,8 @@ func (a *Assign) validate() error {
 	if a.Claimed < 0 || a.Claimed > MaxTasks || len(a.Tasks) > a.Claimed {
 		return fmt.Errorf("assign: %d tasks for %d claimed: want at most the claimed number (<= %d)", len(a.Tasks), a.Claimed, MaxTasks)
 	}
-	if !validDigest(a.Program) {
+	if len(a.Tasks) > 0 && !validDigest(a.Program) {
 		return fmt.Errorf("assign.program %q: want a SHA-256 digest (64 hex digits)", a.Program)
-	}
-	if !(a.Length > 0) || math.IsInf(a.Length, 0) {
-		return fmt.Errorf("assign.length %g MI: want a finite value > 0", a.Length)
-	}
-	if err := validTime("assign.deadline", a.Deadline); err != nil {
-		return err
 	}
 	for i, t := range a.Tasks {
 		if t.Index < 0 || t.Index >= MaxTasks {

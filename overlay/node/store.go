@@ -62,11 +62,12 @@ func openStore(dir string) (*store, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "cache_size(-512)") // KiB: a node's state is small
 	db, err := sql.Open("sqlite", "file:"+p+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("state database %s: %w", p, err)
 	}
-	db.SetMaxOpenConns(1)
+	db.SetMaxOpenConns(4) // WAL: readers do not wait for the writer's commit
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("state database %s: %w", p, err)

@@ -111,6 +111,9 @@ type bag struct {
 	tasks     []subTask
 	nextReq   time.Time
 	backoff   time.Duration
+	// blobs holds the program and inputs while the bag runs (assignments
+	// do not wait for the database).
+	blobs map[string][]byte
 	// Counters for status and measurements.
 	done, failed, duplicates, resubmitted, returned int
 	firstStart, lastStart, completed                float64
@@ -149,10 +152,12 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 	case n.cfg.Policy == "dp":
 		stored.DeadlineAt = now + 7*24*3600
 	}
-	b := &bag{id: id, job: stored, submitted: now, tasks: make([]subTask, j.Tasks), backoff: n.cfg.Retry}
+	b := &bag{id: id, job: stored, submitted: now, tasks: make([]subTask, j.Tasks), backoff: n.cfg.Retry,
+		blobs: map[string][]byte{stored.ProgramDigest: j.Program}}
 	for i := range b.tasks {
 		if len(j.Inputs) > 0 {
 			b.tasks[i].input = digest(j.Inputs[i])
+			b.blobs[b.tasks[i].input] = j.Inputs[i]
 		}
 	}
 	js, _ := json.Marshal(&stored)
@@ -255,6 +260,7 @@ func (n *Node) submitTimers(t time.Time) {
 				}
 			case tsRequested:
 				if t.Sub(s.at) > n.cfg.Detect {
+					n.logf("bag %d task %d: request neither claimed nor returned for %v: resubmitted", b.id, i, n.cfg.Detect)
 					s.state = tsPending
 					b.resubmitted++
 				}
@@ -287,8 +293,13 @@ func (n *Node) onReturn(from string, m overlay.Msg) {
 			k--
 		}
 	}
-	b.nextReq = time.Now().Add(b.backoff)
-	b.backoff = min(2*b.backoff, 32*n.cfg.Retry)
+	// One wait per round of requests (a request's leftovers may come back
+	// in several returns): the wait doubles while rounds place nothing
+	// (a claim resets it).
+	if t := time.Now(); !b.nextReq.After(t) {
+		b.nextReq = t.Add(b.backoff)
+		b.backoff = min(2*b.backoff, 32*n.cfg.Retry)
+	}
 }
 
 // onClaim assigns tasks to an execution node that accepted them.
@@ -315,12 +326,10 @@ func (n *Node) onClaim(from string, c *Claim) {
 			}
 		}
 	}
-	a := &Assign{Bag: b.id, Claimed: c.N, Program: b.job.ProgramDigest, Length: b.job.Length, Deadline: b.app().Deadline}
+	a := &Assign{Bag: b.id, Claimed: c.N}
 	if len(pick) > 0 {
-		if math.IsInf(a.Deadline, 1) {
-			a.Deadline = math.MaxFloat64
-		}
-		prog, err := n.st.blob(b.job.ProgramDigest)
+		a.Program = b.job.ProgramDigest
+		prog, err := n.bagBlob(b, b.job.ProgramDigest)
 		if err != nil {
 			n.logf("bag %d: %v", b.id, err)
 			n.sendCtl(from, &Assign{Bag: c.Bag, Claimed: c.N})
@@ -335,7 +344,7 @@ func (n *Node) onClaim(from string, c *Claim) {
 			s.state, s.node, s.at, s.lease = tsAssigned, from, t, t
 			ts := TaskSpec{Index: i, Input: s.input}
 			if s.input != "" && inl < 1<<20 {
-				if data, err := n.st.blob(s.input); err == nil && len(data) <= inlineMax {
+				if data, err := n.bagBlob(b, s.input); err == nil && len(data) <= inlineMax {
 					ts.InputData = data
 					inl += len(data)
 				}
@@ -356,6 +365,18 @@ func (n *Node) onClaim(from string, c *Claim) {
 	n.sendCtl(from, a)
 }
 
+// bagBlob returns a program or input of a running bag.
+func (n *Node) bagBlob(b *bag, d string) ([]byte, error) {
+	if data, ok := b.blobs[d]; ok {
+		return data, nil
+	}
+	data, err := n.st.blob(d)
+	if err == nil && b.blobs != nil {
+		b.blobs[d] = data
+	}
+	return data, err
+}
+
 // onLease: an execution node's tasks are alive; those assigned to it that
 // it no longer holds are pending again.
 func (n *Node) onLease(from string, l *Lease) {
@@ -374,9 +395,22 @@ func (n *Node) onLease(from string, l *Lease) {
 			b.tasks[i].lease = t
 		}
 	}
+	// Tasks assigned to it that it does not list: the most recent
+	// l.Claims of them may be in an Assign it has not received yet.
+	var unlisted []int
 	for i := range b.tasks {
-		s := &b.tasks[i]
-		if s.state == tsAssigned && s.node == from && !held[i] && t.Sub(s.at) > 3*n.cfg.Heartbeat {
+		if s := &b.tasks[i]; s.state == tsAssigned && s.node == from && !held[i] {
+			unlisted = append(unlisted, i)
+		}
+	}
+	sort.Slice(unlisted, func(x, y int) bool { return b.tasks[unlisted[x]].at.After(b.tasks[unlisted[y]].at) })
+	if l.Claims < len(unlisted) {
+		unlisted = unlisted[l.Claims:]
+	} else {
+		unlisted = nil
+	}
+	for _, i := range unlisted {
+		if s := &b.tasks[i]; t.Sub(s.at) > 3*n.cfg.Heartbeat {
 			n.logf("bag %d task %d: %s no longer holds it: resubmitted", b.id, i, from)
 			s.state, s.node = tsPending, ""
 			b.resubmitted++
@@ -456,6 +490,7 @@ func (n *Node) finishTask(b *bag, i, state int, r Result) {
 		b.lastStart = max(b.lastStart, r.Start)
 	}
 	if b.done+b.failed == len(b.tasks) {
+		b.blobs = nil
 		b.completed = n.now()
 		n.logf("bag %d complete: %d done, %d failed", b.id, b.done, b.failed)
 	}
@@ -504,6 +539,9 @@ func (n *Node) loadState() error {
 				}
 				b.lastStart = max(b.lastStart, st.start)
 			}
+		}
+		if b.done+b.failed < len(b.tasks) {
+			b.blobs = map[string][]byte{}
 		}
 		n.bags[b.id] = b
 	}

@@ -82,6 +82,11 @@ type peer struct {
 func tlsWithALPN(c *tls.Config) *tls.Config {
 	c = c.Clone()
 	c.NextProtos = []string{alpn}
+	if c.ClientSessionCache == nil && len(c.Certificates) > 0 && c.ClientCAs == nil {
+		// Reconnections to a peer resume the session (no certificate
+		// signature and verification again).
+		c.ClientSessionCache = tls.NewLRUClientSessionCache(256)
+	}
 	return c
 }
 
@@ -154,7 +159,7 @@ func (t *transport) handle(raw net.Conn) {
 		t.logf("refused connection from %s: %v", raw.RemoteAddr(), err)
 		return
 	}
-	r := bufio.NewReaderSize(c, 64<<10)
+	r := bufio.NewReaderSize(c, 16<<10)
 	ft, payload, err := readFrame(r)
 	if err != nil || ft != fHello {
 		t.ctr.refused.Add(1)
@@ -335,13 +340,14 @@ func (t *transport) writer(p *peer) {
 			var err error
 			c, err = t.dial(p.addr)
 			if err != nil {
+				t.logf("dial %s: %v", p.addr, err)
 				p.lastFail = time.Now()
 				p.failing.Store(true)
 				t.ctr.dropped.Add(1)
 				continue
 			}
 			p.failing.Store(false)
-			w = bufio.NewWriterSize(c, 64<<10)
+			w = bufio.NewWriterSize(c, 16<<10)
 		}
 		n := len(b)
 		t.count(b)
@@ -374,7 +380,7 @@ func (t *transport) count(b []byte) {
 }
 
 func (t *transport) dial(addr string) (*tls.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	d := tls.Dialer{Config: t.cli}
 	nc, err := d.DialContext(ctx, "tcp", addr)

@@ -1038,7 +1038,7 @@ func (n *Node) leave() {
 // differ by more than one.
 func (n *Node) balance(t time.Time) {
 	r := n.routers[n.root.ID]
-	if r == nil || !r.view.Self.Same(n.root) || t.Sub(n.lastBal) < 10*n.cfg.Heartbeat {
+	if r == nil || !r.view.Self.Same(n.root) || t.Sub(n.lastBal) < 2*n.cfg.Heartbeat {
 		return
 	}
 	if !r.kids[0].hasStats || !r.kids[1].hasStats || !r.kids[0].lost.IsZero() || !r.kids[1].lost.IsZero() {
@@ -1080,4 +1080,24 @@ func (n *Node) onHandoff(from string, h *Handoff) {
 		return
 	}
 	n.adopt(*h.View, from, nil)
+}
+
+// stalled moves every "last heard" time forward by d, the time this node
+// itself did not run.
+func (n *Node) stalled(d time.Duration) {
+	if l := n.leaf; l != nil {
+		l.heard = l.heard.Add(d)
+	}
+	for _, r := range n.routers {
+		r.fheard = r.fheard.Add(d)
+		for i := range r.kids {
+			r.kids[i].heard = r.kids[i].heard.Add(d)
+		}
+	}
+	for _, b := range n.bags {
+		for i := range b.tasks {
+			s := &b.tasks[i]
+			s.at, s.lease = s.at.Add(d), s.lease.Add(d)
+		}
+	}
 }
