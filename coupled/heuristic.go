@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
 )
 
 // Criterion is a measure of a configuration (§VI): the four measures the
@@ -31,6 +33,17 @@ const (
 	ApparentYield
 )
 
+var criterionStrings = [...]string{None: "none", Random: "random", Prob: "P", Time: "E", Yield: "Y", ApparentYield: "AY"}
+
+// String names the criterion as the paper does (P, E, Y, AY), or "none"
+// and "random".
+func (c Criterion) String() string {
+	if c < 0 || int(c) >= len(criterionStrings) {
+		return fmt.Sprintf("Criterion(%d)", int(c))
+	}
+	return criterionStrings[c]
+}
+
 // Heuristic names a building block (the passive heuristic that builds a
 // configuration) and, for a proactive heuristic, the criterion that decides
 // whether a freshly built configuration replaces the running one.
@@ -39,9 +52,10 @@ type Heuristic struct {
 	Build  Criterion // Random, Prob (IP), Time (IE), Yield (IY), ApparentYield (IAY)
 	Switch Criterion // None (passive), Prob, Time or Yield
 
-	// fixed, when set, replaces the building block (tests: a scripted
-	// configuration such as Figure 1's).
-	fixed func(*Snapshot) (Config, bool)
+	// Scripted, when set, replaces the building block: it returns the
+	// configuration to build from a snapshot (ok false: none), e.g. a
+	// given schedule such as Figure 1's. Build is then not used.
+	Scripted func(s *Snapshot) (c Config, ok bool)
 }
 
 // Proactive reports whether the heuristic may replace a running
@@ -77,8 +91,9 @@ func HeuristicNames() []string {
 	return out
 }
 
-// HeuristicByName finds a heuristic by name (case-insensitive).
-func HeuristicByName(name string) (Heuristic, error) {
+// ParseHeuristic finds a heuristic of Heuristics by name
+// (case-insensitive).
+func ParseHeuristic(name string) (Heuristic, error) {
 	for _, h := range Heuristics() {
 		if strings.EqualFold(h.Name, name) {
 			return h, nil
@@ -87,13 +102,23 @@ func HeuristicByName(name string) (Heuristic, error) {
 	return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
 }
 
-// Snapshot is what a heuristic sees at one slot: which processors are UP,
-// what each already holds, and how long the iteration has been running.
+// Snapshot is what the master knows at one slot, and all a decision
+// depends on: each processor's state, what it already holds, and how long
+// the iteration has been running. Processor q is the evaluator's q (its
+// chain is the table's q, its speed the platform's W[q]); every slice has
+// one entry per processor.
 type Snapshot struct {
-	// Up[q] is true when processor q is UP at this slot.
-	Up []bool
+	// IDs[q] names processor q for the caller (a live master's worker
+	// identifier); nil when the processors are known by their index only.
+	// Decisions index processors as the snapshot does (Config.X[q]);
+	// Config.Members maps them back to IDs.
+	IDs []string
+	// States[q] is processor q's state at this slot: UP, RECLAIMED or
+	// DOWN.
+	States []availability.State
 	// Prog[q] is the number of slots of the program processor q has
-	// received (TProg or more: it holds the program).
+	// received (TProg or more: it holds the program). A DOWN processor
+	// holds nothing.
 	Prog []int
 	// Data[q] is the number of slots of task data processor q holds and may
 	// reuse in this iteration (only members of the running configuration
@@ -104,12 +129,70 @@ type Snapshot struct {
 	Elapsed int
 }
 
+// up reports whether processor q is UP.
+func (s *Snapshot) up(q int) bool { return s.States[q] == availability.Up }
+
+// ID names processor q: IDs[q], or its index when IDs is nil.
+func (s *Snapshot) ID(q int) string {
+	if s.IDs == nil {
+		return fmt.Sprint(q)
+	}
+	return s.IDs[q]
+}
+
+// Validate checks that s describes the p processors of an evaluator:
+// errors name the field, its length and the expected one.
+func (s *Snapshot) Validate(p int) error {
+	if len(s.States) != p {
+		return fmt.Errorf("snapshot: states has %d entries, want %d (one per processor)", len(s.States), p)
+	}
+	if len(s.Prog) != p {
+		return fmt.Errorf("snapshot: prog has %d entries, want %d (one per processor)", len(s.Prog), p)
+	}
+	if len(s.Data) != p {
+		return fmt.Errorf("snapshot: data has %d entries, want %d (one per processor)", len(s.Data), p)
+	}
+	if s.IDs != nil && len(s.IDs) != p {
+		return fmt.Errorf("snapshot: ids has %d entries, want %d (one per processor) or none", len(s.IDs), p)
+	}
+	for q, st := range s.States {
+		if st > availability.Down {
+			return fmt.Errorf("snapshot: states[%d] = %d, want UP, RECLAIMED or DOWN", q, st)
+		}
+		if s.Prog[q] < 0 || s.Data[q] < 0 {
+			return fmt.Errorf("snapshot: processor %s holds prog %d, data %d slots, want ≥ 0", s.ID(q), s.Prog[q], s.Data[q])
+		}
+	}
+	if s.Elapsed < 0 {
+		return fmt.Errorf("snapshot: elapsed = %d, want ≥ 0", s.Elapsed)
+	}
+	return nil
+}
+
 // Config is a configuration: X[q] tasks on processor q, Σ X = m. Order lists
 // the enrolled processors in the order the heuristic enrolled them; the
 // simulator serves communications in this order (docs/model-002.md).
 type Config struct {
 	X     []int
 	Order []int
+}
+
+// Member is one processor of a configuration and its tasks.
+type Member struct {
+	// Proc is the processor's index, ID its name in the snapshot.
+	Proc  int
+	ID    string
+	Tasks int
+}
+
+// Members lists the configuration's processors in enrolment order with
+// their tasks, named as in s.
+func (c Config) Members(s *Snapshot) []Member {
+	out := make([]Member, 0, len(c.Order))
+	for _, q := range c.Order {
+		out = append(out, Member{Proc: q, ID: s.ID(q), Tasks: c.X[q]})
+	}
+	return out
 }
 
 // Value is the estimate of a configuration by §V: P the probability of
@@ -153,8 +236,18 @@ type Evaluator struct {
 	m    int
 	form analytic.Form
 
-	set   *analytic.Set
+	set *analytic.Set
+	// Sets of processors are known by a 64-bit key: the XOR of bit[q]
+	// over their members. With p ≤ 64 (exact) bit[q] = 1<<q and the key is
+	// the set's bitmask; beyond, bit[q] is a pseudo-random word, keys may
+	// collide, and the set cache checks the members it stored (members)
+	// before answering: results never depend on the keys.
+	exact bool
+	bit   []uint64
 	stats map[uint64]setEntry
+	// members[key] lists, in increasing order, the members of the set
+	// whose entry stats[key] holds (only when !exact).
+	members map[uint64][]int
 	// pages is a direct-mapped copy of what the greedy needs of the set
 	// cache (P+, E_c, ln P+), 256 sets per page, when p ≤ 24.
 	pages   []*[256]setFast
@@ -166,6 +259,11 @@ type Evaluator struct {
 	slots []float64
 	x     []int
 	order []int
+	// sorted lists the greedy's chosen processors in increasing order, and
+	// cand and candMs a candidate's set (only when !exact); ms is Value's
+	// members.
+	sorted, cand, candMs, ms []int
+	candKey                  uint64
 
 	// es[q][n] is E^{(P_q)}(n) in the evaluator's form, for n up to
 	// TProg + m·TData; lnd[q][t] is ln P_ND^{(q)}(t) for t below the table's
@@ -190,9 +288,11 @@ type Evaluator struct {
 	memoE, memoSum float64
 
 	// inc[b] is the last greedy construction of building block b.
-	inc     [ApparentYield + 1]*incState
+	inc     [ApparentYield + 1]*Construction
 	changed []bool
 	dirty   []int
+	// fresh is RebuildSnapshot's snapshot without task data.
+	fresh *Snapshot
 
 	// Calls counts the non-random Choose calls, Hits those answered
 	// without evaluating any candidate, Evals the candidates evaluated,
@@ -200,11 +300,16 @@ type Evaluator struct {
 	Calls, Hits, Evals, Pruned int
 }
 
-// incState is the last greedy construction of one building block: the
-// snapshot it was computed for, the processor chosen at each step, the value
-// of every candidate of every step, and the winner's score (for the
-// criteria that do not depend on the elapsed time).
-type incState struct {
+// Construction is what the incremental greedy keeps of its last
+// construction with one building block: the snapshot it was computed for,
+// the processor chosen at each step, the value of every candidate of every
+// step, and the winner's score (for the criteria that do not depend on the
+// elapsed time). Choose and Decide use the evaluator's own, one per
+// building block; a caller that interleaves several independent runs with
+// one evaluator (a simulator) keeps one per run and building block
+// (NewConstruction, Build) so that they do not spoil each other's
+// increments. What it holds changes speed only, never a result.
+type Construction struct {
 	valid      bool
 	up         []bool
 	prog, data []int
@@ -220,11 +325,11 @@ type incState struct {
 	cfg        Config
 }
 
-// newIncState returns an empty (invalid) construction for this evaluator's
-// p and m.
-func (e *Evaluator) newIncState() *incState {
+// NewConstruction returns an empty construction for this evaluator's p and
+// m (the next Build with it builds from scratch).
+func (e *Evaluator) NewConstruction() *Construction {
 	p, m := e.plat.P(), e.m
-	in := &incState{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
+	in := &Construction{up: make([]bool, p), prog: make([]int, p), data: make([]int, p),
 		path: make([]int, m), sum: make([]stepSum, m), best: make([]float64, m),
 		vals: make([][]Value, m), lnp: make([][]float64, m), ecomm: make([][]float64, m), has: make([][]bool, m)}
 	for k := range m {
@@ -236,8 +341,8 @@ func (e *Evaluator) newIncState() *incState {
 	return in
 }
 
-// copyFrom makes in a copy of o (same evaluator).
-func (in *incState) copyFrom(o *incState) {
+// CopyFrom makes in a copy of o (both from the same evaluator).
+func (in *Construction) CopyFrom(o *Construction) {
 	in.valid, in.n, in.ok, in.cfg = o.valid, o.n, o.ok, o.cfg
 	copy(in.up, o.up)
 	copy(in.prog, o.prog)
@@ -263,9 +368,6 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 	if tab.Len() != plat.P() {
 		return nil, fmt.Errorf("evaluator: table has %d processors but platform %d, want equal", tab.Len(), plat.P())
 	}
-	if plat.P() > 64 {
-		return nil, fmt.Errorf("evaluator: %d processors, want at most 64", plat.P())
-	}
 	if err := plat.Validate(m); err != nil {
 		return nil, err
 	}
@@ -290,12 +392,25 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		eq:      make([]float64, p),
 		changed: make([]bool, p),
 		dirty:   make([]int, 0, p),
+		fresh:   &Snapshot{Data: make([]int, p)},
+		exact:   p <= 64,
+		bit:     make([]uint64, p),
+	}
+	if !e.exact {
+		e.members = make(map[uint64][]int)
+	}
+	for q := range p {
+		if e.exact {
+			e.bit[q] = 1 << uint(q)
+		} else {
+			e.bit[q] = splitmix64(uint64(q))
+		}
 	}
 	if p <= 24 {
 		e.pages = make([]*[256]setFast, 1<<max(0, p-8))
 	}
 	for b := Prob; b <= ApparentYield; b++ {
-		e.inc[b] = e.newIncState()
+		e.inc[b] = e.NewConstruction()
 	}
 	nmax := plat.TProg + m*plat.TData
 	L := tab.Horizon()
@@ -368,9 +483,22 @@ func (e *Evaluator) logPNotDown(q int, s float64) float64 {
 	return l[i]
 }
 
-// setStats returns the Stats of the set of processors in mask.
-func (e *Evaluator) setStats(mask uint64) analytic.Stats {
-	return e.setInfo(mask).st
+// splitmix64 is the finalizer of SplitMix64: a well-mixed 64-bit word
+// for x (the set keys of processors beyond 64).
+func splitmix64(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
+// keyOf is the key of the set of processors ms.
+func (e *Evaluator) keyOf(ms []int) uint64 {
+	var k uint64
+	for _, q := range ms {
+		k ^= e.bit[q]
+	}
+	return k
 }
 
 // setFast is what a greedy candidate needs of a set's Stats.
@@ -391,23 +519,27 @@ const factorBits = 14
 
 // pubFactor returns (1 + (W−1)·E_c)·exp(−a), a = (W−1)·ln P+, the factor
 // (1 + (W−1)·E_c)/P+^{W−1} of the published E(S)(W) of the set in mask
-// whose setFast is se, remembered by (set, W) in a direct-mapped table.
+// whose setFast is se, remembered by (set, W) in a direct-mapped table
+// when keys are exact (computed each time otherwise: the same value).
 func (e *Evaluator) pubFactor(mask uint64, se *setFast, w int, a float64) float64 {
 	h := (mask*0x9E3779B97F4A7C15 ^ uint64(w)*0xC2B2AE3D27D4EB4F) >> (64 - factorBits)
 	fe := &e.factors[h]
 	if fe.w != w || fe.mask != mask {
-		*fe = factorEntry{mask: mask, w: w, f: (1 + float64(w-1)*se.ec) * math.Exp(-a)}
+		f := (1 + float64(w-1)*se.ec) * math.Exp(-a)
+		if !e.exact {
+			return f // never stored: the table stays empty and misses
+		}
+		*fe = factorEntry{mask: mask, w: w, f: f}
 	}
 	return fe.f
 }
 
-// setFastInfo returns P+, E_c and ln P+ of the set in mask (the values of
-// setInfo, looked up without hashing when p ≤ 24).
-func (e *Evaluator) setFastInfo(mask uint64) *setFast {
+// setFastInfo returns P+, E_c and ln P+ of the set of the greedy's chosen
+// processors and q, whose bitmask is mask when keys are exact (the values
+// of setInfo, looked up without hashing when p ≤ 24).
+func (e *Evaluator) setFastInfo(mask uint64, q int, g *gstep) *setFast {
 	if e.pages == nil {
-		se := e.setInfo(mask)
-		e.scratch = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
-		return &e.scratch
+		return e.candSetInfo(mask, q, g)
 	}
 	pg := e.pages[mask>>8]
 	if pg == nil {
@@ -416,7 +548,7 @@ func (e *Evaluator) setFastInfo(mask uint64) *setFast {
 	}
 	f := &pg[mask&255]
 	if !f.ok {
-		se := e.setInfo(mask)
+		se := e.setInfo(mask, nil)
 		*f = setFast{ok: true, pplus: se.st.PPlus, ec: se.st.Ec, lnP: se.lnP}
 	}
 	return f
@@ -428,20 +560,36 @@ type setEntry struct {
 	lnP float64
 }
 
-func (e *Evaluator) setInfo(mask uint64) setEntry {
-	if se, ok := e.stats[mask]; ok {
+// setInfo returns the entry of the set of key mask. With exact keys the
+// key's bits are the members (ms is not read); otherwise ms lists them in
+// increasing order, and a stored entry answers only if its members are
+// ms. The members are added in increasing order, so a set's Stats do not
+// depend on how it was reached.
+func (e *Evaluator) setInfo(mask uint64, ms []int) setEntry {
+	se, ok := e.stats[mask]
+	if ok && (e.exact || slices.Equal(e.members[mask], ms)) {
 		return se
 	}
 	e.set.Reset()
-	for m := mask; m != 0; m &= m - 1 {
-		e.set.Add(bits.TrailingZeros64(m))
+	if e.exact {
+		for m := mask; m != 0; m &= m - 1 {
+			e.set.Add(bits.TrailingZeros64(m))
+		}
+	} else {
+		for _, q := range ms {
+			e.set.Add(q)
+		}
 	}
 	st := e.set.Stats()
 	if len(e.stats) >= maxCache {
 		clear(e.stats)
+		clear(e.members)
 	}
-	se := setEntry{st: st, lnP: math.Log(st.PPlus)}
+	se = setEntry{st: st, lnP: math.Log(st.PPlus)}
 	e.stats[mask] = se
+	if !e.exact {
+		e.members[mask] = slices.Clone(ms)
+	}
 	return se
 }
 
@@ -458,13 +606,12 @@ func (e *Evaluator) commSlots(q, x int, s *Snapshot) int {
 	return n
 }
 
-// value estimates configuration x (members in mask) from snapshot s with
-// done slots of computation already performed.
-func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
+// value estimates configuration x, whose members are ms in increasing
+// order, from snapshot s with done slots of computation already performed.
+func (e *Evaluator) value(x []int, ms []int, s *Snapshot, done int) Value {
 	W, N, size := 0, 0, 0
 	ecomm := 0.0
-	for m := mask; m != 0; m &= m - 1 {
-		q := bits.TrailingZeros64(m)
+	for _, q := range ms {
 		n := e.commSlots(q, x[q], s)
 		ecomm = max(ecomm, e.es[q][n])
 		N += n
@@ -477,21 +624,23 @@ func (e *Evaluator) value(x []int, mask uint64, s *Snapshot, done int) Value {
 	pcomm := 1.0
 	if ecomm > 0 {
 		l := 0.0
-		for m := mask; m != 0; m &= m - 1 {
-			l += e.logPNotDown(bits.TrailingZeros64(m), ecomm)
+		for _, q := range ms {
+			l += e.logPNotDown(q, ecomm)
 		}
 		pcomm = math.Exp(l)
 	}
-	return e.compValue(e.setStats(mask), W-done, pcomm, ecomm)
+	return e.compValue(e.setInfo(e.keyOf(ms), ms).st, W-done, pcomm, ecomm)
 }
 
 // valueRef is value() written with analytic.Table.EComm and PComm and the
 // Stats methods: the reference the fast paths are tested against.
-func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value {
+func (e *Evaluator) valueRef(x []int, s *Snapshot, done int) Value {
 	e.qs, e.slots = e.qs[:0], e.slots[:0]
 	W := 0
-	for m := mask; m != 0; m &= m - 1 {
-		q := bits.TrailingZeros64(m)
+	for q, n := range x {
+		if n == 0 {
+			continue
+		}
 		e.qs = append(e.qs, q)
 		e.slots = append(e.slots, float64(e.commSlots(q, x[q], s)))
 		W = max(W, x[q]*e.plat.W[q])
@@ -501,7 +650,7 @@ func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value 
 	if ecomm > 0 {
 		pcomm = e.tab.PComm(e.qs, ecomm)
 	}
-	st := e.setStats(mask)
+	st := e.setInfo(e.keyOf(e.qs), e.qs).st
 	rem := float64(W - done)
 	return Value{P: pcomm * st.PSuccess(rem), E: ecomm + st.ExpectedTime(rem, e.form)}
 }
@@ -509,11 +658,21 @@ func (e *Evaluator) valueRef(x []int, mask uint64, s *Snapshot, done int) Value 
 // Value estimates the running configuration c from snapshot s, done slots
 // of its computation being complete.
 func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
-	var mask uint64
-	for _, q := range c.Order {
-		mask |= 1 << uint(q)
+	ms := e.ms[:0]
+	if e.exact {
+		var mask uint64
+		for _, q := range c.Order {
+			mask |= 1 << uint(q)
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			ms = append(ms, bits.TrailingZeros64(m))
+		}
+	} else {
+		ms = append(ms, c.Order...)
+		slices.Sort(ms)
 	}
-	return e.value(c.X, mask, s, done)
+	e.ms = ms
+	return e.value(c.X, ms, s, done)
 }
 
 // reclaimedValue corrects v, the §V estimate of the running configuration
@@ -522,7 +681,7 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
 	wait, found := 0.0, false
 	for _, q := range c.Order {
-		if s.Up[q] {
+		if s.up(q) {
 			continue
 		}
 		found = true
@@ -555,10 +714,30 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 	return e.choose(b, e.inc[b], s, rng)
 }
 
-// choose is Choose with the construction in kept by the caller (a
-// simulation keeps its own, so that several simulations may interleave
-// their calls without spoiling each other's incremental greedy).
-func (e *Evaluator) choose(b Criterion, in *incState, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
+// Build builds a configuration with heuristic h's building block (its
+// Scripted function when set) from snapshot s, as if no task were
+// allocated: RANDOM draws from rng (distinct processors with
+// r.RandomDistinct); the greedy building blocks use construction in, which
+// must have been used with h.Build only (nil: the evaluator's own). ok is
+// false when the UP processors cannot hold m tasks. The returned Config
+// may be shared with the evaluator or the construction: do not modify it.
+func (e *Evaluator) Build(h Heuristic, in *Construction, s *Snapshot, rng *rand.Rand, r Readings) (c Config, ok bool) {
+	switch {
+	case h.Scripted != nil:
+		return h.Scripted(s)
+	case h.Build == Random:
+		return e.chooseRandom(s, rng, r.RandomDistinct)
+	case h.Build < Random || h.Build > ApparentYield:
+		return Config{}, false
+	}
+	if in == nil {
+		in = e.inc[h.Build]
+	}
+	return e.choose(h.Build, in, s, rng)
+}
+
+// choose is Choose with the construction in kept by the caller.
+func (e *Evaluator) choose(b Criterion, in *Construction, s *Snapshot, rng *rand.Rand) (c Config, ok bool) {
 	if b == Random {
 		return e.chooseRandom(s, rng, false)
 	}
@@ -584,7 +763,8 @@ type stepSum struct {
 	arg1, n    int
 }
 
-// gstep is the allocation built so far by the greedy.
+// gstep is the allocation built so far by the greedy; mask is its set's
+// key.
 type gstep struct {
 	mask       uint64
 	W, N, size int
@@ -618,6 +798,26 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 	return ecomm
 }
 
+// candSetInfo is setFastInfo without pages (p > 24). With keys that are
+// not bitmasks it finds the set's key (e.candKey) and members in
+// increasing order (e.candMs).
+func (e *Evaluator) candSetInfo(mask uint64, q int, g *gstep) *setFast {
+	var ms []int
+	if !e.exact {
+		mask, ms = g.mask, e.sorted
+		if !e.inS[q] {
+			mask ^= e.bit[q]
+			i, _ := slices.BinarySearch(e.sorted, q)
+			ms = append(append(append(e.cand[:0], e.sorted[:i]...), q), e.sorted[i:]...)
+			e.cand = ms
+		}
+		e.candKey, e.candMs = mask, ms
+	}
+	i := e.setInfo(mask, ms)
+	e.scratch = setFast{ok: true, pplus: i.st.PPlus, ec: i.st.Ec, lnP: i.lnP}
+	return &e.scratch
+}
+
 // candValue is the value, for criterion b, of the allocation so far (e.x,
 // e.order, g) with one more task on q, whose E_comm is ecomm. Given the
 // processors chosen so far (in order), it depends only on q and ecomm. Only
@@ -627,11 +827,14 @@ func (e *Evaluator) candEcomm(q int, s *Snapshot, g *gstep) float64 {
 func (e *Evaluator) candValue(b Criterion, q int, ecomm float64, g *gstep) (v Value, l float64) {
 	e.Evals++
 	w := max(g.W, (e.x[q]+1)*e.plat.W[q])
-	mask := g.mask | 1<<uint(q)
-	se := e.setFastInfo(mask)
+	mask := g.mask | 1<<uint(q) // with exact keys; else candSetInfo's
+	se := e.setFastInfo(mask, q, g)
 	if w <= 1 || se.pplus == 0 {
 		pcomm := math.Exp(e.logPCommWith(q, e.order, ecomm))
-		return e.compValue(e.setStats(mask), w, pcomm, ecomm), 0
+		if !e.exact {
+			mask = e.candKey
+		}
+		return e.compValue(e.setInfo(mask, e.candMs).st, w, pcomm, ecomm), 0
 	}
 	// P = exp(ln P_comm + (W−1) ln P+)
 	a := float64(w-1) * se.lnP
@@ -679,6 +882,17 @@ func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, bes
 	return Score(b, *v, elapsed), true
 }
 
+// better reports whether candidate q, scoring sc, beats the best of the
+// step so far (processor bq scoring best; bq < 0: no candidate yet, and
+// best is −∞): a larger score, or the same score and a lower index. Both
+// scans of the greedy (every candidate in increasing index, or only the
+// changed ones against the kept winner) decide by it, so a tie goes to the
+// lowest index whichever way the step is computed. Scores are never NaN
+// (Score); a score below the best, the common case, costs one comparison.
+func better(sc float64, q int, best float64, bq int) bool {
+	return sc >= best && (sc > best || q < bq || bq < 0)
+}
+
 // greedy assigns the m tasks one by one, each to the UP processor that
 // optimizes the criterion b of the configuration with that extra task
 // (§VI.A); ties go to the lowest index. Each candidate is evaluated
@@ -696,17 +910,20 @@ func (e *Evaluator) candScore(b Criterion, v *Value, l float64, elapsed int, bes
 // candidate is evaluated. When no UP processor changed at all, the kept
 // choice is returned (except for the yield, whose scores change with the
 // elapsed time and are rescanned).
-func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool) {
-	p := len(s.Up)
+func (e *Evaluator) greedy(in *Construction, b Criterion, s *Snapshot) (Config, bool) {
+	p := len(s.States)
 	same := in.valid // the steps so far chose as the kept construction did
 	d := e.dirty[:0]
 	if same {
 		for q := range p {
-			// the holdings of a processor that is not UP do not matter
-			ch := s.Up[q] != in.up[q] || (s.Up[q] && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
+			// the holdings of a processor that is not UP do not matter,
+			// nor whether it is RECLAIMED or DOWN
+			up := s.States[q] == availability.Up
+			ch := up != in.up[q] || (up && (s.Prog[q] != in.prog[q] || s.Data[q] != in.data[q]))
 			e.changed[q] = ch
 			if ch {
 				d = append(d, q)
+				in.up[q] = up
 			}
 		}
 		e.dirty = d
@@ -719,13 +936,15 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 		for k := range in.has {
 			clear(in.has[k])
 		}
+		for q, st := range s.States {
+			in.up[q] = st == availability.Up
+		}
 	}
-	copy(in.up, s.Up)
 	copy(in.prog, s.Prog)
 	copy(in.data, s.Data)
 	in.valid = true
 	e.ups = e.ups[:0]
-	for q, up := range s.Up {
+	for q, up := range in.up {
 		if up {
 			e.ups = append(e.ups, q)
 			e.n1[q] = e.commSlots(q, 1, s)
@@ -736,7 +955,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 	x := e.x
 	clear(x)
 	clear(e.inS)
-	e.order = e.order[:0]
+	e.order, e.sorted = e.order[:0], e.sorted[:0]
 	g := gstep{arg1: -1}
 	for k := 0; k < e.m; k++ {
 		e.memoE, e.memoSum = math.NaN(), 0 // Σ_{r∈S} ln P_ND^{(r)}(ecomm) of the last ecomm
@@ -751,7 +970,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 			// candidate scores more, or as much with a lower index.
 			best, bq = in.best[k], in.path[k]
 			for _, q := range d {
-				if !s.Up[q] || x[q] >= e.plat.mu(q) {
+				if !s.up(q) || x[q] >= e.plat.MaxTasks(q) {
 					has[q] = false
 					continue
 				}
@@ -760,7 +979,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
 					ecs[q], has[q] = ec, true
 				}
-				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (sc > best || (sc == best && q < bq)) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && better(sc, q, best, bq) {
 					best, bq = sc, q
 				}
 			}
@@ -769,7 +988,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 				clear(has) // values of candidates of another path
 			}
 			for _, q := range e.ups {
-				if x[q] >= e.plat.mu(q) {
+				if x[q] >= e.plat.MaxTasks(q) {
 					has[q] = false
 					continue
 				}
@@ -778,7 +997,7 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 					vals[q], lnp[q] = e.candValue(b, q, ec, &g)
 					ecs[q], has[q] = ec, true
 				}
-				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && (bq < 0 || sc > best) {
+				if sc, ok := e.candScore(b, &vals[q], lnp[q], s.Elapsed, best); ok && better(sc, q, best, bq) {
 					best, bq = sc, q
 				}
 			}
@@ -796,11 +1015,18 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 			e.order = append(e.order, bq)
 			e.inS[bq] = true
 			g.size++
+			if !e.exact {
+				g.mask ^= e.bit[bq]
+				i, _ := slices.BinarySearch(e.sorted, bq)
+				e.sorted = slices.Insert(e.sorted, i, bq)
+			}
 		} else {
 			g.N -= e.nq[bq]
 		}
 		x[bq]++
-		g.mask |= 1 << uint(bq)
+		if e.exact {
+			g.mask |= 1 << uint(bq)
+		}
 		g.W = max(g.W, x[bq]*e.plat.W[bq])
 		e.nq[bq] = e.commSlots(bq, x[bq], s)
 		e.eq[bq] = e.es[bq][e.nq[bq]]
@@ -825,22 +1051,23 @@ func (e *Evaluator) greedy(in *incState, b Criterion, s *Snapshot) (Config, bool
 // ones that can take one more task; with distinct, among those that have
 // no task yet while there are some (m different processors when m are UP).
 func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Config, bool) {
-	x := make([]int, len(s.Up))
+	p := len(s.States)
+	x := make([]int, p)
 	var order []int
 	for k := 0; k < e.m; k++ {
-		free := distinct && len(order) < len(s.Up)
+		free := distinct && len(order) < p
 		if free {
 			free = false
-			for q, up := range s.Up {
-				if up && x[q] == 0 && e.plat.mu(q) > 0 {
+			for q := range p {
+				if s.up(q) && x[q] == 0 && e.plat.MaxTasks(q) > 0 {
 					free = true
 					break
 				}
 			}
 		}
-		ok := func(q int) bool { return s.Up[q] && x[q] < e.plat.mu(q) && (!free || x[q] == 0) }
+		ok := func(q int) bool { return s.up(q) && x[q] < e.plat.MaxTasks(q) && (!free || x[q] == 0) }
 		n := 0
-		for q := range s.Up {
+		for q := range p {
 			if ok(q) {
 				n++
 			}
@@ -849,7 +1076,7 @@ func (e *Evaluator) chooseRandom(s *Snapshot, rng *rand.Rand, distinct bool) (Co
 			return Config{}, false
 		}
 		pick := rng.IntN(n)
-		for q := range s.Up {
+		for q := range p {
 			if ok(q) {
 				if pick == 0 {
 					if x[q] == 0 {

@@ -32,8 +32,9 @@ type Platform struct {
 // P is the number of processors.
 func (p Platform) P() int { return len(p.W) }
 
-// mu returns the task bound of processor q (a large number when unbounded).
-func (p Platform) mu(q int) int {
+// MaxTasks is μ_q, the most tasks processor q may hold (a large number
+// when unbounded).
+func (p Platform) MaxTasks(q int) int {
 	if p.Mu == nil || p.Mu[q] <= 0 {
 		return 1 << 30
 	}
@@ -55,7 +56,7 @@ func (p Platform) Validate(m int) error {
 	}
 	total := 0
 	for q := range p.W {
-		mu := p.mu(q)
+		mu := p.MaxTasks(q)
 		if p.Mu != nil && p.Mu[q] < 0 {
 			return fmt.Errorf("platform: mu[%d] = %d, want ≥ 0 (0 = unbounded)", q, p.Mu[q])
 		}
@@ -78,16 +79,16 @@ func (p Platform) Validate(m int) error {
 
 // Application is the iterative application of §III.A.
 type Application struct {
-	// M is the number of tasks of every iteration.
-	M int `json:"m"`
+	// Tasks is m, the number of tasks of every iteration.
+	Tasks int `json:"m"`
 	// Iterations is the number of iterations to complete.
 	Iterations int `json:"iterations"`
 }
 
 // Validate checks the application.
 func (a Application) Validate() error {
-	if a.M < 1 {
-		return fmt.Errorf("application: m = %d, want ≥ 1", a.M)
+	if a.Tasks < 1 {
+		return fmt.Errorf("application: m = %d, want ≥ 1", a.Tasks)
 	}
 	if a.Iterations < 1 {
 		return fmt.Errorf("application: iterations = %d, want ≥ 1", a.Iterations)

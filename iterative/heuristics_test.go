@@ -56,7 +56,7 @@ func TestCompletionTime(t *testing.T) {
 // snapshot builds a snapshot of UP processors holding the program with the
 // given speeds and program still to receive, and n unstarted tasks.
 func snapshot(w, progLeft []int, chains []availability.Chain, tdata, ncom, n int) *Snapshot {
-	s := &Snapshot{Tdata: tdata, Ncom: ncom, ExtraReplicas: 2}
+	s := &Snapshot{TData: tdata, NCom: ncom, ExtraReplicas: 2}
 	for q := range w {
 		s.Procs = append(s.Procs, ProcView{State: availability.Up, W: w[q], ProgramLeft: progLeft[q]})
 		c := chain(0.95, 0.03, 0.05, 0.93)
@@ -65,8 +65,17 @@ func snapshot(w, progLeft []int, chains []availability.Chain, tdata, ncom, n int
 		}
 		s.Crit = append(s.Crit, NewCriteria(c))
 	}
-	s.Copies = make([]int, n)
+	s.Tasks = tasks(make([]int, n)...)
 	return s
+}
+
+// tasks builds open tasks with the given copies, IDs 100, 101, ….
+func tasks(copies ...int) []OpenTask {
+	out := make([]OpenTask, len(copies))
+	for i, c := range copies {
+		out[i] = OpenTask{ID: int64(100 + i), Copies: c}
+	}
+	return out
 }
 
 func procsOf(picks []Pick) []int {
@@ -215,7 +224,7 @@ func TestEMCTTradesSpeedForReliability(t *testing.T) {
 func TestReplicas(t *testing.T) {
 	var d Decider
 	s := snapshot([]int{5, 3, 4}, []int{0, 0, 0}, nil, 1, 5, 0)
-	s.Copies = []int{1}
+	s.Tasks = tasks(1)
 	got := d.Decide(MCT, s, nil, nil)
 	want := []Pick{{Task: 0, Proc: 1, Replica: true}, {Task: 0, Proc: 2, Replica: true}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
@@ -226,12 +235,12 @@ func TestReplicas(t *testing.T) {
 		t.Errorf("replicas %v with replication off", got)
 	}
 	s.ExtraReplicas = 2
-	s.Copies = []int{1, 1, 1}
+	s.Tasks = tasks(1, 1, 1)
 	if got := d.Decide(MCT, s, nil, nil); len(got) != 0 {
 		t.Errorf("replicas %v with 3 UP processors and 3 tasks remaining", got)
 	}
 	// A processor with a begun copy is not idle: no replica on it.
-	s.Copies = []int{1}
+	s.Tasks = tasks(1)
 	s.Procs[1].HasCur, s.Procs[1].Cur = true, Work{WorkLeft: 1}
 	got = d.Decide(MCT, s, nil, nil)
 	if len(got) != 2 || got[0].Proc != 2 || got[1].Proc != 0 {
@@ -239,7 +248,7 @@ func TestReplicas(t *testing.T) {
 	}
 	// Originals come first: one unstarted task and one begun.
 	s.Procs[1].HasCur = false
-	s.Copies = []int{1, 0}
+	s.Tasks = tasks(1, 0)
 	got = d.Decide(MCT, s, nil, nil)
 	if len(got) < 1 || got[0].Replica || got[0].Task != 1 {
 		t.Errorf("first pick %v, want the unstarted task 1 as an original", got)
@@ -296,7 +305,8 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 	var d Decider
 	for it := 0; it < 3000; it++ {
 		p := 1 + rng.IntN(8)
-		s := &Snapshot{Tdata: rng.IntN(4), Ncom: 1 + rng.IntN(8)}
+		s := &Snapshot{TData: rng.IntN(4), NCom: 1 + rng.IntN(8)}
+		var watch []bool
 		for q := 0; q < p; q++ {
 			v := ProcView{State: availability.State(rng.IntN(3)), W: 1 + rng.IntN(4), ProgramLeft: rng.IntN(3)}
 			if rng.IntN(2) == 0 {
@@ -309,13 +319,13 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 				c = s.Crit[0].Chain
 			}
 			s.Crit = append(s.Crit, NewCriteria(c))
-			s.Watch = append(s.Watch, rng.IntN(2) == 0)
+			watch = append(watch, rng.IntN(2) == 0)
 		}
 		for i := rng.IntN(12); i >= 0; i-- {
-			s.Copies = append(s.Copies, rng.IntN(2)*rng.IntN(3))
+			s.Tasks = append(s.Tasks, OpenTask{ID: int64(100 + i), Copies: rng.IntN(2) * rng.IntN(3)})
 		}
 		nw := 0
-		for _, w := range s.Watch {
+		for _, w := range watch {
 			if w {
 				nw++
 			}
@@ -325,14 +335,13 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 		}
 		stop := 1 + rng.IntN(nw)
 		for _, h := range []Heuristic{MCT, EMCT, LW, UD, MCTStar, EMCTStar, LWStar, UDStar} {
-			s.StopAfter = 0
 			full := d.Decide(h, s, nil, nil)
 			// What the driver uses: the watched processors' first picks.
 			used := func(picks []Pick) []Pick {
 				var u []Pick
 				seen := map[int]bool{}
 				for _, pk := range picks {
-					if s.Watch[pk.Proc] && !seen[pk.Proc] && len(u) < stop {
+					if watch[pk.Proc] && !seen[pk.Proc] && len(u) < stop {
 						seen[pk.Proc] = true
 						u = append(u, pk)
 					}
@@ -340,8 +349,7 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 				return u
 			}
 			want := used(full)
-			s.StopAfter = stop
-			got := used(d.Decide(h, s, nil, nil))
+			got := used(d.DecideWith(h, s, &Hints{Want: watch, StopAfter: stop}, nil, nil))
 			if len(got) != len(want) {
 				t.Fatalf("it %d %v: shortcut %v, greedy %v (full %v)", it, h, got, want, full)
 			}
@@ -354,21 +362,22 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 	}
 }
 
-// TestRandomWatchedMatchesLoop: for the random heuristics, the part of the
+// TestRandomPrefixMatchesLoop: for the random heuristics, the part of the
 // decision the driver uses (the watched processors' first picks, replicas
-// included) sampled by decideRandomWatched has the distribution of that of
+// included) sampled by decideRandomPrefix has the distribution of that of
 // the full per-task loop. On random snapshots (some with replicas to
 // place), 20,000 decisions each way; the counts of every (rank, task,
 // processor, replica) outcome and of the number of picks must agree within
 // 5 standard errors of their difference.
-func TestRandomWatchedMatchesLoop(t *testing.T) {
+func TestRandomPrefixMatchesLoop(t *testing.T) {
 	rng := stream.New(37)
 	var d Decider
 	const n = 20000
 	tested, withReplicas := 0, 0
 	for it := 0; it < 40; it++ {
 		p := 2 + rng.IntN(7)
-		s := &Snapshot{Tdata: 1 + rng.IntN(3), Ncom: 1 + rng.IntN(4), ExtraReplicas: rng.IntN(3)}
+		s := &Snapshot{TData: 1 + rng.IntN(3), NCom: 1 + rng.IntN(4), ExtraReplicas: rng.IntN(3)}
+		var watch []bool
 		if it == 0 {
 			// Hand-built: an idle unwatched processor that may take the task
 			// decides who can get its replica.
@@ -385,17 +394,17 @@ func TestRandomWatchedMatchesLoop(t *testing.T) {
 			}
 			s.Procs = append(s.Procs, v)
 			s.Crit = append(s.Crit, NewCriteria(availability.Random(rng)))
-			s.Watch = append(s.Watch, q > 0 && (it == 0 || rng.IntN(2) == 0))
+			watch = append(watch, q > 0 && (it == 0 || rng.IntN(2) == 0))
 		}
 		for i := 1 + rng.IntN(p+2); i > 0 && it > 0; i-- {
-			s.Copies = append(s.Copies, rng.IntN(3)*rng.IntN(2))
+			s.Tasks = append(s.Tasks, OpenTask{ID: int64(7 * i), Copies: rng.IntN(3) * rng.IntN(2)})
 		}
 		if it == 0 {
-			s.Copies = []int{0}
+			s.Tasks = tasks(0)
 		}
-		s.Copies[rng.IntN(len(s.Copies))] = 0
+		s.Tasks[rng.IntN(len(s.Tasks))].Copies = 0
 		nw, up := 0, 0
-		for q, w := range s.Watch {
+		for q, w := range watch {
 			if s.Procs[q].State == availability.Up {
 				up++
 				if w {
@@ -407,7 +416,7 @@ func TestRandomWatchedMatchesLoop(t *testing.T) {
 			continue
 		}
 		tested++
-		if s.ExtraReplicas > 0 && up > len(s.Copies) {
+		if s.ExtraReplicas > 0 && up > len(s.Tasks) {
 			withReplicas++
 		}
 		stop := 1 + rng.IntN(nw)
@@ -419,19 +428,17 @@ func TestRandomWatchedMatchesLoop(t *testing.T) {
 		loop, short := map[key]int{}, map[key]int{}
 		r1, r2 := stream.New(38, uint64(it)), stream.New(39, uint64(it))
 		for i := 0; i < n; i++ {
-			s.StopAfter = 0
 			seen := map[int]bool{}
 			for _, pk := range d.Decide(h, s, r1, nil) {
-				if s.Watch[pk.Proc] && !seen[pk.Proc] && len(seen) < stop {
+				if watch[pk.Proc] && !seen[pk.Proc] && len(seen) < stop {
 					loop[key{len(seen), pk.Task, pk.Proc, pk.Replica}]++
 					seen[pk.Proc] = true
 				}
 			}
 			loop[key{-1, len(seen), 0, false}]++
-			s.StopAfter = stop
-			got := d.Decide(h, s, r2, nil)
+			got := d.DecideWith(h, s, &Hints{Want: watch, StopAfter: stop}, r2, nil)
 			for j, pk := range got {
-				if !s.Watch[pk.Proc] {
+				if !watch[pk.Proc] {
 					t.Fatalf("it %d %v: pick %v is not on a watched processor", it, h, pk)
 				}
 				short[key{j, pk.Task, pk.Proc, pk.Replica}]++

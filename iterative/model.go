@@ -1,11 +1,14 @@
-// Package iterative implements seed 001 (Casanova, Dufossé, Robert, Vivien,
-// "Scheduling Parallel Iterative Applications on Volatile Resources"): the
-// independent-task iterative master–worker model of §3, the 17 dynamic
-// on-line heuristics of §6 as pure decision functions over an explicit
-// snapshot, a time-slot simulator driven by a shared availability
-// realization (common random numbers), a checker that replays a
-// simulation's event log against the rules of the model, and the campaign
-// of §7 (Table 2, Figure 2).
+// Package iterative is the scheduling core of seed 001 (Casanova, Dufossé,
+// Robert, Vivien, "Scheduling Parallel Iterative Applications on Volatile
+// Resources"): the independent-task iterative master–worker model of §3
+// (Instance, Options) and the 17 dynamic on-line heuristics of §6 as pure
+// decision functions (Decider) over an explicit Snapshot of what a master
+// knows. It imports only the standard library, availability and analytic:
+// a live master and the simulators call the same decisions.
+//
+// The time-slot simulator, its availability realizations and the model
+// checker are in iterative/slotsim; the campaign of §7 (Table 2, Figure 2)
+// is in iterative/campaign.
 //
 // The choices the paper leaves open (which waiting transfer gets a free
 // channel, the order of events within a slot, the initial states, tie
@@ -20,15 +23,15 @@ import (
 
 // Instance is one platform and application of §3: p processors with their
 // availability chains and speeds (w_q UP slots per task), the master's
-// bounded multi-port link (at most Ncom simultaneous transfers), the program
+// bounded multi-port link (at most NCom simultaneous transfers), the program
 // and data transfer times in slots, the number of tasks per iteration and
 // the number of iterations to run.
 type Instance struct {
 	Chains     []availability.Chain
 	W          []int
-	Tprog      int
-	Tdata      int
-	Ncom       int
+	TProg      int
+	TData      int
+	NCom       int
 	Tasks      int // m, tasks per iteration
 	Iterations int
 }
@@ -57,12 +60,12 @@ func (in *Instance) Validate() error {
 		}
 	}
 	switch {
-	case in.Tprog < 0:
-		return fmt.Errorf("instance: Tprog = %d, want ≥ 0", in.Tprog)
-	case in.Tdata < 0:
-		return fmt.Errorf("instance: Tdata = %d, want ≥ 0", in.Tdata)
-	case in.Ncom < 1:
-		return fmt.Errorf("instance: ncom = %d, want ≥ 1", in.Ncom)
+	case in.TProg < 0:
+		return fmt.Errorf("instance: TProg = %d, want ≥ 0", in.TProg)
+	case in.TData < 0:
+		return fmt.Errorf("instance: TData = %d, want ≥ 0", in.TData)
+	case in.NCom < 1:
+		return fmt.Errorf("instance: ncom = %d, want ≥ 1", in.NCom)
 	case in.Tasks < 1 || in.Tasks > 1<<15:
 		return fmt.Errorf("instance: tasks per iteration = %d, want 1..%d", in.Tasks, 1<<15)
 	case in.Iterations < 1:

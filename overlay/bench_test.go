@@ -1,45 +1,39 @@
-package overlay
+package overlay_test
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/stream"
 )
 
 // fullSummaries returns two summaries of sfmax sampled functions each, as
 // aggregated from random nodes (what a router at a high level aggregates).
-func fullSummaries(b testing.TB, pol string, sfmax int) (Policy, Summary, Summary) {
-	return fullSummariesDist(b, pol, sfmax, DistMSE)
-}
-
-// fullSummariesDist is fullSummaries with distance dist (DistStars: DP
-// leaves keep their whole l, as the authors' did).
-func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Policy, Summary, Summary) {
-	p, err := NewPolicy(pol, sfmax)
+func fullSummaries(b testing.TB, pol overlay.Policy, sfmax int) (overlay.Rules, overlay.Summary, overlay.Summary) {
+	o := overlay.DefaultOptions(pol)
+	o.SFMax = sfmax
+	p, err := overlay.NewRules(o)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if dp, ok := p.(*DP); ok {
-		dp.Distance = dist
-	}
 	r := stream.New(7, 0xbe7c)
-	var s [2]Summary
+	u := accuracy.UniformInt
+	var s [2]overlay.Summary
 	for h := range s {
 		for range 4 * sfmax {
-			var leaf Summary
-			m, d := uniformInt(r, 1, 4096), uniformInt(r, 1, 5000)
+			var leaf overlay.Summary
+			m, d := u(r, 1, 4096), u(r, 1, 5000)
 			switch pol {
-			case "ibp":
-				leaf = IBPSummary{{Mem: float32(m), Disk: float32(d), V: 1}}
-			case "mmp":
-				leaf = MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(uniformInt(r, 1, 3000)), Q: uniformInt(r, 0, 2000), V: 1}}
-			case "dp":
-				f := randomDPNode(r, uniformInt(r, accPowLo, accPowHi)).Function(0)
-				if dist != DistStars {
-					f.reduce(10, 100000)
-				}
-				leaf = DPSummary{{Mem: float32(m), Disk: float32(d), V: 1, L: f}}
+			case overlay.PolicyIBP:
+				leaf = overlay.IBPSummary{{Mem: float32(m), Disk: float32(d), V: 1}}
+			case overlay.PolicyMMP:
+				leaf = overlay.MMPSummary{{Mem: float32(m), Disk: float32(d), Power: float32(u(r, 1, 3000)), Q: u(r, 0, 2000), V: 1}}
+			case overlay.PolicyDP:
+				f := accuracy.RandomDPNode(r, u(r, accuracy.PowLo, accuracy.PowHi)).Function(0)
+				f.Reduce(o.Samples, o.Horizon)
+				leaf = overlay.DPSummary{{Mem: float32(m), Disk: float32(d), V: 1, L: f}}
 			}
 			s[h] = p.Aggregate(s[h], leaf)
 		}
@@ -48,43 +42,19 @@ func fullSummariesDist(b testing.TB, pol string, sfmax int, dist Distance) (Poli
 }
 
 // BenchmarkAggregateFull: one aggregation of two full summaries (2·SF_max
-// sampled functions clustered down to SF_max), the worst case of Fig. 3;
-// dp-stars is DP with DistStars.
+// sampled functions clustered down to SF_max), the worst case of Fig. 3.
 func BenchmarkAggregateFull(b *testing.B) {
 	for _, c := range []struct {
-		pol string
+		pol overlay.Policy
 		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216},
-		{"dp-stars", 8}, {"dp-stars", 64}, {"dp-stars", 216}} {
+	}{{overlay.PolicyIBP, 9}, {overlay.PolicyIBP, 64}, {overlay.PolicyIBP, 225}, {overlay.PolicyMMP, 16}, {overlay.PolicyMMP, 81},
+		{overlay.PolicyMMP, 256}, {overlay.PolicyDP, 8}, {overlay.PolicyDP, 64}, {overlay.PolicyDP, 216}} {
 		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
-			pol, dist := c.pol, DistMSE
-			if pol == "dp-stars" {
-				pol, dist = "dp", DistStars
-			}
-			p, x, y := fullSummariesDist(b, pol, c.k, dist)
+			p, x, y := fullSummaries(b, c.pol, c.k)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
 				p.Aggregate(x, y)
-			}
-		})
-	}
-}
-
-// BenchmarkAccuracy1024: the whole Table 2 test of one configuration;
-// ns/op divided by 1023 is the mean time per aggregation, the figure the
-// authors' tool reports.
-func BenchmarkAccuracy1024(b *testing.B) {
-	for _, c := range []struct {
-		pol string
-		k   int
-	}{{"ibp", 9}, {"ibp", 64}, {"ibp", 225}, {"mmp", 16}, {"mmp", 81}, {"mmp", 256}, {"dp", 8}, {"dp", 64}, {"dp", 216}} {
-		b.Run(fmt.Sprintf("%s/sfmax=%d", c.pol, c.k), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Accuracy(AccuracyConfig{Policy: c.pol, Nodes: 1024, SFMax: c.k, Seed: 1}); err != nil {
-					b.Fatal(err)
-				}
 			}
 		})
 	}

@@ -24,7 +24,7 @@ const (
 	sumSpreadIBP
 	sumSpreadMMP
 	sumSpreadDP
-	sumStars
+	sumStars // retired: DistStars summaries (package stars) are never saved
 	sumTags
 )
 
@@ -110,17 +110,6 @@ func (e *SummaryEncoder) Write(w *ckpt.Writer, s Summary) {
 		writeSpread(e, w, v, sumSpreadMMP)
 	case *spreadSummary[DPSummary, DPCluster]:
 		writeSpread(e, w, v, sumSpreadDP)
-	case *dpStarsSummary:
-		if !e.seen(w, sumKey{p: unsafe.Pointer(v), kind: sumStars}, sumStars) {
-			e.Write(w, v.vals)
-			writeSlice(w, v.ext, func(x *dpStarsExt) {
-				writeSpreads(w, []Spread{x.sm, x.sd})
-				e.writeL(w, &x.max)
-				w.F64(x.asq)
-			})
-			e.writeL(w, &v.lo)
-			e.writeL(w, &v.hi)
-		}
 	default:
 		w.Fail(fmt.Errorf("checkpoint: a summary of type %T cannot be saved", s))
 	}
@@ -231,27 +220,8 @@ func (d *SummaryDecoder) Read(r *ckpt.Reader) Summary {
 	case sumSpreadDP:
 		s = readSpread[DPSummary](d, r)
 	case sumStars:
-		vals, ok := d.Read(r).(DPSummary)
-		if !ok {
-			r.Failf("stars summary without DP functions")
-			return nil
-		}
-		v := &dpStarsSummary{vals: vals}
-		v.ext = readSlice[[]dpStarsExt](r, 22, func(x *dpStarsExt) {
-			sp := readSpreads(r)
-			if len(sp) != 2 {
-				r.Failf("stars spreads: %d, want 2", len(sp))
-				return
-			}
-			x.sm, x.sd = sp[0], sp[1]
-			x.max = d.readL(r)
-			x.asq = r.F64()
-		})
-		v.lo, v.hi = d.readL(r), d.readL(r)
-		if len(v.ext) != len(v.vals) {
-			r.Failf("stars summary: %d extensions for %d functions", len(v.ext), len(v.vals))
-		}
-		s = v
+		r.Failf("summary tag %d: the authors' DP summaries (package stars) are not saved", tag)
+		return nil
 	}
 	if r.Err() != nil {
 		return nil

@@ -165,12 +165,12 @@ func inv(x float64) float64 {
 // simulator did (SF_max = base^d); docs/overlay.md compares with and
 // without it.
 type grid struct {
-	gm   gridMode
-	span [4]float64 // gridStarsCells: Δ per axis (the cell is floor((x − lo)·b/Δ), exact at the maxima)
-	base int
-	lo   [4]float64
-	inv  [4]float64 // base/Δ
-	pen  float64
+	cells Cells      // nil: ours (gridCell); else the rule of Options.Cells
+	span  [4]float64 // Δ per axis, for a Cells rule
+	base  int
+	lo    [4]float64
+	inv   [4]float64 // base/Δ
+	pen   float64
 }
 
 func newGrid(b, d, nodes int, lo, inv []float64) grid {
@@ -185,62 +185,26 @@ func newGrid(b, d, nodes int, lo, inv []float64) grid {
 }
 
 func (g *grid) cell(i int, x float64) int {
-	if g.gm == gridStarsCells {
-		return g.gm.cellDiv(x-g.lo[i], g.base, g.span[i])
+	if g.cells != nil {
+		return g.cells.Cell(x-g.lo[i], g.span[i], g.base)
 	}
 	c := int((x - g.lo[i]) * g.inv[i])
-	return max(0, min(c, g.gm.top(g.base)))
+	return max(0, min(c, g.base-1))
 }
 
-// gridMode is how the clustering uses the grid of SF_max^(1/d) equal
-// intervals per attribute.
-type gridMode uint8
-
-const (
-	// gridCells: b intervals per attribute, the maximum in the last (ours).
-	gridCells gridMode = iota
-	// gridNone: no grid (--grid=false).
-	gridNone
-	// gridStarsCells: the authors' cell index floor((x − min)·b/Δ) without
-	// a bound, so that the values equal to an attribute's maximum form a
-	// cell b of their own (b + 1 cells; AccuracyConfig.Cells "stars").
-	gridStarsCells
-)
-
-// gridModeOf is the grid mode of a policy's options.
-func gridModeOf(noGrid, starsCells bool) gridMode {
-	switch {
-	case noGrid:
-		return gridNone
-	case starsCells:
-		return gridStarsCells
-	}
-	return gridCells
+// gridSpec is how a clustering uses the grid of SF_max^(1/d) equal
+// intervals per attribute: not at all (Options.NoGrid), or with our cells
+// (cells nil: b intervals, an attribute's maximum in the last) or the rule
+// of Options.Cells.
+type gridSpec struct {
+	none  bool
+	cells Cells
 }
 
-// cell is the cell of a value at the fraction n of the attribute's range,
-// with b intervals: in [0, b−1] (gridCells) or [0, b] (gridStarsCells).
-func (gm gridMode) cell(n float64, b int) int {
-	return max(0, min(int(n*float64(b)), gm.top(b)))
-}
-
-// cellDiv is the authors' cell floor(d·b/Δ) of a value at d above the
-// minimum of a range Δ (0 for an empty range), computed with a division so
-// that a value at the maximum lands in cell b exactly (d·(1/Δ)·b can round
-// below b).
-func (gm gridMode) cellDiv(d float64, b int, span float64) int {
-	if !(span > 0) {
-		return 0
-	}
-	return max(0, min(int(d*float64(b)/span), gm.top(b)))
-}
-
-// top is the highest cell index with b intervals.
-func (gm gridMode) top(b int) int {
-	if gm == gridStarsCells {
-		return b
-	}
-	return b - 1
+// gridCell is our cell of a value at the fraction n of its attribute's
+// range, with b intervals: in [0, b−1], the maximum in the last.
+func gridCell(n float64, b int) int {
+	return max(0, min(int(n*float64(b)), b-1))
 }
 
 // compactAlive keeps the elements of z whose alive flag is set, in order,

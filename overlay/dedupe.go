@@ -210,3 +210,8 @@ func f32down(x float64) float32 {
 	}
 	return f
 }
+
+// Float32Down rounds x to the largest float32 not above it, as summaries
+// store memory, disk and power (a summary never claims more than the node
+// has).
+func Float32Down(x float64) float32 { return f32down(x) }

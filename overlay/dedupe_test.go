@@ -8,7 +8,7 @@ import (
 )
 
 // aggregateAll aggregates leaf summaries pairwise up to one summary.
-func aggregateAll(p Policy, sums []Summary) Summary {
+func aggregateAll(p Rules, sums []Summary) Summary {
 	for len(sums) > 1 {
 		var next []Summary
 		for i := 0; i < len(sums); i += 2 {
@@ -43,10 +43,10 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 		mmpSums[i] = MMPSummary{{Mem: float32(h.m), Disk: float32(h.d), Power: 1500, Q: 30, V: 1}}
 		dpSums[i] = DPSummary{{Mem: float32(h.m), Disk: float32(h.d), V: 1, L: lf}}
 	}
-	ibp, _ := NewIBP(9)
-	mmp, _ := NewMMP(9, 0.5)
-	dp, _ := NewDP(9, 10, 100000)
-	check := func(name string, got map[hw]int, nodes, funcs int) {
+	ibp, _ := newIBP(9)
+	mmp, _ := newMMP(9, 0.5)
+	dp, _ := newDP(9, 10, 100000)
+	check := func(name Policy, got map[hw]int, nodes, funcs int) {
 		t.Helper()
 		if nodes != n || funcs != len(want) || len(got) != len(want) {
 			t.Fatalf("%s: %d nodes in %d functions, want %d in %d", name, nodes, funcs, n, len(want))
@@ -62,7 +62,7 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 	for _, c := range ri {
 		gi[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
-	check("ibp", gi, ri.Nodes(), len(ri))
+	check(PolicyIBP, gi, ri.Nodes(), len(ri))
 	rm := asMMP(aggregateAll(mmp, mmpSums))
 	gm := map[hw]int{}
 	for _, c := range rm {
@@ -71,16 +71,16 @@ func TestAggregateMergesIdenticalFunctions(t *testing.T) {
 		}
 		gm[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
-	check("mmp", gm, rm.Nodes(), len(rm))
+	check(PolicyMMP, gm, rm.Nodes(), len(rm))
 	rd := asDP(aggregateAll(dp, dpSums))
 	gd := map[hw]int{}
 	for _, c := range rd {
-		if !c.L.equal(&lf) {
+		if !c.L.Equal(&lf) {
 			t.Fatalf("dp: l %+v changed by the merge", c.L)
 		}
 		gd[hw{float64(c.Mem), float64(c.Disk)}] += int(c.V)
 	}
-	check("dp", gd, rd.Nodes(), len(rd))
+	check(PolicyDP, gd, rd.Nodes(), len(rd))
 }
 
 // The union of unsorted inputs (summaries not built by Aggregate) is still

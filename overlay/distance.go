@@ -31,7 +31,7 @@ const (
 )
 
 // distanceNames are the Distance values' names, in order.
-var distanceNames = [...]string{DistMSE: "mse", DistLoss: "loss", DistStars: "stars"}
+var distanceNames = [...]string{DistMSE: "mse", DistLoss: "loss"}
 
 func (d Distance) String() string {
 	if int(d) < len(distanceNames) {
@@ -40,24 +40,14 @@ func (d Distance) String() string {
 	return fmt.Sprintf("Distance(%d)", uint8(d))
 }
 
-// ParseDistance parses "mse", "loss" or "stars" (DistStars, DP only).
+// ParseDistance parses "mse" or "loss".
 func ParseDistance(s string) (Distance, error) {
 	for d, name := range distanceNames {
 		if s == name {
 			return Distance(d), nil
 		}
 	}
-	return 0, fmt.Errorf("distance %q: want mse, loss or stars", s)
-}
-
-// CheckDistance says whether policy pol (ibp, mmp, dp) has distance d:
-// DistStars is the authors' DP l clustering; for IBP and MMP the authors'
-// distance is DistMSE.
-func CheckDistance(pol string, d Distance) error {
-	if d == DistStars && pol != "dp" {
-		return fmt.Errorf("distance stars is the authors' DP l clustering, for policy dp only (for %s the authors' distance is mse)", pol)
-	}
-	return nil
+	return 0, fmt.Errorf("distance %q: want mse or loss", s)
 }
 
 // Spread summarizes how the nodes a sampled function covers deviate from
@@ -71,6 +61,21 @@ func CheckDistance(pol string, d Distance) error {
 // exactly (spreadSum), whatever the order of the merges. Stored in 32 bits
 // like the other attributes; it only steers the clustering.
 type Spread struct{ Lin, Sq, Far float32 }
+
+// CombineSpreads returns the spread of the sum of two functions of va and
+// vb nodes whose values deviate by da, db >= 0 from the sum's value (the
+// sum's spread is exact whatever the order of the merges; see Spread).
+func CombineSpreads(a Spread, va, da float64, b Spread, vb, db float64) Spread {
+	return spreadSum(a, va, da, b, vb, db)
+}
+
+// CombinedSq is the Sq of CombineSpreads before it is stored in 32 bits:
+// Σ of the squared deviations of the sum's nodes (what DistMSE divides by
+// the number of nodes and the squared range).
+func CombinedSq(a Spread, va, da float64, b Spread, vb, db float64) float64 {
+	_, sq := spreadLinSq(a, va, da, b, vb, db)
+	return sq
+}
 
 // spreadSum returns the spread of the sum of two functions of va and vb
 // nodes whose values deviate by da, db ≥ 0 from the sum's value:

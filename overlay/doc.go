@@ -5,46 +5,55 @@
 // requests, and the three policies IBP (idle/busy), MMP (makespan
 // minimization, FCFS queues) and DP (deadlines, EDF queues).
 //
+// It is the core only: no simulator, experiment, clock or IO. The §7.1
+// accuracy experiment is package overlay/accuracy, the authors'
+// implementation variants package overlay/stars (through the extension
+// points Options.Clustering and Options.Cells), the event-driven
+// simulator package oversim.
+//
+// # Policies
+//
+// A Policy (PolicyIBP, PolicyMMP, PolicyDP; ParsePolicy) and its Options
+// (DefaultOptions holds every default) give the policy's Rules through
+// NewRules: the sum and distance of its summaries (Aggregate, Fig. 3) and
+// its forwarding (Forward, Figs. 5 and 6).
+//
 // # One core, several drivers
 //
 // Every role is a deterministic state machine with no clock, network or
 // randomness of its own, in the style of etcd's raft library:
 //
-//   - a Router (routing role, an internal vertex of the tree) consumes a Msg
-//     with Router.Step(policy, now, msg, out) and appends the messages it
-//     wants sent to out;
-//   - a Leaf (execution role, a leaf of the tree) does the same with
-//     Leaf.Step, and wraps an Exec (the local scheduler of the policy:
-//     IBPExec, MMPExec or DPExec);
+//   - a Router (routing role, an internal vertex of the tree; NewRouter)
+//     consumes a Msg with Router.Step(cfg, now, msg, out) and appends the
+//     messages it wants sent to out;
+//   - a Leaf (execution role, a leaf of the tree; NewLeaf) does the same
+//     with Leaf.Step, and wraps an Exec (the local scheduler of the
+//     policy: IBPExec, MMPExec or DPExec);
 //   - the submission role is just a leaf address that sends a KindRequest
 //     message to the father of its leaf (see NewRequest) and receives
-//     KindReturn (tasks the tree could not place) and KindDone (finished
-//     tasks) messages.
+//     KindAccepted (tasks an execution node accepted), KindReturn (tasks
+//     the tree could not place) and KindDone (finished tasks) messages.
 //
 // Time is the argument now (seconds, any origin, non-decreasing per role).
 // A role that wants to be woken later says so through its Wake method
 // (Router.Wake: a pending, bandwidth-delayed update; Leaf.Wake: the next
 // task completion); the driver then calls Step with a KindTick message at
-// that time. Messages are values; the Summary they carry is immutable and
-// may be shared by any number of routers and messages.
+// that time. A node that replaces a failed one tells its neighbours with
+// KindRestarted, and they send it what it lost. Messages are values; the
+// Summary they carry is immutable and may be shared by any number of
+// routers and messages. Between nodes, messages travel in their wire form
+// (AppendMsg, DecodeMsg).
 //
 // # How a driver uses it
 //
-//	t := overlay.NewTree(n)                 // n leaves, ordered by address
-//	routers := make([]overlay.Router, t.Vertices())
-//	for v := range routers { routers[v] = t.Router(overlay.Addr(v)) } // internal vertices only
-//	leaves: overlay.Leaf{Self: t.Leaf(i), Father: t.Father(t.Leaf(i)), Exec: ...}
-//	out = leaf.Step(p, now, overlay.Msg{Kind: overlay.KindTick}, out) // first summary goes up
+//	t := overlay.NewTree(n)                 // n leaves, ordered by address (or build the links by hand)
+//	r, _ := overlay.NewRouter(t.Links(v))   // each internal vertex v
+//	l, _ := t.NewLeaf(i, exec)              // each leaf i
+//	out = l.Step(cfg, now, overlay.Msg{Kind: overlay.KindTick}, out) // first summary goes up
 //	deliver each out message to msg.To (a router or a leaf) after the
 //	network delay of your choice, calling Step there; repeat.
 //
 // Tree is plain data (a balanced binary tree built by splitting the sorted
 // leaves in halves); a real deployment would replace it by a self-balancing
 // peer-to-peer tree overlay such as VBI-Tree (see docs/overlay.md).
-//
-// # Aggregation experiment
-//
-// Accuracy (accuracy.go) reproduces §7.1 of the paper: random node states
-// aggregated recursively up a balanced tree, and the fraction of the nodes'
-// availability the final summary still represents.
 package overlay

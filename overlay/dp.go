@@ -68,50 +68,13 @@ func (s DPSummary) Bytes() int {
 // to Samples samples without ever over-estimating; forwarding prefers the
 // nodes with the least computation available before the deadline.
 type DP struct {
-	SFMax   int
-	Samples int     // maximum samples per l function (>= 2; default 10)
-	Horizon float64 // seconds over which l is compared (default 100000)
-	// NoGrid turns off the grid penalty of the distance (see grid).
-	NoGrid bool
-	// Distance of the clustering (default DistMSE, the authors').
-	Distance Distance
-	// MaxPerNode, when > 0, caps the tasks of one request that forwarding
-	// (and the centralized reference) sends to each node at MaxPerNode
-	// (a sampled function of v nodes takes at most v·MaxPerNode). 0, the
-	// paper's rule, gives each node every task it can finish by the
-	// deadline, floor(l(δ)/a): a request with a lax deadline is packed onto
-	// few nodes. A diagnostic variant (docs/reproduction-004.md, DP), not
-	// the paper's policy.
-	MaxPerNode int
-	knn        int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
-	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
-	starsCells bool
+	o Options
 }
 
-// NewDP validates the parameters; samples <= 0 and horizon <= 0 take the
-// defaults 10 and 100000 s.
-func NewDP(sfmax, samples int, horizon float64) (*DP, error) {
-	if sfmax < 1 {
-		return nil, fmt.Errorf("dp: sfmax %d, want >= 1", sfmax)
-	}
-	if samples <= 0 {
-		samples = 10
-	}
-	if samples < 2 {
-		return nil, fmt.Errorf("dp: samples %d, want >= 2", samples)
-	}
-	if horizon <= 0 {
-		horizon = 100000
-	}
-	return &DP{SFMax: sfmax, Samples: samples, Horizon: horizon}, nil
-}
-
-func (*DP) Name() string { return "dp" }
+func (*DP) Policy() Policy     { return PolicyDP }
+func (p *DP) Options() Options { return p.o }
 
 func asDP(s Summary) DPSummary {
-	if v, ok := s.(*dpStarsSummary); ok {
-		return v.vals
-	}
 	v, _ := plainOf[DPSummary, DPCluster](s)
 	return v
 }
@@ -119,7 +82,7 @@ func asDP(s Summary) DPSummary {
 // Sum is the conservative sum of two DP sampled functions.
 func (p *DP) Sum(a, b *DPCluster) DPCluster {
 	h := DPCluster{Mem: min(a.Mem, b.Mem), Disk: min(a.Disk, b.Disk), V: a.V + b.V, L: MinLFunc(&a.L, &b.L)}
-	h.L.reduce(p.Samples, p.Horizon)
+	h.L.Reduce(p.o.Samples, p.o.Horizon)
 	return h
 }
 
@@ -136,7 +99,7 @@ func (p *DP) Sum(a, b *DPCluster) DPCluster {
 // pointwise minimum.
 //
 // DistLoss: memory and disk as for IBP; for l, the availability the
-// minimum loses at dpRefs reference deadlines over p.Horizon after t0,
+// minimum loses at dpRefs reference deadlines over the horizon after t0,
 // normalized by the range of Σ_k l_k, which is also the grid's l axis.
 type dpMetric struct {
 	p          *DP
@@ -219,7 +182,7 @@ func (m *dpMetric) msdMin(c *dpItem) float64 {
 }
 
 func (m *dpMetric) fill(c *dpItem) {
-	c.c.L.atSorted(m.refT[:], c.ref[:])
+	c.c.L.AtSorted(m.refT[:], c.ref[:])
 }
 
 // setRefs sets the reference deadlines t0 + k·dt, k = 1..dpRefs.
@@ -302,29 +265,25 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
-	if p.Distance == DistStars {
-		return p.aggregateStars(x, y)
+	if p.o.Clustering != nil {
+		return p.aggregateWith(x, y)
 	}
-	if p.knn > 0 {
-		buf := fnsOf[DPSummary](nil, x, 3)
-		return p.aggregateKNN(fnsOf[DPSummary](buf, y, 3))
-	}
-	if s, ok := plainUnion[DPSummary](x, y, p.SFMax, cmpDP, addDP); ok {
+	if s, ok := plainUnion[DPSummary](x, y, p.o.SFMax, cmpDP, addDP); ok {
 		return s
 	}
-	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.Distance)
+	z, scratch := unionOf[DPSummary](&dpFnPool, x, y, 3, &dpOps, p.o.Distance)
 	defer scratch.done()
-	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.Distance)
-	if len(z) <= p.SFMax {
+	cmp, merge := dpOps.cmp, dpOps.mergeFor(p.o.Distance)
+	if len(z) <= p.o.SFMax {
 		return summaryOf[DPSummary](z, 3)
 	}
 	w := dpPool.Get().(*dpWork)
 	defer dpPool.Put(w)
 	m, items := p.prepare(z, w)
 	if m.g.base >= 2 {
-		items = agglomerateGrid(items, p.SFMax, &m)
+		items = agglomerateGrid(items, p.o.SFMax, &m)
 	} else {
-		items = agglomerate(items, p.SFMax, &m)
+		items = agglomerate(items, p.o.SFMax, &m)
 	}
 	out := z[:len(items)]
 	for i := range items {
@@ -338,7 +297,7 @@ func (p *DP) Aggregate(x, y Summary) Summary {
 // prepare computes the clustering metric of z (ranges, reference
 // deadlines, grid) and its items, in w.
 func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
-	if p.Distance == DistMSE {
+	if p.o.Distance == DistMSE {
 		return p.prepareMSE(z, w)
 	}
 	inf := math.Inf(1)
@@ -357,7 +316,7 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 		t0 = 0
 	}
 	m := dpMetric{p: p, im: inv(span(lm, hm)), id: inv(span(ld, hd))}
-	m.setRefs(t0, p.Horizon/dpRefs)
+	m.setRefs(t0, p.o.Horizon/dpRefs)
 	if cap(w.items) < len(z) {
 		w.items = make([]dpItem, len(z))
 	}
@@ -370,9 +329,9 @@ func (p *DP) prepare(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 		ll, hl = min(ll, s), max(hl, s)
 	}
 	m.il = inv(span(ll, hl))
-	if !p.NoGrid {
-		m.g = newGrid(gridBase(p.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
-		m.g.gm = gridModeOf(false, p.starsCells)
+	if !p.o.NoGrid {
+		m.g = newGrid(gridBase(p.o.SFMax, 3, DistLoss), 3, nodes, []float64{lm, ld, ll}, []float64{m.im, m.id, m.il})
+		m.g.cells = p.o.Cells
 		m.g.span = [4]float64{span(lm, hm), span(ld, hd), span(ll, hl)}
 	}
 	for i := range items {
@@ -435,37 +394,21 @@ func (p *DP) prepareMSE(z []dpFn, w *dpWork) (dpMetric, []dpItem) {
 	return m, items
 }
 
-// mseGrid is the grid of DistMSE and DistStars (none with NoGrid):
+// mseGrid is the grid of DistMSE (none with NoGrid):
 // floor(SF_max^(1/3)) intervals per axis over memory and disk from their
 // minima lm, ld (scales im, id = 1/Δ) and over an l measure from 0 (scale
 // rl), with the penalty msePenalty.
 func (p *DP) mseGrid(nodes int, lm, ld, im, id, rl float64, spans [3]float64) grid {
-	if p.NoGrid {
+	if p.o.NoGrid {
 		return grid{}
 	}
-	g := newGrid(gridBase(p.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, rl})
+	g := newGrid(gridBase(p.o.SFMax, 3, DistMSE), 3, nodes, []float64{lm, ld, 0}, []float64{im, id, rl})
 	if g.base >= 2 {
 		g.pen = msePenalty
 	}
-	g.gm = gridModeOf(false, p.starsCells)
+	g.cells = p.o.Cells
 	copy(g.span[:], spans[:])
 	return g
-}
-
-// aggregateKNN is Aggregate with the authors' approximate clustering and
-// their order of a union (x then y; see knn.go).
-func (p *DP) aggregateKNN(z []dpFn) Summary {
-	if len(z) <= p.SFMax {
-		return summaryOf[DPSummary](z, 3)
-	}
-	m, items := p.prepare(z, &dpWork{})
-	items = agglomerateKNN(items, p.SFMax, p.knn, &m, func(c *dpItem) float64 { return float64(c.c.V) }, m.plain)
-	out := make([]dpFn, len(items))
-	for i := range items {
-		out[i] = dpFn{c: items[i].c}
-		copy(out[i].s[:3], items[i].s[:])
-	}
-	return summaryOf[DPSummary](out, 3)
 }
 
 type dpWork struct{ items []dpItem }
@@ -473,13 +416,8 @@ type dpWork struct{ items []dpItem }
 var dpPool = sync.Pool{New: func() any { return new(dpWork) }}
 
 func (*DP) Equal(x, y Summary) bool {
-	sx, okx := x.(*dpStarsSummary)
-	sy, oky := y.(*dpStarsSummary)
-	if okx || oky {
-		return okx && oky && sx.equal(sy)
-	}
 	return equalSummaries[DPSummary, DPCluster](x, y, func(a, b *DPCluster) bool {
-		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.equal(&b.L)
+		return a.Mem == b.Mem && a.Disk == b.Disk && a.V == b.V && a.L.Equal(&b.L)
 	})
 }
 
@@ -509,8 +447,8 @@ func (s DPSummary) Admits(app App) int {
 
 // capped is k tasks for a function of v nodes under MaxPerNode.
 func (p *DP) capped(k int, v int32) int {
-	if p.MaxPerNode > 0 {
-		return min(k, int(v)*p.MaxPerNode)
+	if p.o.MaxPerNode > 0 {
+		return min(k, int(v)*p.o.MaxPerNode)
 	}
 	return k
 }
@@ -554,8 +492,8 @@ type dpRun struct {
 // admits a task only if every queued task still meets its deadline.
 type DPExec struct {
 	Mem, Disk, Power float64
-	Samples          int     // samples of the reported l (default 10)
-	Horizon          float64 // seconds, for the sample reduction (default 100000)
+	Samples          int     // samples of the reported l (0: DefaultSamples)
+	Horizon          float64 // seconds, for the sample reduction (0: DefaultHorizon)
 	runs             []dpRun // waiting, by deadline (FIFO among equal deadlines)
 	running          bool
 	cur              dpRun // the running task (n = 1)
@@ -695,7 +633,7 @@ func (e *DPExec) Function(now float64) LFunc {
 		}
 	}
 	f := LFunc{P: pts, Slope: e.Power}
-	f.compact()
+	f.Compact()
 	return f
 }
 
@@ -709,12 +647,12 @@ func (e *DPExec) Summary(now float64) Summary {
 	f := e.Function(now)
 	k, h := e.Samples, e.Horizon
 	if k <= 0 {
-		k = 10
+		k = DefaultSamples
 	}
 	if h <= 0 {
-		h = 100000
+		h = DefaultHorizon
 	}
-	f.reduce(k, h)
+	f.Reduce(k, h)
 	return DPSummary{{Mem: f32down(e.Mem), Disk: f32down(e.Disk), V: 1, L: f}}
 }
 
@@ -767,6 +705,69 @@ func (e *DPExec) Wake() float64 {
 		return e.end
 	}
 	return math.Inf(1)
+}
+
+// DPTasks are N tasks of one application in a DP node's EDF queue.
+type DPTasks struct {
+	App       uint64
+	Submitter Addr
+	N         int
+	Deadline  float64 // absolute, seconds
+	Duration  float64 // seconds per task on this node
+}
+
+// Restore sets the node's queue: with running, the task it runs (N 1)
+// until end, and the tasks waiting, by deadline (first come first among
+// equal deadlines). A driver restores a node's state with it; the §7.1
+// experiment builds random queues. It refuses a queue out of deadline
+// order, a group of less than one task or a duration that is not > 0.
+func (e *DPExec) Restore(running *DPTasks, end float64, waiting []DPTasks) error {
+	check := func(what string, t *DPTasks) error {
+		if t.N < 1 || !(t.Duration > 0) || math.IsNaN(t.Deadline) {
+			return fmt.Errorf("dp node: %s task group of %d tasks of %g s due %g: want >= 1 task of > 0 s and a deadline", what, t.N, t.Duration, t.Deadline)
+		}
+		return nil
+	}
+	if running != nil {
+		if err := check("running", running); err != nil {
+			return err
+		}
+		if running.N != 1 {
+			return fmt.Errorf("dp node: %d tasks running, want 1", running.N)
+		}
+	}
+	for i := range waiting {
+		if err := check("waiting", &waiting[i]); err != nil {
+			return err
+		}
+		if i > 0 && waiting[i].Deadline < waiting[i-1].Deadline {
+			return fmt.Errorf("dp node: waiting tasks out of deadline order (%g after %g)", waiting[i].Deadline, waiting[i-1].Deadline)
+		}
+	}
+	e.runs = make([]dpRun, len(waiting))
+	for i, t := range waiting {
+		e.runs[i] = dpRun{app: t.App, sub: t.Submitter, n: t.N, deadline: t.Deadline, dur: t.Duration}
+	}
+	e.running, e.cur, e.end = false, dpRun{}, 0
+	if running != nil {
+		e.running, e.end = true, end
+		e.cur = dpRun{app: running.App, sub: running.Submitter, n: 1, deadline: running.Deadline, dur: running.Duration}
+	}
+	return nil
+}
+
+// Queue returns the node's queue as Restore takes it: the task running
+// (nil when idle) until end, and the tasks waiting, by deadline.
+func (e *DPExec) Queue() (running *DPTasks, end float64, waiting []DPTasks) {
+	if e.running {
+		c := e.cur
+		running, end = &DPTasks{App: c.app, Submitter: c.sub, N: 1, Deadline: c.deadline, Duration: c.dur}, e.end
+	}
+	waiting = make([]DPTasks, len(e.runs))
+	for i, r := range e.runs {
+		waiting[i] = DPTasks{App: r.app, Submitter: r.sub, N: r.n, Deadline: r.deadline, Duration: r.dur}
+	}
+	return running, end, waiting
 }
 
 // Running returns the application of the task the node is running, with

@@ -14,6 +14,7 @@ type net struct {
 	now     float64
 	// results
 	returned, done int
+	acked          int // tasks acknowledged by execution nodes (KindAccepted)
 	leafReturns    int
 	badReturns     int // returns not addressed to the request's submitter
 	steps          []stepRecord
@@ -37,7 +38,11 @@ func newNet(t *Tree, c *Config, execs []Exec) *net {
 	var q []Msg
 	for i, e := range execs {
 		v := t.Leaf(i)
-		n.leaves[v] = Leaf{Self: v, Father: t.Father(v), Exec: e}
+		l, err := t.NewLeaf(i, e)
+		if err != nil {
+			panic(err)
+		}
+		n.leaves[v] = l
 		q = append(q, Msg{Kind: KindTick, To: v})
 	}
 	n.run(q)
@@ -62,6 +67,13 @@ func (n *net) run(q []Msg) {
 			n.done += m.Req.N
 			continue
 		}
+		if m.Kind == KindAccepted {
+			n.acked += m.Req.N
+			if m.To != m.Req.Submitter || !n.t.IsLeaf(m.From) {
+				n.badReturns++
+			}
+			continue
+		}
 		var out []Msg
 		if n.t.IsLeaf(m.To) {
 			out = n.leaves[m.To].Step(n.c, n.now, m, nil)
@@ -79,14 +91,14 @@ func (n *net) run(q []Msg) {
 
 func TestDriverIBPSmall(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewIBP(4)
+	p, _ := newIBP(4)
 	execs := []Exec{
 		&IBPExec{Mem: 100, Disk: 100, Power: 1},
 		&IBPExec{Mem: 200, Disk: 200, Power: 1},
 		&IBPExec{Mem: 300, Disk: 300, Power: 1},
 		&IBPExec{Mem: 400, Disk: 400, Power: 1},
 	}
-	n := newNet(tr, &Config{Policy: p}, execs)
+	n := newNet(tr, &Config{Rules: p}, execs)
 	if got := n.routers[0].Summary().Nodes(); got != 4 {
 		t.Fatalf("root covers %d nodes, want 4", got)
 	}

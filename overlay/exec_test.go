@@ -84,8 +84,8 @@ func TestDPExecMeetsDeadlines(t *testing.T) {
 }
 
 func TestRouterBandwidthGroupsUpdates(t *testing.T) {
-	p, _ := NewIBP(4)
-	c := &Config{Policy: p, Bandwidth: 10} // bytes per second
+	p, _ := newIBP(4)
+	c := &Config{Rules: p, Bandwidth: 10} // bytes per second
 	tr := NewTree(4)
 	r := tr.Router(tr.Left(tr.Root())) // a router with a father
 	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
@@ -117,8 +117,8 @@ func TestRouterBandwidthGroupsUpdates(t *testing.T) {
 
 func TestMMPBoundsPropagate(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewMMP(4, 0.5)
-	c := &Config{Policy: p}
+	p, _ := newMMP(4, 0.5)
+	c := &Config{Rules: p}
 	execs := []Exec{&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 5}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 50},
 		&MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 7}, &MMPExec{Mem: 1, Disk: 1, Power: 1, Q: 9}}
 	n := newNet(tr, c, execs)
@@ -133,14 +133,14 @@ func TestMMPBoundsPropagate(t *testing.T) {
 }
 
 func TestReferences(t *testing.T) {
-	ibp, _ := NewIBP(4)
+	ibp, _ := newIBP(4)
 	nodes := []Summary{IBPSummary{{Mem: 100, Disk: 100, V: 1}}, nil, IBPSummary{{Mem: 10, Disk: 10, V: 1}}, IBPSummary{{Mem: 50, Disk: 50, V: 1}}}
 	got := Centralized{ibp}.Place(0, Request{App: App{Length: 1, Mem: 20, Disk: 20}, N: 5}, nodes, nil)
 	// fitting idle: nodes 0 and 3; closest first: 3, then 0.
 	if len(got) != 2 || got[0] != (Placement{3, 1}) || got[1] != (Placement{0, 1}) {
 		t.Fatalf("centralized IBP: %+v", got)
 	}
-	mmp, _ := NewMMP(4, 0.5)
+	mmp, _ := newMMP(4, 0.5)
 	mn := []Summary{MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 0, V: 1}}, MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 10, V: 1}}}
 	got = Centralized{mmp}.Place(0, Request{App: App{Length: 1}, N: 12}, mn, nil)
 	if len(got) != 2 || got[0] != (Placement{0, 11}) || got[1] != (Placement{1, 1}) {
@@ -163,9 +163,9 @@ func newTestRand() *rand.Rand { return stream.New(1, 0x7e57) }
 
 func TestNoBoundsToLeaves(t *testing.T) {
 	tr := NewTree(2)
-	p, _ := NewMMP(4, 0.5)
+	p, _ := newMMP(4, 0.5)
 	r := tr.Router(tr.Root())
-	out := r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	out := r.Step(&Config{Rules: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
 	for _, m := range out {
 		if m.Kind == KindBound {
 			t.Fatalf("bound sent to leaf %d", m.To)
@@ -174,7 +174,7 @@ func TestNoBoundsToLeaves(t *testing.T) {
 	// A router whose children are routers does send them.
 	tr = NewTree(4)
 	r = tr.Router(tr.Root())
-	out = r.Step(&Config{Policy: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
+	out = r.Step(&Config{Rules: p}, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
 	n := 0
 	for _, m := range out {
 		if m.Kind == KindBound && m.To == r.Right && m.Bound == 5 {
@@ -187,7 +187,7 @@ func TestNoBoundsToLeaves(t *testing.T) {
 }
 
 func TestCentralizedDP(t *testing.T) {
-	dp, _ := NewDP(4, 10, 1000)
+	dp, _ := newDP(4, 10, 1000)
 	lf := func(s float64) LFunc { return LFunc{P: []LPoint{{0, 0}}, Slope: s} }
 	nodes := []Summary{DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(3)}}, DPSummary{{Mem: 8, Disk: 8, V: 1, L: lf(1)}},
 		DPSummary{{Mem: 1, Disk: 1, V: 1, L: lf(9)}}}
@@ -199,39 +199,106 @@ func TestCentralizedDP(t *testing.T) {
 	}
 }
 
-func TestChildRestartedResendsBound(t *testing.T) {
+// TestRouterRestarted: KindRestarted from a child re-sends the MMP bound it
+// lost; from the father, the current aggregate.
+func TestRouterRestarted(t *testing.T) {
 	tr := NewTree(4)
-	p, _ := NewMMP(4, 0.5)
-	c := &Config{Policy: p}
+	p, _ := newMMP(4, 0.5)
+	c := &Config{Rules: p}
 	r := tr.Router(tr.Root())
 	r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 5, V: 1}}}, nil)
-	if out := r.ChildRestarted(c, r.Left, nil); len(out) != 0 {
+	restarted := func(from Addr) []Msg { return r.Step(c, 1, Msg{Kind: KindRestarted, From: from, To: r.Self}, nil) }
+	if out := restarted(r.Left); len(out) != 0 {
 		t.Fatalf("no bound for the left child yet, got %+v", out) // the right branch is empty
 	}
-	out := r.ChildRestarted(c, r.Right, nil)
+	out := restarted(r.Right)
 	if len(out) != 1 || out[0].To != r.Right || out[0].Bound != 5 {
 		t.Fatalf("want the bound 5 re-sent to the right child, got %+v", out)
 	}
-	if out := r.ChildRestarted(c, 99, nil); len(out) != 0 {
-		t.Fatalf("not a child: %+v", out)
+	if out := restarted(99); len(out) != 0 {
+		t.Fatalf("not a neighbour: %+v", out)
+	}
+	// the root has no father to re-send to; an inner router re-sends its
+	// current aggregate to a restarted father without recording it as sent
+	if out := restarted(NoAddr); len(out) != 0 {
+		t.Fatalf("the root re-sent to no father: %+v", out)
+	}
+	in := tr.Router(tr.Left(tr.Root()))
+	in.Step(c, 0, Msg{Kind: KindUpdate, From: in.Left, Sum: MMPSummary{{Mem: 1, Disk: 1, Power: 1, Q: 7, V: 1}}}, nil)
+	sent := in.Summary()
+	out = in.Step(c, 2, Msg{Kind: KindRestarted, From: in.Father, To: in.Self}, nil)
+	if len(out) != 1 || out[0].Kind != KindUpdate || out[0].To != in.Father || !p.Equal(out[0].Sum, in.Current(c)) || !p.Equal(in.Summary(), sent) {
+		t.Fatalf("restarted father: %+v (sent %v)", out, sent)
+	}
+}
+
+// TestLeafAcknowledgesAndRestarts: a leaf acknowledges the tasks it
+// accepts (KindAccepted) and returns the others, and re-sends its summary
+// to a restarted father, recording it as sent.
+func TestLeafAcknowledgesAndRestarts(t *testing.T) {
+	p, _ := newIBP(4)
+	c := &Config{Rules: p}
+	l, err := NewLeaf(3, 1, &IBPExec{Mem: 10, Disk: 10, Power: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Step(c, 0, Msg{Kind: KindTick}, nil)
+	out := l.Step(c, 1, Msg{Kind: KindRequest, From: 1, To: 3, Req: Request{App: App{ID: 7, Length: 10}, Submitter: 5, Src: 1, N: 3}}, nil)
+	var acc, ret, upd int
+	for _, m := range out {
+		switch m.Kind {
+		case KindAccepted:
+			acc += m.Req.N
+			if m.To != 5 || m.From != 3 || m.Req.App.ID != 7 {
+				t.Errorf("accepted %+v", m)
+			}
+		case KindReturn:
+			ret += m.Req.N
+		case KindUpdate:
+			upd++
+		}
+	}
+	if acc != 1 || ret != 2 || upd != 1 {
+		t.Fatalf("accepted %d, returned %d, %d updates: want 1, 2, 1 (%+v)", acc, ret, upd, out)
+	}
+	out = l.Step(c, 2, Msg{Kind: KindRestarted, From: 1, To: 3}, nil)
+	if len(out) != 1 || out[0].Kind != KindUpdate || out[0].Sum != nil || l.Summary() != nil {
+		t.Fatalf("restarted father: %+v, want the busy node's empty summary", out)
+	}
+	if out := l.Step(c, 2, Msg{Kind: KindRestarted, From: 9, To: 3}, nil); len(out) != 0 {
+		t.Fatalf("not the father: %+v", out)
+	}
+	for _, bad := range []struct {
+		self, father Addr
+		e            Exec
+	}{{-1, 0, &IBPExec{}}, {2, 2, &IBPExec{}}, {2, 0, nil}} {
+		if _, err := NewLeaf(bad.self, bad.father, bad.e); err == nil {
+			t.Errorf("NewLeaf(%d, %d, %v) accepted", bad.self, bad.father, bad.e)
+		}
+	}
+	for _, bad := range []Links{{Self: -1, Left: 1, Right: 2}, {Self: 0, Left: 1, Right: 1}, {Self: 0, Left: 0, Right: 2},
+		{Self: 0, Father: 1, Left: 1, Right: 2}, {Self: 3, Father: 3, Left: 1, Right: 2}} {
+		if _, err := NewRouter(bad); err == nil {
+			t.Errorf("NewRouter(%+v) accepted", bad)
+		}
 	}
 }
 
 // countingPolicy counts the aggregations of the policy it wraps.
 type countingPolicy struct {
-	Policy
+	Rules
 	n int
 }
 
 func (p *countingPolicy) Aggregate(x, y Summary) Summary {
 	p.n++
-	return p.Policy.Aggregate(x, y)
+	return p.Rules.Aggregate(x, y)
 }
 
 func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
-	ibp, _ := NewIBP(4)
-	p := &countingPolicy{Policy: ibp}
-	c := &Config{Policy: p, Bandwidth: 10}
+	ibp, _ := newIBP(4)
+	p := &countingPolicy{Rules: ibp}
+	c := &Config{Rules: p, Bandwidth: 10}
 	tr := NewTree(4)
 	r := tr.Router(tr.Left(tr.Root()))
 	out := r.Step(c, 0, Msg{Kind: KindUpdate, From: r.Left, Sum: IBPSummary{{Mem: 1, Disk: 1, V: 1}}}, nil)
@@ -287,12 +354,12 @@ func TestRouterAggregatesOncePerSentUpdate(t *testing.T) {
 // are delivered, the last update sent is the aggregate of the children's
 // latest summaries (grouping loses nothing).
 func TestRouterBandwidthProperty(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		t.Run(pol, func(t *testing.T) {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
+		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				p, _ := NewPolicy(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
+				p, _ := newRules(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
 				bw := float64(rapid.IntRange(1, 200).Draw(t, "bandwidth"))
-				c := &Config{Policy: p, Bandwidth: bw}
+				c := &Config{Rules: p, Bandwidth: bw}
 				tr := NewTree(4)
 				r := tr.Router(tr.Left(tr.Root()))
 				_, leaves := drawNodes(t, pol)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestForwardIBPHand(t *testing.T) {
-	p, _ := NewIBP(8)
+	p, _ := newIBP(8)
 	f := &Fork{Self: 10, Father: 5, Left: 11, Right: 12,
 		LeftInfo:  IBPSummary{{Mem: 100, Disk: 100, V: 2}, {Mem: 300, Disk: 300, V: 1}},
 		RightInfo: IBPSummary{{Mem: 200, Disk: 200, V: 1}}}
@@ -35,7 +35,7 @@ func TestForwardIBPHand(t *testing.T) {
 }
 
 func TestForwardMMPHand(t *testing.T) {
-	p, _ := NewMMP(8, 0.5)
+	p, _ := newMMP(8, 0.5)
 	f := &Fork{Self: 10, Father: 5, Left: 11, Right: 12, Bound: math.Inf(-1),
 		LeftInfo:  MMPSummary{{Mem: 10, Disk: 10, Power: 1, Q: 0, V: 1}},
 		RightInfo: MMPSummary{{Mem: 10, Disk: 10, Power: 1, Q: 10, V: 1}}}
@@ -68,7 +68,7 @@ func TestForwardMMPHand(t *testing.T) {
 }
 
 func TestForwardDPHand(t *testing.T) {
-	p, _ := NewDP(8, 10, 1000)
+	p, _ := newDP(8, 10, 1000)
 	// l = power × time from 0: left power 1 (l(100) = 100), right power 3
 	// (l(100) = 300). Tasks of 40 MFLOP, deadline 100: left takes 2 tasks,
 	// right 7. Least available computation first: left.
@@ -102,12 +102,12 @@ func (c countingExec) Accept(now float64, app App, n int, sub Addr) int {
 // than its summary admits, leaves never refuse tasks (summaries are
 // conservative), and what is not placed returns to the submitter.
 func TestForwardingProperties(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		t.Run(pol, func(t *testing.T) {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
+		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				nl := rapid.IntRange(1, 40).Draw(t, "leaves")
 				k := rapid.IntRange(1, 10).Draw(t, "sfmax")
-				p, _ := NewPolicy(pol, k)
+				p, _ := newRules(pol, k)
 				tr := NewTree(nl)
 				accepted := 0
 				execs := make([]Exec, nl)
@@ -116,11 +116,11 @@ func TestForwardingProperties(t *testing.T) {
 					pw := float64(rapid.IntRange(1, 4).Draw(t, "power"))
 					var e Exec
 					switch pol {
-					case "ibp":
+					case PolicyIBP:
 						e = &IBPExec{Mem: m, Disk: d, Power: pw}
-					case "mmp":
+					case PolicyMMP:
 						e = &MMPExec{Mem: m, Disk: d, Power: pw, Q: float64(rapid.IntRange(0, 20).Draw(t, "q"))}
-					case "dp":
+					case PolicyDP:
 						de := &DPExec{Mem: m, Disk: d, Power: pw}
 						// some work already queued
 						if rapid.Bool().Draw(t, "busy") {
@@ -130,7 +130,7 @@ func TestForwardingProperties(t *testing.T) {
 					}
 					execs[i] = countingExec{Exec: e, accepted: &accepted}
 				}
-				n := newNet(tr, &Config{Policy: p}, execs)
+				n := newNet(tr, &Config{Rules: p}, execs)
 				n.steps = nil
 				app := App{ID: 1, Length: float64(rapid.IntRange(1, 30).Draw(t, "a")),
 					Mem: float64(rapid.IntRange(0, 8).Draw(t, "m")), Disk: float64(rapid.IntRange(0, 8).Draw(t, "d")),
@@ -142,8 +142,8 @@ func TestForwardingProperties(t *testing.T) {
 					return
 				}
 				n.run([]Msg{NewRequest(tr, sub, app, want)})
-				if accepted+n.returned != want {
-					t.Fatalf("accepted %d + returned %d != %d tasks", accepted, n.returned, want)
+				if accepted+n.returned != want || n.acked != accepted {
+					t.Fatalf("accepted %d (acknowledged %d) + returned %d != %d tasks", accepted, n.acked, n.returned, want)
 				}
 				if n.leafReturns != 0 {
 					t.Fatalf("leaves refused %d tasks", n.leafReturns)
@@ -170,11 +170,11 @@ func TestForwardingProperties(t *testing.T) {
 					}
 					var admL, admR int
 					switch pol {
-					case "ibp":
+					case PolicyIBP:
 						admL, admR = asIBP(s.f.LeftInfo).Admits(app), asIBP(s.f.RightInfo).Admits(app)
-					case "dp":
+					case PolicyDP:
 						admL, admR = asDP(s.f.LeftInfo).Admits(app), asDP(s.f.RightInfo).Admits(app)
-					case "mmp":
+					case PolicyMMP:
 						q := Makespan(app, s.in.N, 0, asMMP(s.f.LeftInfo), asMMP(s.f.RightInfo))
 						admL, admR = asMMP(s.f.LeftInfo).Admits(app, q, 0), asMMP(s.f.RightInfo).Admits(app, q, 0)
 					}
@@ -192,7 +192,7 @@ func TestForwardingProperties(t *testing.T) {
 func TestIBPFindsAllWithFullSummaries(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nl := rapid.IntRange(2, 30).Draw(t, "leaves")
-		p, _ := NewIBP(1000)
+		p, _ := newIBP(1000)
 		tr := NewTree(nl)
 		execs := make([]Exec, nl)
 		fit := 0
@@ -204,7 +204,7 @@ func TestIBPFindsAllWithFullSummaries(t *testing.T) {
 			}
 			execs[i] = e
 		}
-		n := newNet(tr, &Config{Policy: p}, execs)
+		n := newNet(tr, &Config{Rules: p}, execs)
 		want := rapid.IntRange(1, 40).Draw(t, "tasks")
 		n.run([]Msg{NewRequest(tr, tr.Leaf(rapid.IntRange(0, nl-1).Draw(t, "sub")), app, want)})
 		if placed := want - n.returned; placed != min(want, fit) {
@@ -234,8 +234,8 @@ func TestDPMaxPerNode(t *testing.T) {
 		{1, Split{Left: 1, Right: 3, Father: 1}, []Placement{{1, 1}, {2, 1}, {0, 1}}},
 		{2, Split{Left: 2, Right: 3}, []Placement{{1, 2}, {2, 2}, {0, 1}}},
 	} {
-		p, _ := NewDP(8, 10, 1000)
-		p.MaxPerNode = c.max
+		p, _ := newDP(8, 10, 1000)
+		p.o.MaxPerNode = c.max
 		if got := p.Forward(f, Request{App: app, Src: 5, N: 5}, 0); got != c.fwd {
 			t.Errorf("MaxPerNode %d: forward %+v, want %+v", c.max, got, c.fwd)
 		}

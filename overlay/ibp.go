@@ -1,7 +1,6 @@
 package overlay
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -32,26 +31,13 @@ func (s IBPSummary) Bytes() int { return 12 * len(s) } // float32 M, D; uint32 v
 // IBP is the idle/busy policy: one task per idle node with enough memory
 // and disk; conservative sum (min, min, v1+v2); forwarding of Fig. 5, best
 // fit first.
+// Build it with NewRules.
 type IBP struct {
-	SFMax int // maximum summary size (>= 1)
-	// NoGrid turns off the grid penalty of the distance (see grid).
-	NoGrid bool
-	// Distance of the clustering (default DistMSE, the authors').
-	Distance Distance
-	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
-	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
-	starsCells bool
+	o Options
 }
 
-// NewIBP validates sfmax.
-func NewIBP(sfmax int) (*IBP, error) {
-	if sfmax < 1 {
-		return nil, fmt.Errorf("ibp: sfmax %d, want >= 1", sfmax)
-	}
-	return &IBP{SFMax: sfmax}, nil
-}
-
-func (*IBP) Name() string { return "ibp" }
+func (*IBP) Policy() Policy     { return PolicyIBP }
+func (p *IBP) Options() Options { return p.o }
 
 type ibpFn = fn[IBPCluster]
 
@@ -89,35 +75,15 @@ func (p *IBP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
-	if p.knn > 0 {
-		buf := fnsOf[IBPSummary](nil, x, 2)
-		return p.aggregateKNN(fnsOf[IBPSummary](buf, y, 2))
+	if p.o.Clustering != nil {
+		return aggregateVecsWith[IBPSummary](&ibpKind, x, y, &p.o)
 	}
-	return aggregateVecs[IBPSummary](&ibpKind, x, y, p.SFMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
+	return aggregateVecs[IBPSummary](&ibpKind, x, y, p.o.SFMax, gridSpec{none: p.o.NoGrid, cells: p.o.Cells}, p.o.Distance)
 }
 
 // ibpKind is what aggregateVecs needs of IBP.
 var ibpKind = vecKind[IBPCluster]{d: 2, pool: &ibpFnPool, ops: &ibpOps, cmpVals: cmpIBP, add: addIBP,
 	toVec: ibpVec, fromVec: vecIBP}
-
-// aggregateKNN is Aggregate with the authors' approximate clustering and
-// their order of a union (x then y; see knn.go).
-func (p *IBP) aggregateKNN(z []ibpFn) Summary {
-	if len(z) <= p.SFMax {
-		return summaryOf[IBPSummary](z, 2)
-	}
-	vs := make([]vec, len(z))
-	for i := range z {
-		ibpVec(&vs[i], &z[i])
-	}
-	m := prepareVecs(vs, 2, p.SFMax, [4]bool{}, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
-	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
-	out := z[:len(vs)]
-	for i := range vs {
-		vecIBP(&out[i], &vs[i], true)
-	}
-	return summaryOf[IBPSummary](out, 2)
-}
 
 func (*IBP) Equal(x, y Summary) bool {
 	return equalSummaries[IBPSummary, IBPCluster](x, y, func(a, b *IBPCluster) bool { return *a == *b })

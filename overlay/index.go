@@ -35,7 +35,7 @@ type IndexedPlacer interface {
 // set of queues through Makespan's search and DP's on l(δ) at the
 // request's deadline, both changing with time; see docs/overlay-sim.md.
 func (c Centralized) Index(n int) IndexedPlacer {
-	if _, ok := c.Policy.(*IBP); ok {
+	if _, ok := c.Rules.(*IBP); ok {
 		x := &IBPIndex{ref: c}
 		x.Reset(n)
 		return x

@@ -71,8 +71,8 @@ func TestHbits(t *testing.T) {
 // Centralized.Place over the same summaries, and an index rebuilt from the
 // current summaries gives the same placements.
 func TestIBPIndexMatchesScan(t *testing.T) {
-	ibp, _ := NewIBP(9)
-	ref := Centralized{Policy: ibp}
+	ibp, _ := newIBP(9)
+	ref := Centralized{Rules: ibp}
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 150).Draw(t, "nodes")
 		vals := []float32{0, 1, 2, 3, 4, 6, 1024}
@@ -152,8 +152,8 @@ func TestIBPIndexMatchesScan(t *testing.T) {
 // TestIBPIndexTies: two classes whose keys are equal are merged by node
 // index, as the scan's stable sort does.
 func TestIBPIndexTies(t *testing.T) {
-	ibp, _ := NewIBP(9)
-	ref := Centralized{Policy: ibp}
+	ibp, _ := newIBP(9)
+	ref := Centralized{Rules: ibp}
 	// Classes (2, 4) and (4, 2) against a request (0, 0): spans 2 and 2,
 	// keys 2/2 + 4/2 = 3 for both.
 	sums := []Summary{
@@ -177,11 +177,11 @@ func TestIBPIndexTies(t *testing.T) {
 }
 
 func TestIndexOnlyForIBP(t *testing.T) {
-	mmp, _ := NewMMP(4, 0.5)
-	dp, _ := NewDP(8, 10, 1000)
-	for _, p := range []Policy{mmp, dp} {
-		if x := (Centralized{Policy: p}).Index(4); x != nil {
-			t.Fatalf("%s: an index %T, want none", p.Name(), x)
+	mmp, _ := newMMP(4, 0.5)
+	dp, _ := newDP(8, 10, 1000)
+	for _, p := range []Rules{mmp, dp} {
+		if x := (Centralized{Rules: p}).Index(4); x != nil {
+			t.Fatalf("%s: an index %T, want none", p.Policy(), x)
 		}
 	}
 }

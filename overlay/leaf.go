@@ -1,6 +1,9 @@
 package overlay
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Exec is the local scheduler of an execution node (§3.2): it says what the
 // node can take (its summary, one sampled function or none), accepts
@@ -41,14 +44,18 @@ type Leaf struct {
 // its first step).
 func (l *Leaf) Summary() Summary { return l.sent }
 
-// Resend returns the leaf's current summary and records it as sent: a
-// driver calls it when the father was replaced and lost what the leaf had
-// sent (§3.5: the children send their summaries again), so that the leaf's
-// later decisions to update compare against what the new father holds.
-func (l *Leaf) Resend(now float64) Summary {
-	l.started = true
-	l.sent = l.Exec.Summary(now)
-	return l.sent
+// NewLeaf builds the execution role of leaf self, whose father is father
+// (NoAddr for a one-node overlay), over its local scheduler e.
+func NewLeaf(self, father Addr, e Exec) (Leaf, error) {
+	switch {
+	case self < 0:
+		return Leaf{}, fmt.Errorf("leaf %d: want an address >= 0", self)
+	case father == self || father < NoAddr:
+		return Leaf{}, fmt.Errorf("leaf %d: father %d: want another vertex or NoAddr", self, father)
+	case e == nil:
+		return Leaf{}, fmt.Errorf("leaf %d: no execution node (Exec)", self)
+	}
+	return Leaf{Self: self, Father: father, Exec: e}, nil
 }
 
 // Wake returns when the leaf wants a KindTick (next task completion).
@@ -60,16 +67,33 @@ func (l *Leaf) Wake() float64 {
 }
 
 // Step consumes one message at time now and appends the messages to send:
-// KindReturn for refused tasks, KindDone for finished ones, KindUpdate to
-// the father when the node's summary changed. A KindTick at start-up sends
-// the first summary.
+// KindDone for finished tasks, KindAccepted and KindReturn for the tasks of
+// an assignment it accepted and refused, KindUpdate to the father when the
+// node's summary changed. A KindTick at start-up sends the first summary.
+// KindRestarted from the father (a fresh father that lost what the leaf
+// sent, §3.5) makes it send its current summary again, recorded as sent so
+// that its later decisions to update compare against what the new father
+// holds.
 func (l *Leaf) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
+	if m.Kind == KindRestarted {
+		if m.From == l.Father && l.Father != NoAddr {
+			l.started = true
+			l.sent = l.Exec.Summary(now)
+			out = append(out, Msg{Kind: KindUpdate, From: l.Self, To: l.Father, Sum: l.sent})
+		}
+		return out
+	}
 	// No scratch kept per leaf: Advance allocates only when tasks finished.
 	for _, d := range l.Exec.Advance(now, nil) {
 		out = append(out, Msg{Kind: KindDone, From: l.Self, To: d.Submitter, Req: d})
 	}
 	if m.Kind == KindRequest && m.Req.N > 0 {
 		k := l.Exec.Accept(now, m.Req.App, m.Req.N, m.Req.Submitter)
+		if k > 0 {
+			r := m.Req
+			r.N, r.Src = k, l.Self
+			out = append(out, Msg{Kind: KindAccepted, From: l.Self, To: r.Submitter, Req: r})
+		}
 		if rest := m.Req.N - k; rest > 0 {
 			r := m.Req
 			r.N, r.Src = rest, l.Self
@@ -77,7 +101,7 @@ func (l *Leaf) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 		}
 	}
 	s := l.Exec.Summary(now)
-	if !l.started || !c.Policy.Equal(s, l.sent) {
+	if !l.started || !c.Rules.Equal(s, l.sent) {
 		l.started = true
 		l.sent = s
 		if l.Father != NoAddr {

@@ -1,6 +1,9 @@
 package overlay
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // LPoint is one sample (δ, l(δ)) of an l function.
 type LPoint struct{ T, L float64 }
@@ -39,10 +42,10 @@ func (f *LFunc) At(d float64) float64 {
 	return max(v, 0)
 }
 
-// atSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass:
+// AtSorted sets out[j] = f.At(ts[j]) for ascending ts, in one pass:
 // zeros before the first sample, each segment's points with its
 // differences computed once, then the final slope.
-func (f *LFunc) atSorted(ts, out []float64) {
+func (f *LFunc) AtSorted(ts, out []float64) {
 	p := f.P
 	j := 0
 	for ; j < len(ts) && (len(p) == 0 || ts[j] < p[0].T); j++ {
@@ -106,7 +109,7 @@ func MinLFunc(f, g *LFunc) LFunc {
 		slope = sg
 	}
 	h := LFunc{P: out, Slope: slope}
-	h.compact()
+	h.Compact()
 	return h
 }
 
@@ -169,9 +172,9 @@ func (w *lwalk) at(t float64) float64 {
 	return max(v, 0)
 }
 
-// compact removes samples that are collinear with their neighbours (they
+// Compact removes samples that are collinear with their neighbours (they
 // carry no breakpoint) and duplicates.
-func (f *LFunc) compact() {
+func (f *LFunc) Compact() {
 	p := f.P
 	if len(p) < 2 {
 		return
@@ -202,12 +205,12 @@ func (f *LFunc) compact() {
 	f.P = p[:k]
 }
 
-// reduce lowers f to at most k samples (k >= 2) without ever raising it,
+// Reduce lowers f to at most k samples (k >= 2) without ever raising it,
 // removing each time the sample whose removal loses the least area (tail
 // losses counted over horizon seconds). Two operations keep f below the
 // original: dropping a concave sample (the chord lies below), and merging
 // samples j, j+1 into (T_{j+1}, L_j) (valid because f is nondecreasing).
-func (f *LFunc) reduce(k int, horizon float64) {
+func (f *LFunc) Reduce(k int, horizon float64) {
 	if k < 2 {
 		k = 2
 	}
@@ -260,7 +263,8 @@ func (f *LFunc) reduce(k int, horizon float64) {
 	}
 }
 
-func (f *LFunc) equal(g *LFunc) bool {
+// Equal says whether f and g have the same samples and final slope.
+func (f *LFunc) Equal(g *LFunc) bool {
 	if f.Slope != g.Slope || len(f.P) != len(g.P) {
 		return false
 	}
@@ -270,4 +274,42 @@ func (f *LFunc) equal(g *LFunc) bool {
 		}
 	}
 	return true
+}
+
+// MaxLFunc is the pointwise maximum of f and g, exact (samples at both
+// functions' breakpoints and where they cross).
+func MaxLFunc(f, g *LFunc) LFunc {
+	if len(f.P) == 0 {
+		return LFunc{P: slices.Clone(g.P), Slope: g.Slope}
+	}
+	if len(g.P) == 0 {
+		return LFunc{P: slices.Clone(f.P), Slope: f.Slope}
+	}
+	// the distinct sample times of both, from the earliest
+	t0 := min(f.P[0].T, g.P[0].T)
+	ts := []float64{t0}
+	for _, h := range []*LFunc{f, g} {
+		for _, q := range h.P {
+			if q.T > t0 {
+				ts = append(ts, q.T)
+			}
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	out, pf, pg := envelopePoints(f, g, ts, true)
+	prevT := ts[len(ts)-1]
+	sf, sg := f.Slope, g.Slope
+	slope := max(sf, sg)
+	if pf > pg && sf < sg || pg > pf && sg < sf {
+		dt := (pf - pg) / (sg - sf)
+		out = append(out, LPoint{prevT + dt, max(pf+sf*dt, pg+sg*dt)})
+	} else if pf > pg {
+		slope = sf
+	} else if pg > pf {
+		slope = sg
+	}
+	h := LFunc{P: out, Slope: slope}
+	h.Compact()
+	return h
 }

@@ -1,10 +1,7 @@
 package overlay
 
 import (
-	"cmp"
-	"fmt"
 	"math"
-	"slices"
 	"sync"
 )
 
@@ -33,30 +30,13 @@ func (s MMPSummary) Bytes() int { return 24 * len(s) } // float32 M, D, s; float
 // MMP is the makespan minimization policy: FCFS queues, AF = ⌊(q −
 // Q)·s/a⌋ under the memory and disk constraints, conservative sum (min,
 // min, min, max Q), forwarding by the binary search of Fig. 6.
+// Build it with NewRules.
 type MMP struct {
-	SFMax int
-	Beta  float64 // β of Fig. 6 (paper: 0.5)
-	// NoGrid turns off the grid penalty of the distance (see grid).
-	NoGrid bool
-	// Distance of the clustering (default DistMSE, the authors').
-	Distance Distance
-	knn      int // > 0: the authors' approximate clustering (knn.go), for Table 2 experiments
-	// starsCells: the authors' grid cells (gridStarsCells), for Table 2 experiments
-	starsCells bool
+	o Options
 }
 
-// NewMMP validates sfmax and beta.
-func NewMMP(sfmax int, beta float64) (*MMP, error) {
-	if sfmax < 1 {
-		return nil, fmt.Errorf("mmp: sfmax %d, want >= 1", sfmax)
-	}
-	if !(beta > 0) || math.IsInf(beta, 0) {
-		return nil, fmt.Errorf("mmp: beta %g, want a finite number > 0", beta)
-	}
-	return &MMP{SFMax: sfmax, Beta: beta}, nil
-}
-
-func (*MMP) Name() string { return "mmp" }
+func (*MMP) Policy() Policy     { return PolicyMMP }
+func (p *MMP) Options() Options { return p.o }
 
 type mmpFn = fn[MMPCluster]
 
@@ -99,38 +79,15 @@ func (p *MMP) Aggregate(x, y Summary) Summary {
 	if x == nil && y == nil {
 		return nil
 	}
-	if p.knn > 0 {
-		buf := fnsOf[MMPSummary](nil, x, 4)
-		return p.aggregateKNN(fnsOf[MMPSummary](buf, y, 4))
+	if p.o.Clustering != nil {
+		return aggregateVecsWith[MMPSummary](&mmpKind, x, y, &p.o)
 	}
-	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.SFMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
+	return aggregateVecs[MMPSummary](&mmpKind, x, y, p.o.SFMax, gridSpec{none: p.o.NoGrid, cells: p.o.Cells}, p.o.Distance)
 }
 
 // mmpKind is what aggregateVecs needs of MMP.
 var mmpKind = vecKind[MMPCluster]{d: 4, isMax: mmpIsMax, pool: &mmpFnPool, ops: &mmpOps, cmpVals: cmpMMP,
 	add: addMMP, toVec: mmpVec, fromVec: vecMMP}
-
-// aggregateKNN is Aggregate with the authors' approximate clustering and
-// their order of a union (merged by queue end; see knn.go).
-func (p *MMP) aggregateKNN(z []mmpFn) Summary {
-	byQ := func(a, b mmpFn) int { return cmp.Compare(a.c.Q, b.c.Q) }
-	slices.SortStableFunc(z, byQ)
-	if len(z) <= p.SFMax {
-		return summaryOf[MMPSummary](z, 4)
-	}
-	vs := make([]vec, len(z))
-	for i := range z {
-		mmpVec(&vs[i], &z[i])
-	}
-	m := prepareVecs(vs, 4, p.SFMax, mmpIsMax, gridModeOf(p.NoGrid, p.starsCells), p.Distance)
-	vs = agglomerateKNN(vs, p.SFMax, p.knn, &m, func(c *vec) float64 { return c.v }, m.plain)
-	out := z[:len(vs)]
-	for i := range vs {
-		vecMMP(&out[i], &vs[i], true)
-	}
-	slices.SortStableFunc(out, byQ)
-	return summaryOf[MMPSummary](out, 4)
-}
 
 func (*MMP) Equal(x, y Summary) bool {
 	return equalSummaries[MMPSummary, MMPCluster](x, y, func(a, b *MMPCluster) bool { return *a == *b })
@@ -240,7 +197,7 @@ func (p *MMP) Forward(f *Fork, req Request, now float64) Split {
 		return Split{Father: req.N}
 	}
 	maxQ := max(f.Bound, p.MaxQueue(ls), p.MaxQueue(rs), now)
-	if f.Father != NoAddr && req.Src != f.Father && q-now > p.Beta*(maxQ-now) {
+	if f.Father != NoAddr && req.Src != f.Father && q-now > p.o.Beta*(maxQ-now) {
 		return Split{Father: req.N}
 	}
 	nl := min(ls.Admits(req.App, q, now), req.N)

@@ -62,33 +62,40 @@ const (
 	// KindDone carries Req: Req.N tasks of Req.App finished at the sender,
 	// to the submitter.
 	KindDone
-	// KindTick wakes a role at the time it asked for (see Wake).
+	// KindTick wakes a role at the time it asked for (see Wake). It is
+	// the driver's, never sent between nodes.
 	KindTick
+	// KindAccepted carries Req: the sender, an execution node, accepted
+	// Req.N tasks of Req.App (an assignment it was sent), to the submitter.
+	// The submitter knows from it where its tasks are (and which to
+	// resubmit when that node fails).
+	KindAccepted
+	// KindRestarted says that the sender lost its state: a failed node
+	// replaced by a fresh one (§3.5) tells its neighbours. To a child, from
+	// its father: send your summary again (the father lost it). To a
+	// father, from a child: the child lost the MMP bound it was sent (the
+	// child's summary comes back by its own update).
+	KindRestarted
 )
 
+// kindNames are the kinds' names, by value.
+var kindNames = [...]string{KindRequest: "request", KindUpdate: "update", KindBound: "bound", KindReturn: "return",
+	KindDone: "done", KindTick: "tick", KindAccepted: "accepted", KindRestarted: "restarted"}
+
 func (k Kind) String() string {
-	switch k {
-	case KindRequest:
-		return "request"
-	case KindUpdate:
-		return "update"
-	case KindBound:
-		return "bound"
-	case KindReturn:
-		return "return"
-	case KindDone:
-		return "done"
-	case KindTick:
-		return "tick"
+	if k.valid() {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
+
+func (k Kind) valid() bool { return k >= KindRequest && int(k) < len(kindNames) }
 
 // Msg is one message between roles. Only the fields of its Kind are used.
 type Msg struct {
 	Kind     Kind
 	From, To Addr
-	Req      Request // KindRequest, KindReturn, KindDone
+	Req      Request // KindRequest, KindReturn, KindDone, KindAccepted
 	Sum      Summary // KindUpdate (immutable, may be shared)
 	Bound    float64 // KindBound
 }

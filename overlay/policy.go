@@ -1,6 +1,9 @@
 package overlay
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Summary is an availability summary: a set of sampled functions, each
 // covering v execution nodes (§4.2). Summaries are immutable once built:
@@ -30,12 +33,16 @@ type Fork struct {
 	Bound                     float64 // MMP: max queue end outside the branch (-Inf if unknown)
 }
 
-// Policy is a scheduling policy (§6): its summaries' sum and distance (used
-// by Aggregate, Fig. 3), its availability function and its forwarding
-// algorithm. Implementations: *IBP, *MMP, *DP. A Policy is read-only and
-// may be shared by any number of goroutines.
-type Policy interface {
-	Name() string
+// Rules are a scheduling policy's rules (§6): its summaries' sum and
+// distance (used by Aggregate, Fig. 3), its availability function and its
+// forwarding algorithm. Implementations: *IBP, *MMP, *DP, built by
+// NewRules. Rules are read-only and may be shared by any number of
+// goroutines.
+type Rules interface {
+	// Policy is the policy these rules implement.
+	Policy() Policy
+	// Options are the (defaulted) options the rules were built with.
+	Options() Options
 	// Aggregate returns the summary of the union of x and y, clustered down
 	// to SF_max sampled functions (Fig. 3). x and y are not modified.
 	Aggregate(x, y Summary) Summary
@@ -52,7 +59,7 @@ type Policy interface {
 
 // Config is shared by all routers of one overlay.
 type Config struct {
-	Policy Policy
+	Rules Rules
 	// Bandwidth limits update messages on each link, in bytes per second
 	// (§4.3): after sending an update of b bytes a router waits b/Bandwidth
 	// seconds before the next one, grouping the changes that arrive
@@ -61,7 +68,7 @@ type Config struct {
 }
 
 // Router is the routing role of one internal vertex. Its zero value is not
-// usable: build it with Tree.Router. It holds about 120 bytes plus the
+// usable: build it with NewRouter (or Tree.Router). It holds about 120 bytes plus the
 // summaries it points to (shared with the children that sent them).
 //
 // Aggregation is lazy (§4.3 only requires the summary a router sends to be
@@ -83,6 +90,31 @@ type Router struct {
 	leafL, leafR bool
 }
 
+// Links are an internal vertex's neighbours: what a driver tells a router
+// when it builds it.
+type Links struct {
+	Self, Father, Left, Right Addr // Father is NoAddr at the root
+	// LeftLeaf, RightLeaf: the child is an execution node (a leaf), which
+	// gets no MMP bound.
+	LeftLeaf, RightLeaf bool
+}
+
+// NewRouter builds the routing role of a vertex with links l and no
+// availability information yet.
+func NewRouter(l Links) (Router, error) {
+	switch {
+	case l.Self < 0:
+		return Router{}, fmt.Errorf("router %d: want an address >= 0", l.Self)
+	case l.Left < 0 || l.Right < 0 || l.Left == l.Right || l.Left == l.Self || l.Right == l.Self:
+		return Router{}, fmt.Errorf("router %d: children %d and %d: want two other vertices", l.Self, l.Left, l.Right)
+	case l.Father < NoAddr || l.Father == l.Self || l.Father == l.Left || l.Father == l.Right:
+		return Router{}, fmt.Errorf("router %d: father %d: want another vertex than itself and its children, or NoAddr", l.Self, l.Father)
+	}
+	r := Router{Fork: Fork{Self: l.Self, Father: l.Father, Left: l.Left, Right: l.Right}, leafL: l.LeftLeaf, leafR: l.RightLeaf}
+	r.init()
+	return r, nil
+}
+
 func (r *Router) init() {
 	if !r.started {
 		r.started = true
@@ -102,7 +134,7 @@ func (r *Router) Current(c *Config) Summary {
 	if !r.dirty {
 		return r.sent
 	}
-	return c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
+	return c.Rules.Aggregate(r.LeftInfo, r.RightInfo)
 }
 
 // Wake returns when the router wants a KindTick (children's updates waiting
@@ -117,7 +149,7 @@ func (r *Router) Wake() float64 {
 // Step consumes one message at time now and appends the messages to send.
 func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 	r.init()
-	p := c.Policy
+	p := c.Rules
 	switch m.Kind {
 	case KindUpdate:
 		switch m.From {
@@ -138,6 +170,18 @@ func (r *Router) Step(c *Config, now float64, m Msg, out []Msg) []Msg {
 		}
 	case KindTick:
 		out = r.flush(c, now, out)
+	case KindRestarted:
+		switch m.From {
+		case r.Father:
+			// A fresh father lost what this router sent it: the current
+			// aggregate goes up now (it does not change what the router
+			// last sent, nor its bandwidth schedule).
+			if r.Father != NoAddr {
+				out = append(out, Msg{Kind: KindUpdate, From: r.Self, To: r.Father, Sum: r.Current(c)})
+			}
+		case r.Left, r.Right:
+			out = r.childRestarted(c, m.From, out)
+		}
 	case KindRequest:
 		req := m.Req
 		if req.N <= 0 {
@@ -177,8 +221,8 @@ func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
 		return out
 	}
 	r.dirty = false
-	agg := c.Policy.Aggregate(r.LeftInfo, r.RightInfo)
-	if c.Policy.Equal(agg, r.sent) {
+	agg := c.Rules.Aggregate(r.LeftInfo, r.RightInfo)
+	if c.Rules.Equal(agg, r.sent) {
 		return out
 	}
 	r.sent = agg
@@ -196,7 +240,7 @@ func (r *Router) flush(c *Config, now float64, out []Msg) []Msg {
 }
 
 // bounds sends each child the maximum queue end outside its branch (MMP).
-func (r *Router) bounds(p Policy, out []Msg) []Msg {
+func (r *Router) bounds(p Rules, out []Msg) []Msg {
 	ql, qr := p.MaxQueue(r.LeftInfo), p.MaxQueue(r.RightInfo)
 	if math.IsInf(ql, -1) && math.IsInf(qr, -1) && math.IsInf(r.Bound, -1) {
 		return out
@@ -213,12 +257,11 @@ func (r *Router) bounds(p Policy, out []Msg) []Msg {
 	return out
 }
 
-// ChildRestarted tells the router that its child lost its state (a failed
-// node replaced by a fresh one, §3.5): the router forgets the bound it last
-// sent that child and appends it again (MMP; nothing for other policies or
-// leaf children). The child's summary comes back by the child's own update.
-func (r *Router) ChildRestarted(c *Config, child Addr, out []Msg) []Msg {
-	r.init()
+// childRestarted is KindRestarted from a child: the router forgets the
+// bound it last sent that child and appends it again (MMP; nothing for
+// other policies or leaf children). The child's summary comes back by the
+// child's own update.
+func (r *Router) childRestarted(c *Config, child Addr, out []Msg) []Msg {
 	switch child {
 	case r.Left:
 		r.boundL = math.Inf(-1)
@@ -227,5 +270,5 @@ func (r *Router) ChildRestarted(c *Config, child Addr, out []Msg) []Msg {
 	default:
 		return out
 	}
-	return r.bounds(c.Policy, out)
+	return r.bounds(c.Rules, out)
 }

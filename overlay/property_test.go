@@ -11,7 +11,7 @@ import (
 
 // randomTreeAggregate aggregates leaves over a random binary tree shape
 // (random split points) and calls visit on every internal summary.
-func randomTreeAggregate(t *rapid.T, p Policy, leaves []Summary, visit func(lo, hi int, s Summary)) Summary {
+func randomTreeAggregate(t *rapid.T, p Rules, leaves []Summary, visit func(lo, hi int, s Summary)) Summary {
 	var rec func(lo, hi int) Summary
 	rec = func(lo, hi int) Summary {
 		if hi-lo == 1 {
@@ -30,7 +30,7 @@ type nodeState struct {
 	l                   LFunc
 }
 
-func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
+func drawNodes(t *rapid.T, pol Policy) ([]nodeState, []Summary) {
 	n := rapid.IntRange(1, 60).Draw(t, "nodes")
 	ns := make([]nodeState, n)
 	ss := make([]Summary, n)
@@ -42,11 +42,11 @@ func drawNodes(t *rapid.T, pol string) ([]nodeState, []Summary) {
 			q:     float64(rapid.IntRange(0, 50).Draw(t, "q")),
 		}
 		switch pol {
-		case "ibp":
+		case PolicyIBP:
 			ss[i] = IBPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1}}
-		case "mmp":
+		case PolicyMMP:
 			ss[i] = MMPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), Power: float32(s.power), Q: s.q, V: 1}}
-		case "dp":
+		case PolicyDP:
 			s.l = drawLFunc(t, s.power)
 			ss[i] = DPSummary{{Mem: float32(s.mem), Disk: float32(s.disk), V: 1, L: s.l}}
 		}
@@ -81,7 +81,7 @@ func drawLFunc(t *rapid.T, s float64) LFunc {
 		pts = append(pts, LPoint{tm, l})
 	}
 	f := LFunc{P: pts, Slope: s}
-	f.compact()
+	f.Compact()
 	return f
 }
 
@@ -89,33 +89,30 @@ func drawLFunc(t *rapid.T, s float64) LFunc {
 // covers exactly its nodes (v conserved) and never says its nodes can take
 // more tasks than they can (for random requirements).
 func TestSummaryConservative(t *testing.T) {
-	for _, pol := range []string{"ibp", "mmp", "dp"} {
-		t.Run(pol, func(t *testing.T) {
+	for _, pol := range []Policy{PolicyIBP, PolicyMMP, PolicyDP} {
+		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				k := rapid.IntRange(1, 12).Draw(t, "sfmax")
-				p, _ := NewPolicy(pol, k)
+				p, _ := newRules(pol, k)
 				if rapid.Bool().Draw(t, "nogrid") {
 					switch q := p.(type) {
 					case *IBP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					case *MMP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					case *DP:
-						q.NoGrid = true
+						q.o.NoGrid = true
 					}
 				}
 				if dp, ok := p.(*DP); ok {
-					dp.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
-					if rapid.Bool().Draw(t, "stars") {
-						dp.Distance = DistStars // the authors' l clustering, no reduction
-					}
+					dp.o.Samples = rapid.IntRange(2, 6).Draw(t, "samples")
 				}
 				ns, leaves := drawNodes(t, pol)
 				if dp, ok := p.(*DP); ok {
 					for i := range leaves {
 						c := leaves[i].(DPSummary)[0]
 						c.L = LFunc{P: slices.Clone(c.L.P), Slope: c.L.Slope}
-						c.L.reduce(dp.Samples, dp.Horizon)
+						c.L.Reduce(dp.o.Samples, dp.o.Horizon)
 						leaves[i] = DPSummary{c}
 					}
 				}
@@ -156,15 +153,6 @@ func TestSummaryConservative(t *testing.T) {
 									t.Fatalf("MMP summary admits %d tasks by %g, nodes take %d", got, q, want)
 								}
 							}
-						case *dpStarsSummary:
-							want := 0
-							for _, u := range ns[lo:hi] {
-								c := DPCluster{Mem: float32(u.mem), Disk: float32(u.disk), V: 1, L: u.l}
-								want += c.AF(a)
-							}
-							if got := ss.vals.Admits(a); got > want {
-								t.Fatalf("DP (stars) summary admits %d tasks of %+v, nodes take %d", got, a, want)
-							}
 						case DPSummary:
 							want := 0
 							for _, u := range ns[lo:hi] {
@@ -175,8 +163,8 @@ func TestSummaryConservative(t *testing.T) {
 								t.Fatalf("DP summary admits %d tasks of %+v, nodes take %d", got, a, want)
 							}
 							for i := range ss {
-								if len(ss[i].L.P) > p.(*DP).Samples {
-									t.Fatalf("l has %d samples, limit %d", len(ss[i].L.P), p.(*DP).Samples)
+								if len(ss[i].L.P) > p.(*DP).o.Samples {
+									t.Fatalf("l has %d samples, limit %d", len(ss[i].L.P), p.(*DP).o.Samples)
 								}
 							}
 						}
@@ -196,22 +184,22 @@ func TestMinLFuncSymmetric(t *testing.T) {
 	// the case that exposed it
 	a := LFunc{P: []LPoint{{18, 0}, {23, 22.727002204348963}, {24, 22.727002204348963}, {32, 40.90860396782813}}, Slope: 4.545400440869793}
 	b := LFunc{P: []LPoint{{0, 0}, {1, 0}, {2, 3.5741689061940316}, {19, 3.5741689061940316}}, Slope: 3.5741689061940316}
-	dp := &DP{Samples: 4, Horizon: 100}
+	dp := &DP{o: Options{Policy: PolicyDP, Samples: 4, Horizon: 100}}
 	x, y := dp.Sum(&DPCluster{L: a, V: 1}, &DPCluster{L: b, V: 1}), dp.Sum(&DPCluster{L: b, V: 1}, &DPCluster{L: a, V: 1})
-	if !x.L.equal(&y.L) {
+	if !x.L.Equal(&y.L) {
 		t.Fatalf("sum(a, b) = %v, sum(b, a) = %v", x.L, y.L)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		f := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sf"))
 		g := drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "sg"))
 		h, h2 := MinLFunc(&f, &g), MinLFunc(&g, &f)
-		if !h.equal(&h2) {
+		if !h.Equal(&h2) {
 			t.Fatalf("min(f, g) = %v, min(g, f) = %v", h, h2)
 		}
 		k := rapid.IntRange(2, 5).Draw(t, "k")
-		h.reduce(k, 100)
-		h2.reduce(k, 100)
-		if !h.equal(&h2) {
+		h.Reduce(k, 100)
+		h2.Reduce(k, 100)
+		if !h.Equal(&h2) {
 			t.Fatalf("reduced: %v and %v", h, h2)
 		}
 	})
@@ -226,7 +214,7 @@ func TestLFuncMinAndReduce(t *testing.T) {
 		h := MinLFunc(&f, &g)
 		k := rapid.IntRange(2, 5).Draw(t, "k")
 		r := LFunc{P: slices.Clone(h.P), Slope: h.Slope}
-		r.reduce(k, 100)
+		r.Reduce(k, 100)
 		if len(r.P) > k {
 			t.Fatalf("reduced to %d samples, want <= %d", len(r.P), k)
 		}
@@ -258,7 +246,13 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 			n = rapid.IntRange(maxCellGroup, 100).Draw(t, "n")
 		}
 		k := rapid.IntRange(1, 16).Draw(t, "k")
-		grid := gridMode(rapid.IntRange(int(gridCells), int(gridStarsCells)).Draw(t, "grid"))
+		var grid gridSpec
+		switch rapid.IntRange(0, 2).Draw(t, "grid") {
+		case 1:
+			grid.none = true
+		case 2:
+			grid.cells = divCells{}
+		}
 		dist := Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		vs := make([]vec, n)
 		jit := tieBreaker(t)
@@ -323,9 +317,9 @@ func TestAgglomerateMatchesNaive(t *testing.T) {
 func TestDPGridClusteringExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(1, 12).Draw(t, "k")
-		p, _ := NewDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
+		p, _ := newDP(k, rapid.IntRange(2, 6).Draw(t, "samples"), 100)
 		n := rapid.IntRange(k+1, 50).Draw(t, "n")
-		p.Distance = Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
+		p.o.Distance = Distance(rapid.IntRange(0, 1).Draw(t, "dist"))
 		z := make([]dpFn, n)
 		jit := tieBreaker(t)
 		for i := range z {
@@ -333,8 +327,8 @@ func TestDPGridClusteringExact(t *testing.T) {
 			// different (equally close) pairs
 			z[i].c = DPCluster{Mem: float32(rapid.Float64Range(1, 64).Draw(t, "mem") + jit()), Disk: float32(rapid.Float64Range(1, 64).Draw(t, "disk") + jit()),
 				V: int32(rapid.IntRange(1, 4).Draw(t, "v")), L: drawLFunc(t, rapid.Float64Range(1, 5).Draw(t, "s")+jit())}
-			z[i].c.L.reduce(p.Samples, p.Horizon)
-			if z[i].c.V > 1 && p.Distance == DistMSE {
+			z[i].c.L.Reduce(p.o.Samples, p.o.Horizon)
+			if z[i].c.V > 1 && p.o.Distance == DistMSE {
 				for a := range 3 {
 					l := rapid.Float64Range(0, 50).Draw(t, "lin")
 					z[i].s[a] = Spread{float32(l), float32(l * l), float32(l)}
@@ -406,13 +400,13 @@ func TestAggregateToOneIsSum(t *testing.T) {
 		f := func(name string) float64 { return float64(rapid.IntRange(0, 100).Draw(t, name)) }
 		a := IBPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), V: int32(rapid.IntRange(1, 5).Draw(t, "v1"))}
 		b := IBPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), V: int32(rapid.IntRange(1, 5).Draw(t, "v2"))}
-		ibp := &IBP{SFMax: 1}
+		ibp := &IBP{o: Options{Policy: PolicyIBP, SFMax: 1}}
 		if got := asIBP(ibp.Aggregate(IBPSummary{a}, IBPSummary{b})); len(got) != 1 || got[0] != ibp.Sum(&a, &b) {
 			t.Fatalf("IBP: %v, want %v", got, ibp.Sum(&a, &b))
 		}
 		c := MMPCluster{Mem: float32(f("m1")), Disk: float32(f("d1")), Power: float32(f("s1")), Q: f("q1"), V: 1}
 		d := MMPCluster{Mem: float32(f("m2")), Disk: float32(f("d2")), Power: float32(f("s2")), Q: f("q2"), V: 2}
-		mmp := &MMP{SFMax: 1, Beta: 0.5}
+		mmp := &MMP{o: Options{Policy: PolicyMMP, SFMax: 1, Beta: 0.5}}
 		want := MMPCluster{Mem: min(c.Mem, d.Mem), Disk: min(c.Disk, d.Disk), Power: min(c.Power, d.Power), Q: max(c.Q, d.Q), V: 3}
 		// the nodes' spread: c covers 1 node, d 2; deviations from the sum
 		dev := [4][2]float64{{float64(c.Mem - want.Mem), float64(d.Mem - want.Mem)}, {float64(c.Disk - want.Disk), float64(d.Disk - want.Disk)},

@@ -25,13 +25,13 @@ type Placer interface {
 // fitting node, closest to the requirements first; MMP: the makespan q of
 // Fig. 6's search over all nodes, then each node filled up to q in node
 // order; DP: least computation available before the deadline first.
-type Centralized struct{ Policy Policy }
+type Centralized struct{ Rules Rules }
 
 func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Placement) []Placement {
 	if req.N <= 0 {
 		return out
 	}
-	switch p := c.Policy.(type) {
+	switch p := c.Rules.(type) {
 	case *MMP:
 		return placeMMP(now, req, nodes, out)
 	case *IBP:

@@ -40,11 +40,11 @@ func placeMMPScan(now float64, req Request, nodes []Summary, out []Placement) []
 // random requests, the centralized MMP reference places exactly what the
 // scan over Makespan and Admits places.
 func TestCentralizedMMPMatchesMakespan(t *testing.T) {
-	mmp, err := NewMMP(16, 0.5)
+	mmp, err := newMMP(16, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := Centralized{Policy: mmp}
+	ref := Centralized{Rules: mmp}
 	hw := []float32{0, 1, 2, 3, 4, 1024}
 	rapid.Check(t, func(t *rapid.T) {
 		now := rapid.SampledFrom([]float64{0, 1, 1e3, 1e5}).Draw(t, "now")

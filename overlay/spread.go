@@ -1,6 +1,9 @@
 package overlay
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // Summaries carry their sampled functions' spreads (DistMSE) only where
 // some spread is not zero, i.e. above the level where clustering starts:
@@ -251,4 +254,27 @@ func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b
 		return true
 	}
 	return mergeSorted(make(S, 0, len(a)+len(b)), a, b, inOrder, merge), true
+}
+
+// Plain returns the policy's plain summary of s (IBPSummary, MMPSummary or
+// DPSummary): its sampled functions without the spreads that steer the
+// clustering (nil for the empty summary). A summary type of another
+// package (package overlay/stars) provides its own with a method
+// Plain() Summary. It panics on any other type, as forwarding does.
+func Plain(s Summary) Summary {
+	switch v := s.(type) {
+	case nil:
+		return nil
+	case IBPSummary, MMPSummary, DPSummary:
+		return v
+	case *spreadSummary[IBPSummary, IBPCluster]:
+		return v.vals
+	case *spreadSummary[MMPSummary, MMPCluster]:
+		return v.vals
+	case *spreadSummary[DPSummary, DPCluster]:
+		return v.vals
+	case interface{ Plain() Summary }:
+		return v.Plain()
+	}
+	panic(fmt.Sprintf("overlay: a summary of type %T", s))
 }

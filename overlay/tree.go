@@ -38,8 +38,8 @@ func NewTree(n int) *Tree {
 	return t
 }
 
-// ParseTreeSize validates a user-given number of nodes.
-func ParseTreeSize(n int) error {
+// ValidateTreeSize checks a user-given number of nodes (1 to 2^26).
+func ValidateTreeSize(n int) error {
 	if n < 1 || n > 1<<26 {
 		return fmt.Errorf("nodes %d: want 1 to %d", n, 1<<26)
 	}
@@ -64,14 +64,27 @@ func (t *Tree) IsLeaf(v Addr) bool { return t.left[v] == NoAddr }
 // Leaf returns the vertex of leaf i.
 func (t *Tree) Leaf(i int) Addr { return t.leaf[i] }
 
+// Links returns the links of internal vertex v.
+func (t *Tree) Links(v Addr) Links {
+	return Links{Self: v, Father: t.father[v], Left: t.left[v], Right: t.right[v],
+		LeftLeaf: t.left[v] != NoAddr && t.IsLeaf(t.left[v]), RightLeaf: t.right[v] != NoAddr && t.IsLeaf(t.right[v])}
+}
+
 // Router returns the routing-role state of internal vertex v, with its
-// links set and no availability information yet.
+// links set and no availability information yet (NewRouter(t.Links(v))).
 func (t *Tree) Router(v Addr) Router {
-	r := Router{Fork: Fork{Self: v, Father: t.father[v], Left: t.left[v], Right: t.right[v]}}
-	r.leafL = t.left[v] != NoAddr && t.IsLeaf(t.left[v])
-	r.leafR = t.right[v] != NoAddr && t.IsLeaf(t.right[v])
-	r.init()
+	r, err := NewRouter(t.Links(v))
+	if err != nil {
+		panic(err) // a tree's internal vertex has valid links
+	}
 	return r
+}
+
+// NewLeaf returns the execution role of leaf i over e
+// (NewLeaf(t.Leaf(i), its father, e)).
+func (t *Tree) NewLeaf(i int, e Exec) (Leaf, error) {
+	v := t.leaf[i]
+	return NewLeaf(v, t.father[v], e)
 }
 
 // Depth returns the height of the tree (edges on the longest root-leaf path).

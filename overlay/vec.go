@@ -35,10 +35,10 @@ type vecMetric struct {
 	pen   float64
 	mse   bool
 	w2    [4]float64 // 1/Δ² per attribute (original units)
-	// gm is the grid's cell rule; with gridStarsCells the cell of a
-	// function is floor((x − lo)·b/Δ) from its value x whatever the
-	// attribute's direction (lo and span Δ of each attribute).
-	gm       gridMode
+	// cells is the grid's cell rule of Options.Cells (nil: gridCell on the
+	// normalized value); it is given the value x − lo and the span Δ of
+	// each attribute, whatever the attribute's direction.
+	cells    Cells
 	lo, span [4]float64
 }
 
@@ -118,10 +118,10 @@ func (m *vecMetric) computeCell(c *vec) uint32 {
 	var code uint32
 	for k := 0; k < m.d; k++ {
 		var x int
-		if m.gm == gridStarsCells {
-			x = m.gm.cellDiv(c.o[k]-m.lo[k], m.base, m.span[k])
+		if m.cells != nil {
+			x = m.cells.Cell(c.o[k]-m.lo[k], m.span[k], m.base)
 		} else {
-			x = m.gm.cell(c.n[k], m.base)
+			x = gridCell(c.n[k], m.base)
 		}
 		code |= uint32(x) << (8 * k)
 	}
@@ -130,11 +130,11 @@ func (m *vecMetric) computeCell(c *vec) uint32 {
 
 // clusterVecs normalizes the d attributes of vs (o, lin, sq and v set),
 // clusters them down to k and returns the result (a prefix of vs).
-func clusterVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) []vec {
+func clusterVecs(vs []vec, d, k int, isMax [4]bool, gs gridSpec, dist Distance) []vec {
 	if len(vs) <= k {
 		return vs
 	}
-	m := prepareVecs(vs, d, k, isMax, gm, dist)
+	m := prepareVecs(vs, d, k, isMax, gs, dist)
 	if m.base >= 2 {
 		return agglomerateGrid(vs, k, &m)
 	}
@@ -142,7 +142,7 @@ func clusterVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) 
 }
 
 // prepareVecs normalizes vs and returns the metric of the clustering.
-func prepareVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) vecMetric {
+func prepareVecs(vs []vec, d, k int, isMax [4]bool, gs gridSpec, dist Distance) vecMetric {
 	var lo, hi [4]float64
 	for j := 0; j < d; j++ {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
@@ -162,8 +162,8 @@ func prepareVecs(vs []vec, d, k int, isMax [4]bool, gm gridMode, dist Distance) 
 		}
 		nodes += vs[i].v
 	}
-	m := vecMetric{d: d, isMax: isMax, mse: dist == DistMSE, gm: gm, lo: lo}
-	if gm != gridNone {
+	m := vecMetric{d: d, isMax: isMax, mse: dist == DistMSE, cells: gs.cells, lo: lo}
+	if !gs.none {
 		b := gridBase(k, d, dist)
 		if b >= 2 && b <= 255 {
 			m.base = b
@@ -236,7 +236,7 @@ type vecKind[C any] struct {
 // aggregateVecs is Aggregate for a vecKind policy: the union of x and y
 // (merged directly when both are plain and fit k), clustered down to k
 // functions when it holds more.
-func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int, gm gridMode, dist Distance) Summary {
+func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int, gs gridSpec, dist Distance) Summary {
 	if s, ok := plainUnion[S](x, y, k, kd.cmpVals, kd.add); ok {
 		return s
 	}
@@ -251,7 +251,7 @@ func aggregateVecs[S plainSummary[C], C any](kd *vecKind[C], x, y Summary, k int
 	for i := range z {
 		kd.toVec(&vs[i], &z[i])
 	}
-	vs = clusterVecs(vs, kd.d, k, kd.isMax, gm, dist)
+	vs = clusterVecs(vs, kd.d, k, kd.isMax, gs, dist)
 	out := z[:len(vs)]
 	for i := range vs {
 		kd.fromVec(&out[i], &vs[i], dist == DistMSE)

@@ -3,6 +3,7 @@ package oversim
 import (
 	"context"
 	"fmt"
+	"github.com/volsched/volsched/overlay"
 	"testing"
 
 	"github.com/volsched/volsched/des"
@@ -11,8 +12,8 @@ import (
 // BenchmarkSim runs each policy on a small network for ten simulated
 // minutes per iteration and reports events per wall second.
 func BenchmarkSim(b *testing.B) {
-	for _, p := range []string{"ibp", "mmp", "dp"} {
-		for _, sf := range []int{9, DefaultSFMax(p)} {
+	for _, p := range overlay.Policies() {
+		for _, sf := range []int{9, p.DefaultSFMax()} {
 			b.Run(fmt.Sprintf("%s/sfmax=%d/nodes=1000", p, sf), func(b *testing.B) {
 				c := testConfig(b, p, 1000, 10*des.Minute)
 				c.SFMax = sf

@@ -100,12 +100,13 @@ func (c *Config) identity() []idField {
 	if sched == "" {
 		sched = "overlay"
 	}
+	o := c.Options
 	return []idField{
-		{"--policy", c.Policy},
+		{"--policy", o.Policy.String()},
 		{"--scheduler", sched},
-		{"--sfmax", strconv.Itoa(c.SFMax)},
-		{"--beta", g(c.Beta)},
-		{"--distance", c.Distance.String()},
+		{"--sfmax", strconv.Itoa(o.SFMax)},
+		{"--beta", g(o.Beta)},
+		{"--distance", o.Distance.String()},
 		{"--nodes", strconv.Itoa(c.Nodes)},
 		{"--hours", g(c.Length.Seconds() / 3600)},
 		{"--link", js(c.Link)},
@@ -122,7 +123,7 @@ func (c *Config) identity() []idField {
 		{"--probe-length", g(c.ProbeLengthMI)},
 		{"--central-per-node", c.CentralPerNode.String()},
 		{"no-deadline slack", c.NoDeadlineSlack.String()},
-		{"DP max per node", strconv.Itoa(c.DPMaxPerNode)},
+		{"DP max per node", strconv.Itoa(o.MaxPerNode)},
 		{"--sample", c.Sample.String()},
 	}
 }

@@ -5,15 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/volsched/volsched/overlay"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/failure"
@@ -103,27 +100,27 @@ func TestCheckpointExact(t *testing.T) {
 	cases := []struct {
 		name  string
 		setup func(c *Config)
-		pol   string
+		pol   overlay.Policy
 		nodes int
 		cuts  []float64 // fractions of the run's events
 	}{
-		{"ibp-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, "ibp", 300, []float64{0.5}},
+		{"ibp-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, overlay.PolicyIBP, 300, []float64{0.5}},
 		{"mmp-catastrophe-probes", func(c *Config) {
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 80 * des.Minute}
 			c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 50, 5000
-		}, "mmp", 200, []float64{0.3, 0.7}},
+		}, overlay.PolicyMMP, 200, []float64{0.3, 0.7}},
 		{"dp-churn-catastrophe", func(c *Config) {
 			c.Churn = failure.Churn{Median: 30 * des.Minute}
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.1, At: time90}
-		}, "dp", 200, []float64{0.25, 0.5, 0.9}},
+		}, overlay.PolicyDP, 200, []float64{0.25, 0.5, 0.9}},
 		{"centralized-ibp-churn", func(c *Config) {
 			c.Scheduler, c.CentralPerNode = "centralized", 100
 			c.Churn = failure.Churn{Median: 20 * des.Minute}
-		}, "ibp", 200, []float64{0.6}},
+		}, overlay.PolicyIBP, 200, []float64{0.6}},
 		{"random-dp-catastrophe", func(c *Config) {
 			c.Scheduler = "random"
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: des.Hour}
-		}, "dp", 200, []float64{0.4}},
+		}, overlay.PolicyDP, 200, []float64{0.4}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +178,7 @@ func smallCheckpoint(t testing.TB, c *Config, at uint64) []byte {
 }
 
 func smallConfig(t testing.TB) *Config {
-	c := testConfig(t, "dp", 24, des.Hour)
+	c := testConfig(t, overlay.PolicyDP, 24, des.Hour)
 	c.Churn = failure.Churn{Median: 10 * des.Minute}
 	c.Sample = 10 * des.Minute
 	return c
@@ -189,7 +186,7 @@ func smallConfig(t testing.TB) *Config {
 
 func TestCheckpointMismatchRefused(t *testing.T) {
 	c := smallConfig(t)
-	data := smallCheckpoint(t, c, 2001)
+	data := smallCheckpoint(t, c, 1001)
 	for _, tc := range []struct {
 		field  string
 		change func(c *Config)
@@ -198,7 +195,7 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 		{"--seed", func(c *Config) { c.Seed = 2 }},
 		{"--churn", func(c *Config) { c.Churn.Median = 11 * des.Minute }},
 		{"--sample", func(c *Config) { c.Sample = 0 }},
-		{"--policy", func(c *Config) { c.Policy = "ibp" }},
+		{"--policy", func(c *Config) { c.Policy = overlay.PolicyIBP }},
 		{"--hours", func(c *Config) { c.Length = 2 * des.Hour }},
 		{"--params", func(c *Config) { c.Params.ContinueA = 0.7 }},
 	} {
@@ -240,7 +237,7 @@ func TestCheckpointMismatchRefused(t *testing.T) {
 
 func TestCheckpointCorruptRefused(t *testing.T) {
 	c := smallConfig(t)
-	data := smallCheckpoint(t, c, 2001)
+	data := smallCheckpoint(t, c, 1001)
 	bad := map[string][]byte{
 		"empty":     {},
 		"short":     data[:3],
@@ -284,7 +281,7 @@ func withCRC(b []byte) []byte {
 // indices) and accepts changed values (a changed float is a valid state).
 func FuzzReadCheckpoint(f *testing.F) {
 	c := smallConfig(f)
-	f.Add(smallCheckpoint(f, c, 2001))
+	f.Add(smallCheckpoint(f, c, 1001))
 	f.Add(smallCheckpoint(f, c, 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, withCRC(b)} {
@@ -297,90 +294,11 @@ func FuzzReadCheckpoint(f *testing.F) {
 	})
 }
 
-// TestCheckpointScale measures a checkpoint of a large run (docs/
-// benchmarks.md): VOLSCHED_CKPT_SCALE=policy:nodes:hours, e.g.
-// ibp:100000:1. It runs the simulation, writes the checkpoint of its final
-// state, drops the simulator, restores the checkpoint into a fresh one and
-// reports size, CPU and wall time of each step and the live heap per node
-// before the save and after the restore.
-func TestCheckpointScale(t *testing.T) {
-	spec := os.Getenv("VOLSCHED_CKPT_SCALE")
-	if spec == "" {
-		t.Skip("set VOLSCHED_CKPT_SCALE=policy:nodes:hours")
-	}
-	var pol string
-	var nodes int
-	var hours float64
-	if _, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%s %d %g", &pol, &nodes, &hours); err != nil {
-		t.Fatalf("VOLSCHED_CKPT_SCALE=%q: %v", spec, err)
-	}
-	c := testConfig(t, pol, nodes, des.Seconds(hours*3600))
-	c.SFMax = DefaultSFMax(pol)
-	c.Sample = 10 * des.Minute
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	step := func(name string, f func()) {
-		c0, w0 := cpuTime(), time.Now()
-		f()
-		t.Logf("%s: %.2f CPU-s, %.2f s wall", name, (cpuTime() - c0).Seconds(), time.Since(w0).Seconds())
-	}
-	var s *Sim
-	var res *Result
-	step("run", func() {
-		var err error
-		if s, err = New(c); err != nil {
-			t.Fatal(err)
-		}
-		if res, err = s.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	})
-	before := heap()
-	t.Logf("%s %d nodes %g h: %d events, live heap %.0f B/node", pol, nodes, hours, res.Events, float64(before)/float64(nodes))
-	path := filepath.Join(t.TempDir(), CheckpointFile)
-	var size int64
-	step("save", func() {
-		var err error
-		if size, err = s.SaveCheckpoint(path); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Logf("checkpoint %d bytes, %.0f B/node", size, float64(size)/float64(nodes))
-	s = nil
-	base := heap()
-	step("new+load", func() {
-		var err error
-		if s, err = New(c); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.LoadCheckpoint(path); err != nil {
-			t.Fatal(err)
-		}
-	})
-	after := heap()
-	per := func(h uint64) float64 { return (float64(h) - float64(base)) / float64(nodes) }
-	t.Logf("live heap of the simulator: %.0f B/node before the save, %.0f B/node after the restore (%+.1f %%); heap without it %d B",
-		per(before), per(after), 100*(per(after)/per(before)-1), base)
-	// The restored state continues like the original: the run is over, so
-	// its result is the original's.
-	r2, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := deterministic(r2), deterministic(res); !reflect.DeepEqual(a, b) {
-		t.Fatalf("restored result differs:\n%+v\nwant\n%+v", a, b)
-	}
-}
-
 // TestCheckpointPeriodic: checkpoints written from inside Run
 // (OnCheckpoint, at every 4,096th event here) do not change the run, and
 // the last one resumes to the same result.
 func TestCheckpointPeriodic(t *testing.T) {
-	c := testConfig(t, "mmp", 200, 2*des.Hour)
+	c := testConfig(t, overlay.PolicyMMP, 200, 2*des.Hour)
 	c.Churn = failure.Churn{Median: 20 * des.Minute}
 	c.Sample = 10 * des.Minute
 	whole := runWhole(t, c)

@@ -24,15 +24,13 @@ import (
 
 // Config is one simulation.
 type Config struct {
-	Policy string // ibp, mmp or dp
-	SFMax  int    // maximum summary size
-	Beta   float64
-	// Distance of the clustering (default overlay.DistMSE, the authors').
-	Distance overlay.Distance
-	Nodes    int      // physical nodes (leaves of the tree)
-	Length   des.Time // simulated time
-	Link     des.Link
-	Proc     des.Processing
+	// Options are the policy's (overlay.NewRules builds its rules from
+	// them); zero fields take the defaults of overlay.Options.
+	overlay.Options
+	Nodes  int      // physical nodes (leaves of the tree)
+	Length des.Time // simulated time
+	Link   des.Link
+	Proc   des.Processing
 	// UpdateBandwidth limits update messages per link, bytes/s (§4.3);
 	// 0 = unlimited.
 	UpdateBandwidth float64
@@ -79,9 +77,6 @@ type Config struct {
 	// an SWF job): its submission time plus this (ours: 7 days). IBP and
 	// MMP ignore deadlines.
 	NoDeadlineSlack des.Time
-	// DPMaxPerNode is overlay.DP.MaxPerNode (0: the paper's rule; > 0 a
-	// diagnostic variant that caps the tasks of one request per node).
-	DPMaxPerNode int
 	// Sample is the interval of the timeline (results written as the run
 	// goes). 0 disables it.
 	Sample des.Time
@@ -89,10 +84,11 @@ type Config struct {
 
 // Validate checks the configuration; errors name the field.
 func (c *Config) Validate() error {
-	switch c.Policy {
-	case "ibp", "mmp", "dp":
-	default:
-		return fmt.Errorf("policy %q: want ibp, mmp or dp", c.Policy)
+	if err := c.Options.Validate(); err != nil {
+		return err
+	}
+	if c.Clustering != nil || c.Cells != nil {
+		return fmt.Errorf("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the simulator runs Fig. 3 with the overlay's cells")
 	}
 	switch c.Scheduler {
 	case "", "overlay", "centralized", "random":
@@ -102,10 +98,7 @@ func (c *Config) Validate() error {
 	if c.CentralPerNode < 0 {
 		return fmt.Errorf("central per-node cost %v: want >= 0", c.CentralPerNode)
 	}
-	if c.SFMax < 1 {
-		return fmt.Errorf("sfmax %d: want >= 1", c.SFMax)
-	}
-	if err := overlay.ParseTreeSize(c.Nodes); err != nil {
+	if err := overlay.ValidateTreeSize(c.Nodes); err != nil {
 		return err
 	}
 	if c.Length <= 0 {
@@ -128,9 +121,6 @@ func (c *Config) Validate() error {
 	}
 	if c.DetectTimeout < 0 {
 		return fmt.Errorf("detection timeout %v: want >= 0", c.DetectTimeout)
-	}
-	if c.Policy == "mmp" && !(c.Beta > 0 && c.Beta <= 1) {
-		return fmt.Errorf("beta %g: want a value in (0, 1]", c.Beta)
 	}
 	if c.Jobs == nil {
 		if c.Dists == nil {
@@ -163,47 +153,7 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// DefaultUpdateBandwidth is the update limit §7.4 settles on: 1 KB/s for
-// IBP and DP, 10 KB/s for MMP.
-func DefaultUpdateBandwidth(policy string) float64 {
-	if policy == "mmp" {
-		return 10000
-	}
-	return 1000
-}
-
-// DefaultSFMax is the largest SF_max §7.4 tests for each policy.
-func DefaultSFMax(policy string) int {
-	sfs, ok := overlay.PaperSFMax[policy]
-	if !ok {
-		sfs = overlay.PaperSFMax["ibp"]
-	}
-	return sfs[len(sfs)-1]
-}
-
 // reference reports whether a reference scheduler replaces the overlay.
 func (c *Config) reference() bool { return c.Scheduler == "centralized" || c.Scheduler == "random" }
 
-func (c *Config) policy() (overlay.Policy, error) {
-	switch c.Policy {
-	case "ibp":
-		p, err := overlay.NewIBP(c.SFMax)
-		if p != nil {
-			p.Distance = c.Distance
-		}
-		return p, err
-	case "mmp":
-		p, err := overlay.NewMMP(c.SFMax, c.Beta)
-		if p != nil {
-			p.Distance = c.Distance
-		}
-		return p, err
-	default:
-		p, err := overlay.NewDP(c.SFMax, 0, 0)
-		if p != nil {
-			p.Distance = c.Distance
-			p.MaxPerNode = c.DPMaxPerNode
-		}
-		return p, err
-	}
-}
+func (c *Config) policy() (overlay.Rules, error) { return overlay.NewRules(c.Options) }

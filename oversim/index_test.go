@@ -10,7 +10,7 @@ import (
 	"github.com/volsched/volsched/overlay"
 )
 
-// placement is one group of tasks accepted by a leaf (the onPlaced hook).
+// placement is one group of tasks accepted by a leaf (TasksPlaced).
 type placement struct {
 	t      des.Time
 	li, n  int32
@@ -33,9 +33,11 @@ func runRecorded(t *testing.T, c *Config, onSample func(*Sim, Sample)) (*Sim, *R
 			onSample(s, x)
 		}
 	})
-	s.onPlaced = func(at des.Time, j *jobState, li, n int32) {
-		placed = append(placed, placement{t: at, li: li, n: n, length: j.length})
-	}
+	s.OnTasks(func(e TaskEvent) {
+		if e.Kind == TasksPlaced {
+			placed = append(placed, placement{t: e.Time, li: e.Node, n: e.N, length: e.LengthMI})
+		}
+	})
 	r, err := s.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,7 @@ func TestCentralizedIndexMatchesScan(t *testing.T) {
 		cases = cases[:1]
 	}
 	for _, k := range cases {
-		c := testConfig(t, "ibp", k.nodes, k.hours*des.Hour)
+		c := testConfig(t, overlay.PolicyIBP, k.nodes, k.hours*des.Hour)
 		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
 		c.Churn = failure.Churn{Median: k.churn}
 		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: k.hours * des.Hour / 2}
@@ -116,7 +118,7 @@ type indexChecks struct{ samples, idle int }
 // state) and the full scan, on requests of a few sizes and requirements.
 func (c *indexChecks) check(t *testing.T, s *Sim, at des.Time) {
 	now := at.Seconds()
-	ref := overlay.Centralized{Policy: s.oc.Policy}
+	ref := overlay.Centralized{Rules: s.oc.Rules}
 	rebuilt := ref.Index(len(s.leaves))
 	sums := make([]overlay.Summary, len(s.leaves))
 	for i := range s.leaves {
@@ -148,7 +150,7 @@ func (c *indexChecks) check(t *testing.T, s *Sim, at des.Time) {
 // Result equal those of the reference that recomputes every summary, and
 // the cache is used.
 func TestCentralizedSummaryCacheMatchesScan(t *testing.T) {
-	for _, p := range []string{"mmp", "dp"} {
+	for _, p := range []overlay.Policy{overlay.PolicyMMP, overlay.PolicyDP} {
 		c := testConfig(t, p, 200, 8*des.Hour)
 		c.Scheduler, c.CentralPerNode, c.Sample = "centralized", 100, 30*des.Minute
 		c.Churn = failure.Churn{Median: 30 * des.Minute}

@@ -26,6 +26,10 @@ type Result struct {
 	// WorkloadParams are the workload and node parameters when they are
 	// not workload.DefaultParams() (e.g. --params).
 	WorkloadParams *workload.Params `json:"workload_params,omitempty"`
+	// Workload names the fitted model the site-level distributions were
+	// built from when they were not read from the empirical files (the
+	// default without --data, docs/workload-model.md).
+	Workload string `json:"workload,omitempty"`
 
 	JobsSubmitted         uint64  `json:"jobs_submitted"`
 	TasksSubmitted        uint64  `json:"tasks_submitted"`

@@ -132,11 +132,7 @@ type Sim struct {
 	victims  []int32
 	onSample func(Sample)
 	progress func(now des.Time, events uint64)
-	// test hooks (nil outside tests): n tasks of job j placed on leaf li,
-	// finished, or reported unallocated
-	onPlaced  func(t des.Time, j *jobState, li, n int32)
-	onFinish  func(now float64, j *jobState, li, n int32)
-	onUnalloc func(t des.Time, j *jobState, n int32)
+	onTasks  func(TaskEvent) // OnTasks
 
 	st Result
 	// allocation time accumulators
@@ -187,6 +183,7 @@ func New(cfg *Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts := pol.Options() // with the defaults
 	hosts := cfg.Nodes
 	if cfg.reference() {
 		hosts++ // the reference scheduler's server
@@ -197,7 +194,7 @@ func New(cfg *Config) (*Sim, error) {
 	}
 	n := cfg.Nodes
 	t := overlay.NewTree(n)
-	s := &Sim{cfg: cfg, oc: overlay.Config{Policy: pol, Bandwidth: cfg.UpdateBandwidth}, tree: t, net: nw, end: cfg.Length}
+	s := &Sim{cfg: cfg, oc: overlay.Config{Rules: pol, Bandwidth: cfg.UpdateBandwidth}, tree: t, net: nw, end: cfg.Length}
 	nv := t.Vertices()
 	s.leafOf = make([]int32, nv)
 	s.rankOf = make([]int32, nv)
@@ -218,20 +215,26 @@ func New(cfg *Config) (*Sim, error) {
 	}
 	s.routers = make([]overlay.Router, len(s.routerV))
 	for r, v := range s.routerV {
-		s.routers[r] = t.Router(overlay.Addr(v))
+		if s.routers[r], err = overlay.NewRouter(t.Links(overlay.Addr(v))); err != nil {
+			return nil, err
+		}
 	}
 	s.leaves = make([]overlay.Leaf, n)
 	s.runs = make([][]taskRun, n)
 	for i := range s.leaves {
-		v := overlay.Addr(s.leafV[i])
-		s.leaves[i] = overlay.Leaf{Self: v, Father: t.Father(v), Exec: s.newExec(i)}
+		if s.leaves[i], err = t.NewLeaf(i, s.newExec(i)); err != nil {
+			return nil, err
+		}
 	}
-	s.st = Result{Policy: cfg.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: cfg.SFMax,
+	s.st = Result{Policy: opts.Policy.String(), Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
 	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
 		p := cfg.Params
 		s.st.WorkloadParams = &p
+	}
+	if cfg.Jobs == nil && cfg.Dists != nil && cfg.Dists.Model != "" {
+		s.st.Workload = "embedded model " + cfg.Dists.Model
 	}
 	if cfg.Catastrophe.Enabled() {
 		s.st.CatastropheFraction = cfg.Catastrophe.Fraction
@@ -240,7 +243,7 @@ func New(cfg *Config) (*Sim, error) {
 	s.eng.Grow(2 * n)
 	switch cfg.Scheduler {
 	case "centralized":
-		c := overlay.Centralized{Policy: pol}
+		c := overlay.Centralized{Rules: pol}
 		s.placer = c
 		if !cfg.fullScan {
 			s.index = c.Index(n)
@@ -305,12 +308,13 @@ func (s *Sim) newExec(i int) overlay.Exec {
 		hw = d.NodeOf(s.cfg.Seed, i)
 	}
 	switch s.cfg.Policy {
-	case "ibp":
+	case overlay.PolicyIBP:
 		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
-	case "mmp":
+	case overlay.PolicyMMP:
 		return &overlay.MMPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
 	}
-	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
+	o := s.oc.Rules.Options()
+	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS, Samples: o.Samples, Horizon: o.Horizon}
 }
 
 // OnSample sets a function called with each timeline row (every
@@ -380,8 +384,14 @@ func (s *Sim) takeMsg(ref, to int32) overlay.Msg {
 
 // send transmits a message that leaves vertex from no earlier than depart.
 // Reports to the submitter are only accounted (their effect was counted
-// when the leaf or router emitted them); the others become events.
+// when the leaf or router emitted them); the others become events. The
+// acknowledgement of accepted tasks is not charged to the network (ours:
+// the paper's model has none, and the submitter's database, which
+// survives its failures, is where the placement is recorded).
 func (s *Sim) send(depart des.Time, from int32, m overlay.Msg) {
+	if m.Kind == overlay.KindAccepted {
+		return
+	}
 	if s.placer != nil && (m.Kind == overlay.KindUpdate || m.Kind == overlay.KindBound) {
 		return // the reference scheduler knows every node's state without messages
 	}
@@ -420,26 +430,25 @@ func (s *Sim) step(t des.Time, v int32, m overlay.Msg) {
 	if li := s.leafOf[v]; li >= 0 {
 		l := &s.leaves[li]
 		out = l.Step(&s.oc, now, m, out)
-		returned := int32(0)
+		var acc *overlay.Msg
 		for i := range out {
 			o := &out[i]
 			switch o.Kind {
 			case overlay.KindDone:
-				s.finished(li, int32(o.Req.App.ID), int32(o.Req.N), now)
+				s.finished(t, li, int32(o.Req.App.ID), int32(o.Req.N))
 			case overlay.KindReturn:
-				returned += int32(o.Req.N)
 				s.unallocated(t, int32(o.Req.App.ID), int32(o.Req.N))
+			case overlay.KindAccepted:
+				acc = o
 			}
 		}
-		if m.Kind == overlay.KindRequest && m.Req.N > 0 {
-			if acc := int32(m.Req.N) - returned; acc > 0 {
-				job := int32(m.Req.App.ID)
-				s.runs[li] = append(s.runs[li], taskRun{job: job, n: acc})
-				if s.onPlaced != nil {
-					s.onPlaced(t, &s.jobs[job], li, acc)
-				}
-				s.placed(t, job, acc)
-			}
+		// The submitter records where its accepted tasks are (after the
+		// refused ones are accounted).
+		if acc != nil {
+			job, n := int32(acc.Req.App.ID), int32(acc.Req.N)
+			s.runs[li] = append(s.runs[li], taskRun{job: job, n: n})
+			s.tasks(TasksPlaced, t, li, job, n)
+			s.placed(t, job, n)
 		}
 		if s.index != nil {
 			// Leaf.Step has just computed the node's summary: what it
@@ -475,9 +484,7 @@ func (s *Sim) placed(t des.Time, job, n int32) {
 
 func (s *Sim) unallocated(t des.Time, job, n int32) {
 	j := &s.jobs[job]
-	if s.onUnalloc != nil {
-		s.onUnalloc(t, j, n)
-	}
+	s.tasks(TasksUnallocated, t, -1, job, n)
 	j.unplaced -= n
 	j.open -= n
 	s.st.TasksUnallocated += uint64(n)
@@ -503,7 +510,8 @@ func (s *Sim) checkAllocated(t des.Time, j *jobState) {
 	}
 }
 
-func (s *Sim) finished(li, job, n int32, now float64) {
+func (s *Sim) finished(t des.Time, li, job, n int32) {
+	now := t.Seconds()
 	runs := s.runs[li]
 	left := n
 	for k := 0; k < len(runs) && left > 0; k++ {
@@ -522,9 +530,7 @@ func (s *Sim) finished(li, job, n int32, now float64) {
 	}
 	s.runs[li] = runs[:k]
 	j := &s.jobs[job]
-	if s.onFinish != nil {
-		s.onFinish(now, j, li, n)
-	}
+	s.tasks(TasksFinished, t, li, job, n)
 	j.open -= n
 	s.st.TasksFinished += uint64(n)
 	s.st.ComputationFinishedMI += float64(n) * j.length
@@ -562,7 +568,7 @@ func (s *Sim) submit(t des.Time, wj *workload.Job) {
 	dl := math.Inf(1)
 	if wj.Deadline > 0 {
 		dl = wj.Deadline.Seconds()
-	} else if s.cfg.Policy == "dp" {
+	} else if s.cfg.Policy == overlay.PolicyDP {
 		slack := s.cfg.NoDeadlineSlack
 		if slack <= 0 {
 			slack = 7 * des.Day
@@ -664,41 +670,53 @@ func (s *Sim) fail(t des.Time, h int32) {
 	s.st.Failures++
 	v := s.leafV[h]
 	for _, r := range s.runs[h] {
+		s.tasks(TasksAborted, t, h, r.job, r.n)
 		s.st.TasksAborted += uint64(r.n)
 		s.eng.At(t+s.cfg.DetectTimeout, event{kind: evResubmit, v: r.job, ref: r.n})
 	}
 	s.runs[h] = s.runs[h][:0]
 	s.net.Fail(h, t)
-	s.leaves[h] = overlay.Leaf{Self: overlay.Addr(v), Father: s.tree.Father(overlay.Addr(v)), Exec: s.newExec(int(h))}
+	s.leaves[h], _ = s.tree.NewLeaf(int(h), s.newExec(int(h))) // valid: built once by New
 	if s.sumCache != nil {
 		s.sumCache[h] = nil
 	}
 	s.wake[v] = des.Never
 	s.step(t, v, overlay.Msg{Kind: overlay.KindTick, To: overlay.Addr(v)})
 	if int(h) < len(s.routerV) {
-		rv := s.routerV[h]
-		s.routers[h] = s.tree.Router(overlay.Addr(rv))
+		rv := overlay.Addr(s.routerV[h])
+		s.routers[h], _ = overlay.NewRouter(s.tree.Links(rv)) // valid: built once by New
 		s.wake[rv] = des.Never
-		for _, c := range []overlay.Addr{s.tree.Left(overlay.Addr(rv)), s.tree.Right(overlay.Addr(rv))} {
-			var sum overlay.Summary
-			if li := s.leafOf[c]; li >= 0 {
-				sum = s.leaves[li].Resend(t.Seconds())
-			} else {
-				sum = s.routers[s.rankOf[c]].Current(&s.oc)
+		// The fresh router tells its neighbours it restarted: its children
+		// send their summaries again, its father the bound it had sent it
+		// (MMP; nothing for the other policies).
+		restarted := overlay.Msg{Kind: overlay.KindRestarted, From: rv}
+		for _, c := range []overlay.Addr{s.tree.Left(rv), s.tree.Right(rv), s.tree.Father(rv)} {
+			if c != overlay.NoAddr {
+				restarted.To = c
+				s.deliverNow(t, int32(c), restarted)
 			}
-			s.send(t, int32(c), overlay.Msg{Kind: overlay.KindUpdate, From: c, To: overlay.Addr(rv), Sum: sum})
-		}
-		// Its father re-sends the bound it had sent it (MMP; nothing for
-		// the other policies).
-		if f := s.tree.Father(overlay.Addr(rv)); f != overlay.NoAddr {
-			out := s.routers[s.rankOf[f]].ChildRestarted(&s.oc, overlay.Addr(rv), s.out[:0])
-			for i := range out {
-				s.send(t, int32(f), out[i])
-				out[i] = overlay.Msg{}
-			}
-			s.out = out
 		}
 	}
+}
+
+// deliverNow runs vertex v's state machine on a recovery message at time
+// t and sends its reactions at t. The announcement of a replaced node
+// (KindRestarted) is modelled as known to its neighbours at once, without
+// network transfer or processing time (the paper's overlay detects and
+// replaces failed nodes without modelling either, §3.5).
+func (s *Sim) deliverNow(t des.Time, v int32, m overlay.Msg) {
+	now := t.Seconds()
+	out := s.out[:0]
+	if li := s.leafOf[v]; li >= 0 {
+		out = s.leaves[li].Step(&s.oc, now, m, out)
+	} else {
+		out = s.routers[s.rankOf[v]].Step(&s.oc, now, m, out)
+	}
+	for i := range out {
+		s.send(t, v, out[i])
+		out[i] = overlay.Msg{}
+	}
+	s.out = out
 }
 
 func (s *Sim) handle(t des.Time, ev event) {

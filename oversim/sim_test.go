@@ -12,22 +12,18 @@ import (
 	"github.com/volsched/volsched/workload"
 )
 
-func loadDists(t testing.TB) *workload.Distributions {
-	t.Helper()
-	dir := workload.FindDataDir()
-	if dir == "" {
-		t.Skipf("site-level workload data not found (set %s)", workload.DataDirEnv)
-	}
-	d, err := workload.LoadDistributions(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+// loadDists returns the site-level distributions of the tests: the
+// embedded fitted model (docs/workload-model.md), so that the simulator's
+// tests need no files outside the repository.
+func loadDists(testing.TB) *workload.Distributions {
+	return workload.EmbeddedDistributions()
 }
 
-func testConfig(t testing.TB, policy string, nodes int, length des.Time) *Config {
-	return &Config{Policy: policy, SFMax: 9, Beta: 0.5, Nodes: nodes, Length: length,
-		Link: des.FastLink, Proc: des.DefaultProcessing, UpdateBandwidth: DefaultUpdateBandwidth(policy),
+func testConfig(t testing.TB, policy overlay.Policy, nodes int, length des.Time) *Config {
+	o := overlay.DefaultOptions(policy)
+	o.SFMax = 9
+	return &Config{Options: o, Nodes: nodes, Length: length,
+		Link: des.FastLink, Proc: des.DefaultProcessing, UpdateBandwidth: policy.DefaultBandwidth(),
 		DetectTimeout: des.Minute, Seed: 1, Params: workload.DefaultParams(), Dists: loadDists(t)}
 }
 
@@ -52,8 +48,8 @@ func runSim(t testing.TB, c *Config) (*Sim, *Result) {
 }
 
 func TestRunSmall(t *testing.T) {
-	for _, p := range []string{"ibp", "mmp", "dp"} {
-		t.Run(p, func(t *testing.T) {
+	for _, p := range overlay.Policies() {
+		t.Run(p.String(), func(t *testing.T) {
 			c := testConfig(t, p, 64, 12*des.Hour)
 			r := run(t, c)
 			t.Logf("%+v", *r)
@@ -68,7 +64,7 @@ func TestRunSmall(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	c := testConfig(t, "mmp", 32, 10*des.Hour)
+	c := testConfig(t, overlay.PolicyMMP, 32, 10*des.Hour)
 	c.Churn = failure.Churn{Median: 30 * des.Minute}
 	a, b := run(t, c), run(t, c)
 	for _, r := range []*Result{a, b} {
@@ -80,7 +76,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestConservationWithFailures(t *testing.T) {
-	for _, p := range []string{"ibp", "mmp", "dp"} {
+	for _, p := range overlay.Policies() {
 		c := testConfig(t, p, 48, 8*des.Hour)
 		c.Churn = failure.Churn{Median: 15 * des.Minute}
 		c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: 3 * des.Hour}
@@ -106,13 +102,13 @@ func TestConservationWithFailures(t *testing.T) {
 }
 
 func TestTraceReplayMatchesGeneration(t *testing.T) {
-	c := testConfig(t, "dp", 40, 6*des.Hour)
+	c := testConfig(t, overlay.PolicyDP, 40, 6*des.Hour)
 	jobs, err := workload.Generate(&c.Params, c.Dists, c.Seed, c.Nodes, c.Length)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := run(t, c)
-	c2 := testConfig(t, "dp", 40, 6*des.Hour)
+	c2 := testConfig(t, overlay.PolicyDP, 40, 6*des.Hour)
 	c2.Jobs, c2.Dists = jobs, nil
 	b := run(t, c2)
 	if a.JobsSubmitted != b.JobsSubmitted || a.TasksSubmitted != b.TasksSubmitted || a.TasksFinished != b.TasksFinished ||
@@ -121,16 +117,23 @@ func TestTraceReplayMatchesGeneration(t *testing.T) {
 	}
 }
 
+// otherCells is a cell rule the simulator refuses (not in a run's
+// identity).
+type otherCells struct{}
+
+func (otherCells) Cell(d, span float64, b int) int { return 0 }
+
 func TestConfigValidate(t *testing.T) {
-	base := func() *Config { return testConfig(t, "dp", 10, des.Hour) }
+	base := func() *Config { return testConfig(t, overlay.PolicyDP, 10, des.Hour) }
 	bad := []func(*Config){
-		func(c *Config) { c.Policy = "fifo" },
+		func(c *Config) { c.Policy = 9 },
 		func(c *Config) { c.SFMax = 0 },
 		func(c *Config) { c.Nodes = 0 },
 		func(c *Config) { c.Length = 0 },
 		func(c *Config) { c.UpdateBandwidth = -1 },
 		func(c *Config) { c.Catastrophe.Fraction = 2 },
-		func(c *Config) { c.Policy, c.Beta = "mmp", 0 },
+		func(c *Config) { c.Policy, c.Beta = overlay.PolicyMMP, 1.5 },
+		func(c *Config) { c.Cells = otherCells{} },
 		func(c *Config) { c.Dists = nil },
 		func(c *Config) { c.Jobs = []workload.Job{{Node: 10, Tasks: 1, LengthMI: 1}} },
 		func(c *Config) {
@@ -147,7 +150,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestProbes(t *testing.T) {
-	c := testConfig(t, "mmp", 64, 2*des.Hour)
+	c := testConfig(t, overlay.PolicyMMP, 64, 2*des.Hour)
 	c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 100, 1000
 	r := run(t, c)
 	if r.ProbesSubmitted != 5 || r.ProbesAllocated != 5 {
@@ -164,7 +167,7 @@ func TestProbes(t *testing.T) {
 }
 
 func TestDPProbesWithoutDeadline(t *testing.T) {
-	c := testConfig(t, "dp", 64, des.Hour)
+	c := testConfig(t, overlay.PolicyDP, 64, des.Hour)
 	c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 20*des.Minute, 10, 1000
 	r := run(t, c)
 	// A probe has no deadline; DP gives it NoDeadlineSlack, so 10 short
@@ -175,7 +178,7 @@ func TestDPProbesWithoutDeadline(t *testing.T) {
 }
 
 func TestReferenceSchedulers(t *testing.T) {
-	for _, p := range []string{"ibp", "mmp", "dp"} {
+	for _, p := range overlay.Policies() {
 		var comp [3]float64
 		for k, sch := range []string{"overlay", "centralized", "random"} {
 			c := testConfig(t, p, 64, 6*des.Hour)
@@ -199,7 +202,7 @@ func TestReferenceSchedulers(t *testing.T) {
 // refused only when no idle node fits: one request on an idle network of
 // 64 nodes is placed in full.
 func TestCentralizedPlacesOnIdleNetwork(t *testing.T) {
-	c := testConfig(t, "ibp", 64, 10*des.Minute)
+	c := testConfig(t, overlay.PolicyIBP, 64, 10*des.Minute)
 	c.Scheduler = "centralized"
 	c.Jobs = []workload.Job{{Submit: des.Second, Node: 5, Tasks: 64, LengthMI: 1000, ID: 1}}
 	c.Dists = nil
@@ -221,8 +224,8 @@ func TestCentralizedPlacesOnIdleNetwork(t *testing.T) {
 // and the root's aggregate covers every node again (§7.5: the lost
 // availability information is recreated).
 func TestCatastropheRebuildsAvailability(t *testing.T) {
-	for _, p := range []string{"ibp", "mmp", "dp"} {
-		t.Run(p, func(t *testing.T) {
+	for _, p := range overlay.Policies() {
+		t.Run(p.String(), func(t *testing.T) {
 			c := testConfig(t, p, 64, 2*des.Hour)
 			// a few short jobs early, all finished long before the failure
 			for i := range 16 {
@@ -234,7 +237,7 @@ func TestCatastropheRebuildsAvailability(t *testing.T) {
 			if r.Failures != 26 || r.TasksFinished == 0 || r.TasksInQueues != 0 || r.TasksInFlight != 0 {
 				t.Fatalf("failures %d (want 26), finished %d, in queues %d, in flight %d", r.Failures, r.TasksFinished, r.TasksInQueues, r.TasksInFlight)
 			}
-			pol := s.oc.Policy
+			pol := s.oc.Rules
 			sentBy := func(v overlay.Addr) overlay.Summary {
 				if li := s.leafOf[v]; li >= 0 {
 					return s.leaves[li].Summary()
@@ -261,7 +264,7 @@ func TestCatastropheRebuildsAvailability(t *testing.T) {
 				rt := &s.routers[rank]
 				f := s.tree.Father(rt.Self)
 				want := math.Inf(-1)
-				if f != overlay.NoAddr && p == "mmp" {
+				if f != overlay.NoAddr && p == overlay.PolicyMMP {
 					fr := &s.routers[s.rankOf[f]]
 					other := fr.LeftInfo
 					if fr.Left == rt.Self {
@@ -295,7 +298,7 @@ func nodesOf(s overlay.Summary) int {
 // that row, and over all rows its largest value is Result's maximum. The run
 // must have rows below the maximum so far, or the last property is vacuous.
 func TestTimelineMakespan(t *testing.T) {
-	c := testConfig(t, "mmp", 64, 24*des.Hour)
+	c := testConfig(t, overlay.PolicyMMP, 64, 24*des.Hour)
 	c.Sample = 20 * des.Minute
 	s, err := New(c)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/figure"
-	"github.com/volsched/volsched/iterative"
+	itercampaign "github.com/volsched/volsched/iterative/campaign"
 )
 
 // The sample pages below are built from SYNTHETIC content. "Ours" in the
@@ -57,7 +57,7 @@ func samplePage(t *testing.T, dir string) Page {
 	}
 }
 
-// table2Section: seed 001's Table 2 as published (iterative.PaperTable2)
+// table2Section: seed 001's Table 2 as published (itercampaign.PaperTable2)
 // beside MADE-UP values, and a synthetic Figure 2.
 func table2Section(t *testing.T, dir string) Section {
 	tab := Table{
@@ -70,7 +70,7 @@ func table2Section(t *testing.T, dir string) Section {
 		},
 		Note: "Made-up \"ours\": each published value times 1 + 0.12·sin(3i) (i: the heuristic's index). 296,400 instances in the paper.",
 	}
-	for i, h := range iterative.PaperTable2 {
+	for i, h := range itercampaign.PaperTable2 {
 		f := 1 + 0.12*math.Sin(3*float64(i))
 		tab.Rows = append(tab.Rows, Row{Label: h.Name, Cells: []Cell{
 			{Ours: h.AvgDfb * f, Paper: h.AvgDfb},

@@ -45,9 +45,9 @@ func IterativeInstance(p *Platform, a *Application) (*iterative.Instance, error)
 	in := &iterative.Instance{
 		Chains:     p.InitialChains(),
 		W:          make([]int, len(p.Workers)),
-		Tprog:      p.TProg,
-		Tdata:      p.TData,
-		Ncom:       p.NCom,
+		TProg:      p.TProg,
+		TData:      p.TData,
+		NCom:       p.NCom,
 		Tasks:      a.Tasks,
 		Iterations: a.Iterations,
 	}
@@ -85,11 +85,11 @@ func CoupledModel(p *Platform, a *Application) (coupled.Platform, coupled.Applic
 			cp.Mu[q] = m
 		}
 	}
-	ca := coupled.Application{M: a.Tasks, Iterations: a.Iterations}
+	ca := coupled.Application{Tasks: a.Tasks, Iterations: a.Iterations}
 	if err := ca.Validate(); err != nil {
 		return cp, ca, fmt.Errorf("%s: %w", a.Source, err)
 	}
-	if err := cp.Validate(ca.M); err != nil {
+	if err := cp.Validate(ca.Tasks); err != nil {
 		return cp, ca, fmt.Errorf("%s with %s: %w", p.Source, a.Source, err)
 	}
 	return cp, ca, nil

@@ -153,14 +153,14 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Tasks != 10 || in.Iterations != 10 || in.Ncom != 4 || in.Chains[0] != byName["cluster-1"].Avail.Chain {
+	if in.Tasks != 10 || in.Iterations != 10 || in.NCom != 4 || in.Chains[0] != byName["cluster-1"].Avail.Chain {
 		t.Errorf("iterative instance %+v", in)
 	}
 	cp, ca, err := CoupledModel(p, cpl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ca.M != 5 || cp.Mu[0] != 2 || cp.Mu[slicesIndex(p, "lab-server")] != 1 {
+	if ca.Tasks != 5 || cp.Mu[0] != 2 || cp.Mu[slicesIndex(p, "lab-server")] != 1 {
 		t.Errorf("coupled %+v %+v", cp, ca)
 	}
 	if _, err := IterativeInstance(p, cpl); err == nil || !strings.Contains(err.Error(), "coupled.json: kind = coupled, want independent") {

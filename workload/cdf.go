@@ -1,8 +1,10 @@
 // Package workload generates and reads the job workloads of seed 004's
 // experiments: the site-level user model of Shmueli and Feitelson as §7.2
-// of the paper uses it (driven by empirical distributions read from files
-// at run time), job traces generated once and replayed, and the Standard
-// Workload Format (SWF) of the Parallel Workloads Archive.
+// of the paper uses it (driven by the authors' empirical distributions
+// read from files at run time, or by default by an embedded parametric
+// model fitted to them: SiteModel, docs/workload-model.md), job traces
+// generated once and replayed, and the Standard Workload Format (SWF) of
+// the Parallel Workloads Archive.
 package workload
 
 import (
@@ -166,13 +168,19 @@ type Distributions struct {
 	TaskMaxMem   *CDF // MB
 	TaskDeadline *CDF // seconds (read for completeness; the paper's rule replaces it)
 	Apps         *AppHist
+	// Model names the fitted model the tables were built from (the
+	// embedded default, docs/workload-model.md); empty when they were
+	// read from the empirical files.
+	Model string
 }
 
 // DataDirEnv names the environment variable that may point at the data
 // folder.
 const DataDirEnv = "VOLSCHED_WORKLOAD_DATA"
 
-// FindDataDir returns the first of: $VOLSCHED_WORKLOAD_DATA, then
+// FindDataDir is for the tests and tools that need the empirical files
+// themselves (the product's default is DefaultDistributions). It returns
+// the first of: $VOLSCHED_WORKLOAD_DATA, then
 // ../shared/data/site-level-workload relative to the working directory and
 // to each of its ancestors (so it works from the checkout and from any
 // package directory when the shared data sits beside the checkout). It

@@ -7,12 +7,14 @@ import (
 )
 
 // loadData reads the shared data folder, or skips the test when it is not
-// beside the checkout (set VOLSCHED_WORKLOAD_DATA to point at it).
+// beside the checkout (set VOLSCHED_WORKLOAD_DATA to point at it). Only the
+// tests of reading the authors' files themselves use it; the product's
+// tests run on the embedded model.
 func loadData(t testing.TB) *Distributions {
 	t.Helper()
 	dir := FindDataDir()
 	if dir == "" {
-		t.Skipf("site-level workload data not found (looked for ../shared/data/site-level-workload above the working directory; set %s)", DataDirEnv)
+		t.Skipf("reads the authors' empirical files, which are not part of the repository: set %s to their folder", DataDirEnv)
 	}
 	d, err := LoadDistributions(dir)
 	if err != nil {
@@ -52,7 +54,7 @@ func TestRealDistributions(t *testing.T) {
 }
 
 func BenchmarkUserNext(b *testing.B) {
-	d := loadData(b)
+	d := EmbeddedDistributions()
 	p := DefaultParams()
 	u := NewUser(&p, d, 1, 0, 2000)
 	b.ReportAllocs()

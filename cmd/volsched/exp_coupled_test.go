@@ -53,16 +53,47 @@ func TestExpCoupled(t *testing.T) {
 		t.Fatalf("merged summary differs from the unsharded one (%v)", err)
 	}
 
+	// degenerate grids are refused before the first unit: nothing written
 	for _, c := range []struct{ args, want string }{
-		{"exp coupled --out " + t.TempDir() + " --wmin 0", "wmin = 0"},
-		{"exp coupled --out " + t.TempDir() + " --form exact", `form "exact"`},
-		{"exp coupled --out " + t.TempDir() + " --trials 0", "trials = 0"},
-		{"exp coupled --out " + t.TempDir() + " --p 65", "p = 65"},
-		{"exp coupled --out " + t.TempDir() + " --rebuild foo", `rebuild = "foo"`},
+		{"--wmin 0", "wmin = 0"},
+		{"--form exact", `form "exact"`},
+		{"--trials 0", "trials = 0"},
+		{"--p 1001", "p = 1001"},
+		{"--p 1", "p = 1:"},
+		{"--m 5,5", "5 listed twice"},
+		{"--cap 20", "cap = 20"},
+		{"--rebuild foo", `rebuild = "foo"`},
 	} {
-		_, errs, code := runCLI(t, "", strings.Fields(c.args)...)
+		out := filepath.Join(t.TempDir(), "run")
+		_, errs, code := runCLI(t, "", append([]string{"exp", "coupled", "--out", out}, strings.Fields(c.args)...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s exists (%v): want nothing written", c.args, out, err)
+		}
+	}
+}
+
+// The quick look the help text gives runs as written (in a temporary
+// directory) and prints both tables.
+func TestExpCoupledQuickLook(t *testing.T) {
+	help, _, code := runCLI(t, "", "exp", "coupled", "--help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	var cmd []string
+	for _, l := range strings.Split(help, "\n") {
+		if f := strings.Fields(l); cmd == nil && len(f) > 3 && f[0] == "volsched" && f[1] == "exp" && f[2] == "coupled" {
+			cmd = f[1:] // the first: the quick look (the usage line comes later)
+		}
+	}
+	if len(cmd) == 0 || cmd[len(cmd)-2] != "--out" {
+		t.Fatalf("no quick-look command ending in --out DIR in the help:\n%s", help)
+	}
+	cmd[len(cmd)-1] = filepath.Join(t.TempDir(), "y")
+	out, errs, code := runCLI(t, "", cmd...)
+	if code != 0 || !strings.Contains(out, "Table I") || !strings.Contains(out, "Table II") {
+		t.Fatalf("%v: exit %d, stderr %q, output:\n%s", cmd, code, errs, out)
 	}
 }

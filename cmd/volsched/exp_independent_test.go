@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	itercampaign "github.com/volsched/volsched/iterative/campaign"
 )
 
 // tinyIndependent is a campaign small enough for a test: 2 instantiations.
@@ -47,7 +49,7 @@ func TestExpIndependentWorkersAndShards(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a, "figure2.svg")); err != nil {
 		t.Error(err)
 	}
-	var s independentSummary
+	var s itercampaign.Report
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(a, "summary.json"))), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +90,11 @@ func TestExpIndependentUsageErrors(t *testing.T) {
 		{[]string{"--order", "sideways"}, "sideways"},
 		{[]string{"--initial", "down"}, "down"},
 		{[]string{"--replicas", "-2"}, "replicas"},
+		// Degenerate grids are refused before the first unit (they used to
+		// run every unit and then fail writing the summary); small grids,
+		// so that a regression fails fast instead of running long.
+		{[]string{"--p", "1", "--n", "5", "--ncom", "5", "--wmin", "1", "--scenarios", "1", "--trials", "1", "--iterations", "1"}, "p = 1"},
+		{[]string{"--n", "5,10,5", "--ncom", "5", "--wmin", "1", "--scenarios", "1", "--trials", "1", "--iterations", "1"}, "n lists 5 twice"},
 	}
 	for _, c := range cases {
 		args := append([]string{"exp", "independent", "--out", filepath.Join(dir, "x")}, c.args...)
@@ -95,5 +102,8 @@ func TestExpIndependentUsageErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+		t.Errorf("a refused campaign left its directory behind (%v)", err)
 	}
 }

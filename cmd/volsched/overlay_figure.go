@@ -118,6 +118,8 @@ func setupDiff(a, b *oversim.Result, vary ...string) string {
 			a.ChurnMedianMinutes, a.CatastropheFraction, a.CatastropheHours, b.ChurnMedianMinutes, b.CatastropheFraction, b.CatastropheHours)
 	case !reflect.DeepEqual(a.WorkloadParams, b.WorkloadParams):
 		return "workload parameters (--params)"
+	case a.Workload != b.Workload:
+		return fmt.Sprintf("workload %q against %q", workloadName(a.Workload), workloadName(b.Workload))
 	}
 	return ""
 }

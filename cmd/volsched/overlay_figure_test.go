@@ -12,7 +12,6 @@ import (
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/oversim"
-	"github.com/volsched/volsched/workload"
 )
 
 func writeSummary(t *testing.T, dir string, r oversim.Result) string {
@@ -70,14 +69,21 @@ func TestOverlaySFMaxFigure(t *testing.T) {
 	}
 
 	dp := writeSummary(t, filepath.Join(d, "dp"), oversim.Result{Policy: "dp", Nodes: 100})
+	// A run on the embedded workload model and one on the data's files.
+	model := writeSummary(t, filepath.Join(d, "model"), oversim.Result{Policy: "ibp", Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
+		SFMax: 16, TasksFinished: 1, Workload: "embedded model m"})
 	for _, bad := range [][]string{
 		{"--out", filepath.Join(d, "x"), filepath.Join(d, "missing")},
 		{"--out", filepath.Join(d, "x"), o9, dp},
 		{o9},
+		{"--out", filepath.Join(d, "x"), o9, model},
 	} {
 		_, errs, code := runCLI(t, "", append([]string{"overlay", "sfmax-figure"}, bad...)...)
 		if code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", bad, code, errs)
+		}
+		if bad[len(bad)-1] == model && !strings.Contains(errs, `workload "embedded model m"`) {
+			t.Errorf("runs of two workloads: stderr %q, want the workloads named", errs)
 		}
 	}
 }
@@ -87,9 +93,7 @@ func TestOverlaySFMaxFigure(t *testing.T) {
 // leaves out and names a run without a timeline, and refuses a malformed
 // timeline naming the file and line.
 func TestOverlaySFMaxFigureMakespan(t *testing.T) {
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	d := t.TempDir()
 	var dirs []string
 	for _, a := range [][]string{{"o16", "--sfmax", "16"}, {"random", "--scheduler", "random"}} {

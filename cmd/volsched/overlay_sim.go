@@ -54,10 +54,9 @@ func (f *simFlags) given(name string) bool { return f.set != nil && f.set(name) 
 // simConfig turns flags into a validated oversim.Config; usage errors name
 // the flag.
 func (f *simFlags) config() (*oversim.Config, error) {
-	switch f.policy {
-	case "ibp", "mmp", "dp":
-	default:
-		return nil, usagef("--policy %q: want ibp, mmp or dp", f.policy)
+	pol, err := overlay.ParsePolicy(f.policy)
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
 	if f.nodes < 2 || f.nodes > 1<<26 {
 		return nil, usagef("--nodes %d: want 2 to %d", f.nodes, 1<<26)
@@ -70,19 +69,25 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		return nil, usagef("--link: %v", err)
 	}
 	if f.sfmax == 0 && !f.given("sfmax") {
-		f.sfmax = oversim.DefaultSFMax(f.policy)
-	}
-	if f.sfmax < 1 || f.sfmax > 1<<16 {
-		return nil, usagef("--sfmax %d: want 1 to %d (omit it for the paper's %d)", f.sfmax, 1<<16, oversim.DefaultSFMax(f.policy))
+		f.sfmax = pol.DefaultSFMax()
 	}
 	if f.updateBW < 0 && !f.given("update-bw") {
-		f.updateBW = oversim.DefaultUpdateBandwidth(f.policy)
+		f.updateBW = pol.DefaultBandwidth()
 	}
 	if !(f.updateBW >= 0) || math.IsInf(f.updateBW, 0) {
-		return nil, usagef("--update-bw %g: want a finite number of bytes/s >= 0 (0: no limit; omit it for the paper's %g)", f.updateBW, oversim.DefaultUpdateBandwidth(f.policy))
+		return nil, usagef("--update-bw %g: want a finite number of bytes/s >= 0 (0: no limit; omit it for the paper's %g)", f.updateBW, pol.DefaultBandwidth())
 	}
-	if f.given("beta") && !(f.beta > 0 && f.beta <= 1) {
-		return nil, usagef("--beta %g: want a value in (0, 1]", f.beta)
+	if f.distance == "stars" {
+		return nil, usagef("--distance stars: the authors' DP l clustering is an option of `overlay accuracy --policy dp` only")
+	}
+	dist, err := overlay.ParseDistance(f.distance)
+	if err != nil {
+		return nil, usagef("--distance: %v", err)
+	}
+	opts := overlay.DefaultOptions(pol)
+	opts.SFMax, opts.Beta, opts.Distance = f.sfmax, f.beta, dist
+	if err := opts.Validate(); err != nil {
+		return nil, usagef("--%v", err)
 	}
 	churn, err := failure.ParseChurn(f.churn)
 	if err != nil {
@@ -117,18 +122,11 @@ func (f *simFlags) config() (*oversim.Config, error) {
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
 	}
-	dist, err := overlay.ParseDistance(f.distance)
-	if err != nil {
-		return nil, usagef("--distance: %v", err)
-	}
-	if dist == overlay.DistStars {
-		return nil, usagef("--distance stars: the authors' DP l clustering is an option of `overlay accuracy --policy dp` only")
-	}
 	params, err := readWorkloadParams(f.params)
 	if err != nil {
 		return nil, err
 	}
-	c := &oversim.Config{Policy: f.policy, SFMax: f.sfmax, Beta: f.beta, Distance: dist, Nodes: f.nodes,
+	c := &oversim.Config{Options: opts, Nodes: f.nodes,
 		Length: des.Seconds(f.hours * 3600), Link: link, Proc: des.DefaultProcessing,
 		UpdateBandwidth: f.updateBW, Churn: churn, Catastrophe: cat, DetectTimeout: des.Time(f.detect),
 		Seed: f.seed, Params: params, Sample: des.Time(f.sample),
@@ -174,15 +172,8 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			c.Jobs = []workload.Job{}
 		}
 	default:
-		dir := f.data
-		if dir == "" {
-			dir = workload.FindDataDir()
-		}
-		if dir == "" {
-			return nil, usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder (or --workload FILE)")
-		}
-		if c.Dists, err = workload.LoadDistributions(dir); err != nil {
-			return nil, fmt.Errorf("--data: %w", err)
+		if c.Dists, err = siteDistributions(f.data); err != nil {
+			return nil, err
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -455,7 +446,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
 	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
 	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s, 0: no limit (default: 1000 for ibp and dp, 10000 for mmp)")
-	fl.Float64Var(&f.beta, "beta", 0.5, "MMP forwarding factor β")
+	fl.Float64Var(&f.beta, "beta", overlay.DefaultBeta, "MMP forwarding factor β")
 	fl.StringVar(&f.distance, "distance", "mse", "distance of the clustering: mse (the authors') or loss (this project's first reading)")
 	fl.StringVar(&f.churn, "churn", "", "median session time of churn, at least 1s (e.g. 60m, 5m, or minutes); empty or 0: no churn")
 	fl.StringVar(&f.fail, "fail", "", "catastrophic failure FRACTION@TIME (e.g. 0.2@24h or 20%@24h)")
@@ -464,7 +455,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	fl.StringVar(&f.swf, "swf", "", "replay this Standard Workload Format log")
 	fl.Float64Var(&f.swfPower, "swf-power", 1000, "MIPS of the machines of the SWF log (run time × power = task length)")
 	fl.StringVar(&f.params, "params", "", paramsUsage)
-	fl.StringVar(&f.data, "data", "", "folder of the site-level workload distributions (default: ../shared/data/site-level-workload beside the checkout)")
+	fl.StringVar(&f.data, "data", "", dataUsage)
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.DurationVar(&f.sample, "sample", 10*time.Minute, "interval of simulated time between timeline rows (0: none)")
 	fl.DurationVar(&f.probeEvery, "probe-every", 0, "submit a probe request (Fig. 10 allocation time) at this interval (0: none)")
@@ -512,16 +503,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if !(wf.hours > 0 && wf.hours <= 24*365) {
 				return usagef("--hours %g: want a value in (0, 8760]", wf.hours)
 			}
-			dir := wf.data
-			if dir == "" {
-				dir = workload.FindDataDir()
-			}
-			if dir == "" {
-				return usagef("--data: the site-level workload distributions were not found beside the checkout; give their folder")
-			}
-			d, err := workload.LoadDistributions(dir)
+			d, err := siteDistributions(wf.data)
 			if err != nil {
-				return fmt.Errorf("--data: %w", err)
+				return err
 			}
 			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 			if err != nil {
@@ -533,7 +517,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
 	gen.Flags().Float64Var(&wf.hours, "hours", 60, "hours of submissions")
 	gen.Flags().Uint64Var(&wf.seed, "seed", 1, "random seed (the same seed as 'overlay sim' gives the same jobs)")
-	gen.Flags().StringVar(&wf.data, "data", "", "folder of the site-level workload distributions")
+	gen.Flags().StringVar(&wf.data, "data", "", dataUsage)
 	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
 	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
 	overlayCmd.AddCommand(gen)

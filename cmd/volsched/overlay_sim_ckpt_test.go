@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/oversim"
-	"github.com/volsched/volsched/workload"
 )
 
 // summaryWithoutTiming reads summary.json without the fields that measure
@@ -53,9 +52,7 @@ func timelineWithoutWall(t *testing.T, dir string) string {
 // counts) and resumed gives the summary (timing fields aside) and the
 // timeline (wall_s aside) of the uninterrupted run; the refusals say why.
 func TestOverlaySimCheckpointResume(t *testing.T) {
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	tmp := t.TempDir()
 	ref, dir := filepath.Join(tmp, "ref"), filepath.Join(tmp, "run")
 	args := []string{"overlay", "sim", "--policy", "mmp", "--nodes", "150", "--hours", "2", "--churn", "30m",
@@ -123,9 +120,7 @@ func TestOverlaySimCheckpointOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends signals to a subprocess")
 	}
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	dir := t.TempDir()
 	args := "overlay sim --policy ibp --nodes 3000 --hours 48 --sample 1h --out " + dir
 	// The timeline exists once the simulation runs (the signal handler is

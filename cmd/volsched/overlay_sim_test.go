@@ -87,9 +87,7 @@ func TestOverlaySimEmptyTrace(t *testing.T) {
 }
 
 func TestOverlaySimRuns(t *testing.T) {
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	dir := t.TempDir()
 	_, errOut, code := runCLI(t, "", "overlay", "sim", "--policy", "dp", "--nodes", "40", "--hours", "2",
 		"--churn", "30m", "--sample", "30m", "--out", dir)
@@ -122,9 +120,7 @@ func TestOverlaySimRuns(t *testing.T) {
 }
 
 func TestOverlayWorkloadThenReplay(t *testing.T) {
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	out, errOut, code := runCLI(t, "", "overlay", "workload", "--nodes", "20", "--hours", "3", "--seed", "4")
 	if code != 0 || !strings.HasPrefix(out, workload.TraceHeader) {
 		t.Fatalf("overlay workload: exit %d, stderr %q", code, errOut)
@@ -161,9 +157,7 @@ func TestOverlayWorkloadThenReplay(t *testing.T) {
 // defaults, which --params reads back to the same run; a changed parameter
 // is recorded in summary.json; a bad file is an error naming the field.
 func TestOverlaySimParams(t *testing.T) {
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	out, errOut, code := runCLI(t, "", "overlay", "workload", "--print-params")
 	if code != 0 {
 		t.Fatalf("--print-params: exit %d: %s", code, errOut)
@@ -217,14 +211,17 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 4 CPU-seconds; skipped with -short")
 	}
-	if workload.FindDataDir() == "" {
-		t.Skip("site-level workload data not found beside the checkout")
-	}
+	useEmbeddedWorkload(t)
 	dir := t.TempDir()
 	args := []string{"reproduce", "--quick", "--only", "overlay-sim", "--seed", "1", "--out", dir}
 	out1, errOut, code := runCLI(t, "", args...)
 	if code != 0 || strings.Contains(out1, "FAILED") {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out1)
+	}
+	// Without the data folder the reproduction runs on the embedded model,
+	// and says so (it used to print "skipped" and exit 0).
+	if !strings.Contains(out1, "Workload: the embedded model "+workload.Embedded().Name) || strings.Contains(out1, "skipped") {
+		t.Fatalf("the reproduction does not say it ran on the embedded model:\n%s", out1)
 	}
 	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig10.csv", "fig10-slow.svg", "fig10-fast.svg",
 		"fig11.csv", "fig11.svg", "fig12-17.csv", "fig12-17-ibp.svg", "fig12-17-mmp.svg", "fig12-17-dp.svg",

@@ -16,6 +16,7 @@ import (
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/workload"
 )
@@ -63,12 +64,7 @@ func init() {
 }
 
 func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions) error {
-	dir := workload.FindDataDir()
-	if dir == "" {
-		fmt.Fprintf(w, "overlay-sim: skipped, the site-level workload data was not found beside the checkout (set %s)\n", workload.DataDirEnv)
-		return nil
-	}
-	dists, err := workload.LoadDistributions(dir)
+	dists, err := workload.DefaultDistributions()
 	if err != nil {
 		return err
 	}
@@ -78,7 +74,6 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		nodes, hours, churnHours = 200, 1, 3
 		sizes = []int{100, 200, 400}
 	}
-	policies := []string{"ibp", "mmp", "dp"}
 	if opt.OutDir != "" {
 		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
 			return err
@@ -89,10 +84,10 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		failures = append(failures, fmt.Sprintf("%s: %v", what, err))
 		return "FAILED"
 	}
-	base := func(policy string, n int, h float64, link des.Link) *oversim.Config {
-		return &oversim.Config{Policy: policy, SFMax: oversim.DefaultSFMax(policy), Beta: 0.5, Nodes: n,
+	base := func(pol overlay.Policy, n int, h float64, link des.Link) *oversim.Config {
+		return &oversim.Config{Options: overlay.DefaultOptions(pol), Nodes: n,
 			Length: des.Seconds(h * 3600), Link: link, Proc: des.DefaultProcessing,
-			UpdateBandwidth: oversim.DefaultUpdateBandwidth(policy), DetectTimeout: des.Minute, CentralPerNode: 100,
+			UpdateBandwidth: pol.DefaultBandwidth(), DetectTimeout: des.Minute, CentralPerNode: 100,
 			Seed: opt.Seed, Params: workload.DefaultParams(), Dists: dists}
 	}
 	progress := term.IsTerminal(int(os.Stderr.Fd()))
@@ -113,17 +108,23 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fmt.Fprintf(w, "Seed 004 §7.3-7.5, reduced: event-driven simulation of the overlay (seed %d).\n", opt.Seed)
 	fmt.Fprintf(w, "Site-level workload (one user per node, from time 0 = Monday 00:00), SF_max = 225/256/216,\n")
 	fmt.Fprintf(w, "update limit 1 KB/s (IBP, DP) and 10 KB/s (MMP), processing %v + %d ns/byte per message.\n", des.DefaultProcessing.PerMessage, des.DefaultProcessing.PerByte)
-	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n\n")
+	fmt.Fprintf(w, "The paper: IBP on 10^6 nodes, MMP and DP on 10^5, 60 simulated hours.\n")
+	if dists.Model != "" {
+		fmt.Fprintf(w, "Workload: the embedded model %s fitted to the authors' empirical distributions (docs/workload-model.md),\n", dists.Model)
+		fmt.Fprintf(w, "not the distributions themselves: set %s to their folder to use them.\n", workload.DataDirEnv)
+	}
+	fmt.Fprintln(w)
 
 	// Table 4.
 	fmt.Fprintf(w, "Table 4: maximum link use over nodes (%d nodes, %g h; update limit 100 kbit/s = %g bytes/s, as the paper's Table 4)\n", nodes, hours, table4UpdateBandwidth)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tSF_max\tlink\tsim\t10s\t1s\tpaper sim\tpaper 10s\tpaper 1s\t")
 	var rows [][]string
-	for _, p := range policies {
-		for _, sf := range overlay.PaperSFMax[p] {
+	for _, pol := range overlay.Policies() {
+		p := pol.String()
+		for _, sf := range accuracy.PaperSFMax[pol] {
 			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
-				c := base(p, nodes, hours, l)
+				c := base(pol, nodes, hours, l)
 				c.SFMax, c.UpdateBandwidth = sf, table4UpdateBandwidth
 				r, err := runOne(c)
 				pp := paperTable4[p][sf][l.Name]
@@ -149,9 +150,10 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	// Fig. 9: throughput against size.
 	fmt.Fprintf(w, "\nFig. 9: throughput (tasks finished per hour) against network size (fast link, %g h)\n", churnHours)
 	var sruns []sizeRun
-	for _, p := range policies {
+	for _, pol := range overlay.Policies() {
+		p := pol.String()
 		for _, n := range sizes {
-			r, err := runOne(base(p, n, churnHours, des.FastLink))
+			r, err := runOne(base(pol, n, churnHours, des.FastLink))
 			x := sizeRun{policy: p, nodes: n, r: r}
 			if err != nil {
 				x.r, x.failed = nil, note(fmt.Sprintf("%s %d nodes", p, n), err)
@@ -183,7 +185,8 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	rows = nil
 	fig10 := map[string][]experiment.Series{} // by link
 	for _, sch := range []string{"overlay", "centralized"} {
-		for _, p := range policies {
+		for _, pol := range overlay.Policies() {
+			p := pol.String()
 			for _, l := range []des.Link{des.SlowLink, des.FastLink} {
 				label := p
 				if sch == "centralized" {
@@ -193,7 +196,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 				s10 := experiment.Series{Name: label}
 				var unalloc uint64
 				for _, n := range probeSizes {
-					c := base(p, n, 1.0/3, l)
+					c := base(pol, n, 1.0/3, l)
 					c.Scheduler = sch
 					c.ProbeEvery, c.ProbeTasks, c.ProbeLengthMI = 2*des.Minute, probeTasks, 10000
 					r, err := runOne(c)
@@ -234,25 +237,26 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	}
 
 	// Figs. 12-17: each policy against SF_max and the references.
-	sfs := overlay.PaperSFMax
+	sfs := accuracy.PaperSFMax
 	fmt.Fprintf(w, "\nFigs. 12-17: performance against SF_max and the centralized and random references (%d nodes, %g h, fast link)\n", nodes, churnHours)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tscheduler\tSF_max\ttasks finished\tin time\tcomputation (MI)\tmakespan mean (s)\tmakespan max (s)\t")
 	rows = nil
 	fig12 := map[string][]experiment.Series{} // by policy
-	for _, p := range policies {
+	for _, pol := range overlay.Policies() {
+		p := pol.String()
 		var got []*oversim.Result
 		type variant struct {
 			sch string
 			sf  int
 		}
 		var vs []variant
-		for _, sf := range sfs[p] {
+		for _, sf := range sfs[pol] {
 			vs = append(vs, variant{"overlay", sf})
 		}
-		vs = append(vs, variant{"centralized", oversim.DefaultSFMax(p)}, variant{"random", oversim.DefaultSFMax(p)})
+		vs = append(vs, variant{"centralized", pol.DefaultSFMax()}, variant{"random", pol.DefaultSFMax()})
 		for _, v := range vs {
-			c := base(p, nodes, churnHours, des.FastLink)
+			c := base(pol, nodes, churnHours, des.FastLink)
 			c.Scheduler, c.SFMax = v.sch, v.sf
 			sf := strconv.Itoa(v.sf)
 			if v.sch != "overlay" {
@@ -269,7 +273,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			rows = append(rows, []string{p, v.sch, sf, strconv.FormatUint(r.TasksFinished, 10), strconv.FormatUint(r.TasksFinishedInTime, 10),
 				strconv.FormatFloat(r.ComputationFinishedMI, 'g', -1, 64), strconv.FormatFloat(r.MakespanMean, 'g', -1, 64), strconv.FormatFloat(r.MakespanMax, 'g', -1, 64)})
 		}
-		sfr := sfs[p]
+		sfr := sfs[pol]
 		fig12[p] = againstSFMax(got, nil, float64(sfr[0]), float64(sfr[len(sfr)-1]),
 			func(r *oversim.Result) float64 { return r.ComputationFinishedMI })
 	}
@@ -280,7 +284,8 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		if err := experiment.WriteCSVFile(filepath.Join(opt.OutDir, "overlay-sim-fig12-17.csv"), []string{"policy", "scheduler", "sfmax", "tasks_finished", "tasks_finished_in_time", "computation_mi", "makespan_mean_s", "makespan_max_s"}, rows); err != nil {
 			return err
 		}
-		for _, p := range policies {
+		for _, pol := range overlay.Policies() {
+			p := pol.String()
 			if len(fig12[p]) == 0 {
 				continue
 			}
@@ -297,8 +302,9 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 	fmt.Fprintf(w, "\nFig. 18: finished computation with churn, normalized to the run without failures (%d nodes, %g h, fast link);\n", nodes, churnHours)
 	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", churnHours/2)
 	var fruns []failRun
-	for _, p := range policies {
-		r0, err := runOne(base(p, nodes, churnHours, des.FastLink))
+	for _, pol := range overlay.Policies() {
+		p := pol.String()
+		r0, err := runOne(base(pol, nodes, churnHours, des.FastLink))
 		if err == nil && r0.ComputationFinishedMI == 0 {
 			err = fmt.Errorf("no computation finished without failures")
 		}
@@ -308,7 +314,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 		}
 		fruns = append(fruns, failRun{policy: p, r: r0})
 		for _, m := range medians {
-			c := base(p, nodes, churnHours, des.FastLink)
+			c := base(pol, nodes, churnHours, des.FastLink)
 			c.Churn = failure.Churn{Median: m}
 			x := failRun{policy: p, kind: "churn", param: m.Seconds() / 60}
 			if x.r, err = runOne(c); err != nil {
@@ -317,7 +323,7 @@ func reproduceOverlaySim(ctx context.Context, w io.Writer, opt reproduceOptions)
 			fruns = append(fruns, x)
 		}
 		for _, f := range fracs {
-			c := base(p, nodes, churnHours, des.FastLink)
+			c := base(pol, nodes, churnHours, des.FastLink)
 			c.Catastrophe = failure.Catastrophe{Fraction: f, At: des.Seconds(churnHours * 1800)}
 			x := failRun{policy: p, kind: "catastrophe", param: f}
 			if x.r, err = runOne(c); err != nil {

@@ -4,60 +4,18 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/volsched/volsched/overlay"
 )
 
 // MsgCodec is the wire form of an overlay.Msg. The daemons never define
-// their own: the overlay package's versioned binary encoding is the one
-// (wired in roles.go); the codec is an interface only so that the daemon
-// can be built and tested before that encoding exists.
+// their own: package overlay's versioned binary encoding (AppendMsg,
+// DecodeMsg) is the one (roles.go); tests may wrap it.
 type MsgCodec interface {
 	// Append appends m's encoding to dst.
 	Append(dst []byte, m *overlay.Msg) ([]byte, error)
 	// Decode decodes one message, refusing malformed input with an error.
 	Decode(b []byte) (overlay.Msg, error)
-}
-
-// handleCodec is an interim stand-in for the overlay's wire form, usable
-// only between daemons of one process (the in-process tests): a message is
-// registered in a process-wide table and its 8-byte handle travels on the
-// socket. It is not a codec of the messages' contents and never crosses a
-// process boundary: a daemon started from the command line refuses to run
-// with it (see defaultCodec).
-type handleCodec struct{}
-
-var handles struct {
-	sync.Mutex
-	next uint64
-	m    map[uint64]overlay.Msg
-}
-
-func (handleCodec) Append(dst []byte, m *overlay.Msg) ([]byte, error) {
-	handles.Lock()
-	defer handles.Unlock()
-	if handles.m == nil {
-		handles.m = make(map[uint64]overlay.Msg)
-	}
-	handles.next++
-	handles.m[handles.next] = *m
-	return binary.BigEndian.AppendUint64(dst, handles.next), nil
-}
-
-func (handleCodec) Decode(b []byte) (overlay.Msg, error) {
-	if len(b) != 8 {
-		return overlay.Msg{}, fmt.Errorf("overlay message of %d bytes: want an 8-byte in-process handle", len(b))
-	}
-	h := binary.BigEndian.Uint64(b)
-	handles.Lock()
-	defer handles.Unlock()
-	m, ok := handles.m[h]
-	if !ok {
-		return overlay.Msg{}, errors.New("overlay message: unknown in-process handle")
-	}
-	delete(handles.m, h)
-	return m, nil
 }
 
 // overlayFrame is the frame of an overlay message: the submitter's node

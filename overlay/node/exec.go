@@ -56,6 +56,8 @@ type realExec struct {
 	policy           string
 	mem, disk, power float64 // MB, MB, MFLOPS per slot
 	slots            int
+	samples          int     // DP: l samples reported
+	horizon          float64 // DP: the reduction's horizon
 	model            overlay.Exec // MMP, DP
 	infeasible       bool         // DP: the rebuilt queue misses a deadline
 	tasks            []*execTask
@@ -68,8 +70,8 @@ type realExec struct {
 	nowFn    func() float64
 }
 
-func newRealExec(policy string, mem, disk, power float64, slots int) *realExec {
-	e := &realExec{policy: policy, mem: mem, disk: disk, power: power, slots: slots}
+func newRealExec(policy string, mem, disk, power float64, slots int, o overlay.Options) *realExec {
+	e := &realExec{policy: policy, mem: mem, disk: disk, power: power, slots: slots, samples: o.Samples, horizon: o.Horizon}
 	e.model = e.freshModel()
 	return e
 }
@@ -80,7 +82,7 @@ func (e *realExec) freshModel() overlay.Exec {
 	case "mmp":
 		return &overlay.MMPExec{Mem: e.mem, Disk: e.disk, Power: p}
 	case "dp":
-		return &overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: p}
+		return &overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: p, Samples: e.samples, Horizon: e.horizon}
 	}
 	return nil
 }
@@ -97,7 +99,7 @@ func (e *realExec) Summary(now float64) overlay.Summary {
 		return s
 	case "dp":
 		if e.infeasible {
-			s := (&overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: e.power}).Summary(now).(overlay.DPSummary)
+			s := (&overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: e.power, Samples: e.samples, Horizon: e.horizon}).Summary(now).(overlay.DPSummary)
 			s[0].L = overlay.LFunc{}
 			return s
 		}

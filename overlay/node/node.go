@@ -298,7 +298,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	codec := cfg.Codec
 	if codec == nil {
-		codec, _ = defaultCodec()
+		codec = defaultCodec()
 	}
 	ln := cfg.Listener
 	if ln == nil {
@@ -324,7 +324,7 @@ func New(cfg Config) (*Node, error) {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Policy: rules, Bandwidth: cfg.Bandwidth}, st: st,
+	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Rules: rules, Bandwidth: cfg.Bandwidth}, st: st,
 		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024),
 		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), moved: make(map[overlay.Addr]string),
 		held: make(map[heldKey]*heldResult), heldSent: make(map[heldKey]time.Time), inputs: make(map[*execTask][]byte),
@@ -338,7 +338,7 @@ func New(cfg Config) (*Node, error) {
 	cli := mutualClient(cfg.Cert, cfg.CA)
 	srv := mutualServer(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
-	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots)
+	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
 	for _, d := range []string{"bin", "work"} {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
 			st.close()
@@ -546,6 +546,9 @@ func (n *Node) sendOverlay(addr, sub string, m overlay.Msg) {
 
 // validateMsg checks an overlay message before any role sees it.
 func (n *Node) validateMsg(m *overlay.Msg) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
 	switch m.Kind {
 	case overlay.KindRequest, overlay.KindReturn:
 		r := &m.Req

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/volsched/volsched/overlay"
@@ -12,16 +11,14 @@ import (
 // drives Router.Step and Leaf.Step exactly as the simulator does.
 
 // newRules builds the policy's rules.
-func newRules(policy string, sfmax int, beta float64) (overlay.Policy, error) {
-	switch policy {
-	case "ibp":
-		return overlay.NewIBP(sfmax)
-	case "mmp":
-		return overlay.NewMMP(sfmax, beta)
-	case "dp":
-		return overlay.NewDP(sfmax, 0, 0)
+func newRules(policy string, sfmax int, beta float64) (overlay.Rules, error) {
+	p, err := overlay.ParsePolicy(policy)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("policy %q: want ibp, mmp or dp", policy)
+	o := overlay.DefaultOptions(p)
+	o.SFMax, o.Beta = sfmax, beta
+	return overlay.NewRules(o)
 }
 
 // links are a routing vertex's neighbours.
@@ -30,29 +27,22 @@ type links struct {
 	leftLeaf, rightLeaf       bool
 }
 
-// newRouter builds a routing role with links l and no information.
-func newRouter(l links) overlay.Router {
-	// A tree whose root has the children's kinds: 2 leaves, or a router
-	// and a leaf, or two routers. (A leaf on the left and a router on the
-	// right has no such tree; its router sends a bound to its leaf, which
-	// ignores it.)
-	n := 4
-	switch {
-	case l.leftLeaf && l.rightLeaf:
-		n = 2
-	case !l.leftLeaf && l.rightLeaf:
-		n = 3
-	}
-	r := overlay.NewTree(n).Router(0)
-	r.Self, r.Father, r.Left, r.Right = l.self, l.father, l.left, l.right
-	return r
+// newRouter builds a routing role with links l and no information. The
+// tree protocol never builds invalid links; if it did, the error says
+// which.
+func newRouter(l links) (overlay.Router, error) {
+	return overlay.NewRouter(overlay.Links{Self: l.self, Father: l.father, Left: l.left, Right: l.right,
+		LeftLeaf: l.leftLeaf, RightLeaf: l.rightLeaf})
 }
 
 // rebuildRouter returns a fresh router with links l that keeps what old
 // knew of the neighbours that did not change (its children's summaries,
 // its father's bound).
-func rebuildRouter(old *overlay.Router, l links) overlay.Router {
-	r := newRouter(l)
+func rebuildRouter(old *overlay.Router, l links) (overlay.Router, error) {
+	r, err := newRouter(l)
+	if err != nil {
+		return r, err
+	}
 	if old.Left == l.left {
 		r.LeftInfo = old.LeftInfo
 	}
@@ -64,33 +54,43 @@ func rebuildRouter(old *overlay.Router, l links) overlay.Router {
 	} else {
 		r.Bound = math.Inf(-1)
 	}
-	return r
+	return r, nil
 }
 
-// fatherRestarted: a router's father lost what the router sent it (a new
-// or replaced father): the router's current aggregate goes up.
-func routerFatherRestarted(c *overlay.Config, r *overlay.Router, out []overlay.Msg) []overlay.Msg {
+// restarted is the recovery message (§3.5) a vertex gets when its
+// neighbour from lost its state or was replaced: a child sends its
+// summary again, a father its MMP bound.
+func restarted(from, to overlay.Addr) overlay.Msg {
+	return overlay.Msg{Kind: overlay.KindRestarted, From: from, To: to}
+}
+
+// routerFatherRestarted: a router's father lost what the router sent it
+// (a new or replaced father): the router's current aggregate goes up.
+func routerFatherRestarted(c *overlay.Config, now float64, r *overlay.Router, out []overlay.Msg) []overlay.Msg {
 	if r.Father == overlay.NoAddr {
 		return out
 	}
-	return append(out, overlay.Msg{Kind: overlay.KindUpdate, From: r.Self, To: r.Father, Sum: r.Current(c)})
+	return r.Step(c, now, restarted(r.Father, r.Self), out)
 }
 
-// childRestarted: a router's child lost the bound it was sent.
-func routerChildRestarted(c *overlay.Config, r *overlay.Router, child overlay.Addr, out []overlay.Msg) []overlay.Msg {
-	return r.ChildRestarted(c, child, out)
+// routerChildRestarted: a router's child lost the bound it was sent.
+func routerChildRestarted(c *overlay.Config, now float64, r *overlay.Router, child overlay.Addr, out []overlay.Msg) []overlay.Msg {
+	return r.Step(c, now, restarted(child, r.Self), out)
 }
 
 // leafFatherRestarted: a leaf's father lost the leaf's summary.
-func leafFatherRestarted(now float64, l *overlay.Leaf, out []overlay.Msg) []overlay.Msg {
+func leafFatherRestarted(c *overlay.Config, now float64, l *overlay.Leaf, out []overlay.Msg) []overlay.Msg {
 	if l.Father == overlay.NoAddr {
 		return out
 	}
-	s := l.Resend(now)
-	return append(out, overlay.Msg{Kind: overlay.KindUpdate, From: l.Self, To: l.Father, Sum: s})
+	return l.Step(c, now, restarted(l.Father, l.Self), out)
 }
 
-// defaultCodec is the overlay messages' wire form. Until package overlay
-// has its own, only the in-process stand-in exists: a daemon of the
-// command line cannot run without the real one.
-func defaultCodec() (MsgCodec, bool) { return handleCodec{}, false }
+// wireCodec is package overlay's versioned wire form.
+type wireCodec struct{}
+
+func (wireCodec) Append(dst []byte, m *overlay.Msg) ([]byte, error) { return overlay.AppendMsg(dst, m) }
+func (wireCodec) Decode(b []byte) (overlay.Msg, error)             { return overlay.DecodeMsg(b) }
+
+// defaultCodec is the overlay messages' wire form.
+func defaultCodec() MsgCodec { return wireCodec{} }

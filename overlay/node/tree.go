@@ -463,6 +463,11 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 	}
 	now := time.Now()
 	v := w.Router
+	vr, err := newRouter(linksOf(v))
+	if err != nil {
+		n.invalid(from, "welcome", err)
+		return
+	}
 	fresh := n.joinAttach.None()
 	switch {
 	case fresh:
@@ -490,7 +495,7 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 		n.setRouterFather(r, v.Self, v)
 	}
 	n.joinAt = time.Time{}
-	role := &routerRole{view: v, r: newRouter(linksOf(v)), fheard: now}
+	role := &routerRole{view: v, r: vr, fheard: now}
 	role.kids[0] = kid{heard: now, view: View{Self: v.Left, Father: v.Self}}
 	role.kids[1] = kid{heard: now, view: View{Self: w.Leaf, Father: v.Self}}
 	if fresh || n.joinLeaf {
@@ -530,12 +535,18 @@ func linksOf(v View) links {
 // relinkChild replaces router r's child s by c (its view cv) and rebuilds
 // its routing state, keeping what it knew of its other neighbours.
 func (n *Node) relinkChild(r *routerRole, s int, c Ref, leaf bool, cv View) {
-	old := r.r
+	oldView := r.view
 	r.setChild(s, c, leaf)
+	nr, err := rebuildRouter(&r.r, r.links())
+	if err != nil {
+		n.logf("router %v: child %v refused: %v", r.view.Self, c, err)
+		r.view = oldView
+		return
+	}
 	r.kids[s] = kid{heard: time.Now(), view: cv}
-	r.r = rebuildRouter(&old, r.links())
+	r.r = nr
 	// The new child gets the MMP bound.
-	out := routerChildRestarted(&n.oc, &r.r, c.ID, n.out[:0])
+	out := routerChildRestarted(&n.oc, n.now(), &r.r, c.ID, n.out[:0])
 	n.dispatchRouter(r, out, "")
 }
 
@@ -552,7 +563,7 @@ func (n *Node) setLeafFather(f Ref, fv View, resend bool) {
 		l.l.Father = f.ID
 	}
 	if resend {
-		out := leafFatherRestarted(n.now(), &l.l, n.out[:0])
+		out := leafFatherRestarted(&n.oc, n.now(), &l.l, n.out[:0])
 		n.dispatchLeaf(out, "")
 	}
 }
@@ -570,7 +581,7 @@ func (n *Node) setRouterFather(r *routerRole, f Ref, fv View) {
 		r.r.Father = f.ID
 	}
 	r.r.Bound = math.Inf(-1)
-	out := routerFatherRestarted(&n.oc, &r.r, n.out[:0])
+	out := routerFatherRestarted(&n.oc, n.now(), &r.r, n.out[:0])
 	n.dispatchRouter(r, out, "")
 }
 
@@ -850,7 +861,12 @@ func (n *Node) adopt(v View, prev string, _ func()) {
 	}
 	now := time.Now()
 	v.Self = Ref{ID: v.Self.ID, Node: n.self, Epoch: v.Self.Epoch + 1}
-	role := &routerRole{view: v, r: newRouter(linksOf(v)), fheard: now}
+	vr, err := newRouter(linksOf(v))
+	if err != nil {
+		n.logf("cannot take over router %v: %v", v.Self, err)
+		return
+	}
+	role := &routerRole{view: v, r: vr, fheard: now}
 	for i := range role.kids {
 		role.kids[i] = kid{heard: now}
 	}
@@ -911,7 +927,7 @@ func (n *Node) onAdopt(from string, a *Adopt) {
 				k := &r.kids[s]
 				k.heard, k.lost = time.Now(), time.Time{}
 				k.view = a.View
-				out := routerChildRestarted(&n.oc, &r.r, w.ID, n.out[:0])
+				out := routerChildRestarted(&n.oc, n.now(), &r.r, w.ID, n.out[:0])
 				n.dispatchRouter(r, out, "")
 			} else {
 				n.sendCtl(w.Node, &Adopt{View: View{Self: c}})
@@ -931,7 +947,7 @@ func (n *Node) onSetFather(from string, s *SetFather) {
 			return
 		}
 		if s.Father.Same(l.father) && l.lost.IsZero() {
-			out := leafFatherRestarted(n.now(), &l.l, n.out[:0])
+			out := leafFatherRestarted(&n.oc, n.now(), &l.l, n.out[:0])
 			n.dispatchLeaf(out, "")
 			return
 		}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/volsched/volsched/live/manifest"
+	"github.com/volsched/volsched/live/master"
+)
+
+func init() {
+	var o master.Options
+	var appDir, logLevel, logFormat string
+	cmd := &cobra.Command{
+		Use:   "master --app DIR --state DIR",
+		Short: "Run an application on volatile workers, scheduled live by the seed-001 heuristics",
+		Long: `master runs the iterative application in --app (a directory with a
+volsched.toml manifest: see docs/runtime.md) on the workers that connect to it,
+deciding where tasks go with one of the 17 heuristics of seed 001 §6 (the
+same decision code the simulator uses).
+
+On first start it creates its CA and certificate in --state and prints the
+CA fingerprint, which workers pin (--fingerprint). Workers need a token:
+'volsched master token add NAME --state DIR'. Everything durable (progress,
+every result, the workers' estimated chains) is in --state/master.db; a
+master killed and started again with the same command continues. The final
+output is in --state/output; the workers' availability as an FTA trace in
+--state/availability.fta; every event in --state/events.jsonl.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if appDir == "" || o.State == "" {
+				return usagef("master: --app and --state are required")
+			}
+			if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
+				return usagef("--heuristic: %v", err)
+			}
+			if o.NCom < 1 {
+				return usagef("--ncom %d: want ≥ 1", o.NCom)
+			}
+			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
+				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
+			}
+			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
+				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
+			}
+			log, err := newLogger(logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			app, err := manifest.Load(appDir)
+			if err != nil {
+				return err
+			}
+			o.Logger, o.App = log, app
+			srv, err := master.New(o)
+			if err != nil {
+				return err
+			}
+			if err := srv.Listen(); err != nil {
+				return err
+			}
+			fpFile := filepath.Join(o.State, "fingerprint")
+			os.WriteFile(fpFile, []byte(srv.Fingerprint()+"\n"), 0o644)
+			os.WriteFile(filepath.Join(o.State, "address"), []byte(srv.Addr()+"\n"), 0o644)
+			fmt.Fprintf(c.ErrOrStderr(), "volsched master: listening on %s\nCA fingerprint (workers: --fingerprint): %s\n", srv.Addr(), srv.Fingerprint())
+			err = srv.Run(c.Context())
+			if errors.Is(err, c.Context().Err()) && err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), "volsched master: interrupted; the state is kept, the same command continues")
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("application %s stopped: %w", app.Manifest.Name, err)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "volsched master: application %s finished; output in %s\n", app.Manifest.Name, filepath.Join(o.State, "output"))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&appDir, "app", "", "application directory (with volsched.toml or volsched.json)")
+	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
+	f.StringVar(&o.Listen, "listen", ":7411", "address to listen on (HTTPS: RPC, blobs, /metrics)")
+	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
+	f.StringVar(&o.Heuristic, "heuristic", "EMCT*", "one of the 17 heuristics of §6 (RANDOM…UD*)")
+	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
+	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
+	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")
+	f.DurationVar(&o.DownAfter, "down-after", 0, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
+	f.IntVar(&o.ExtraReplicas, "replicas", 2, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
+	f.Uint64Var(&o.Seed, "seed", 1, "random heuristics' seed")
+	f.Int64Var(&o.Rate, "rate", 0, "limit every blob download to this many bytes/s (0: none; for demos)")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&logFormat, "log-format", "text", "text or json")
+
+	token := &cobra.Command{Use: "token", Short: "Manage the workers' tokens (stored hashed in STATE/master.db)"}
+	var tokState string
+	add := &cobra.Command{
+		Use:   "add NAME --state DIR",
+		Short: "Make a token for worker NAME and print it (only once: it is stored hashed)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			tok, err := db.AddToken(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout(), tok)
+			return nil
+		},
+	}
+	revoke := &cobra.Command{
+		Use:   "revoke NAME --state DIR",
+		Short: "Revoke worker NAME's token (a running master ends its sessions within a second)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.RevokeToken(args[0])
+		},
+	}
+	for _, sc := range []*cobra.Command{add, revoke} {
+		sc.Flags().StringVar(&tokState, "state", "", "the master's state directory")
+	}
+	token.AddCommand(add, revoke)
+	cmd.AddCommand(token)
+	rootCmd.AddCommand(cmd)
+}
+
+func openState(dir string) (*master.DB, error) {
+	if dir == "" {
+		return nil, usagef("--state is required")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return master.OpenDB(dir)
+}

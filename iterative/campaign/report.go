@@ -1,0 +1,268 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/iterative"
+)
+
+// Kind is the kind of the campaign's manifest (experiment.Manifest.Kind).
+const Kind = "independent"
+
+// Report is DIR/summary.json of a complete campaign: the Summary with the
+// heuristics sorted by average dfb, the seed and parameters, and Kendall's
+// τ-b against Table 2.
+type Report struct {
+	Heuristics []HeuristicSummary `json:"heuristics"` // sorted by average dfb
+	Instances  int                `json:"instances"`
+	Seed       uint64             `json:"seed"`
+	Parameters CampaignParams     `json:"parameters"`
+	// KendallTauDfb is Kendall's τ-b between our average dfb and Table 2's
+	// over the 17 heuristics; KendallTauWins the same for the wins. Nil
+	// (null in JSON) when undefined: when every heuristic has the same
+	// average dfb (or the same wins), there is no ranking to compare.
+	KendallTauDfb  *float64 `json:"kendall_tau_dfb"`
+	KendallTauWins *float64 `json:"kendall_tau_wins"`
+	// Breakdowns in the order of Heuristics(): average dfb per w_min (Figure
+	// 2), per n, per n_com, and the mean makespan.
+	HeuristicOrder []string    `json:"heuristic_order"`
+	WMin           []int       `json:"wmin"`
+	DfbByWMin      [][]float64 `json:"dfb_by_wmin"`
+	N              []int       `json:"n"`
+	DfbByN         [][]float64 `json:"dfb_by_n"`
+	NCom           []int       `json:"ncom"`
+	DfbByNCom      [][]float64 `json:"dfb_by_ncom"`
+	MeanMakespan   []float64   `json:"mean_makespan"`
+}
+
+// Figure2Heuristics are the curves of Figure 2: the four MCT heuristics and
+// the other heuristics that account for contention.
+var Figure2Heuristics = []iterative.Heuristic{iterative.MCT, iterative.MCTStar, iterative.EMCT, iterative.EMCTStar, iterative.LWStar, iterative.UDStar}
+
+// kendall is experiment.KendallTau, nil when undefined.
+func kendall(a, b []float64) *float64 {
+	t := experiment.KendallTau(a, b)
+	if math.IsNaN(t) {
+		return nil
+	}
+	return &t
+}
+
+// NewReport builds the report of summary s of the campaign run with seed.
+func (c *CampaignParams) NewReport(seed uint64, s Summary) Report {
+	hs := iterative.Heuristics()
+	out := Report{
+		Instances: s.Instances, Seed: seed, Parameters: *c,
+		WMin: s.WMin, DfbByWMin: s.ByWMin, N: s.N, DfbByN: s.ByN, NCom: s.NCom, DfbByNCom: s.ByNCom,
+		MeanMakespan: s.MeanMakespan,
+	}
+	ourDfb, paperDfb, ourWins, paperWins := make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs))
+	for i, h := range hs {
+		out.HeuristicOrder = append(out.HeuristicOrder, h.String())
+		ourDfb[i], paperDfb[i] = s.Heuristics[i].AvgDfb, PaperTable2[i].AvgDfb
+		ourWins[i], paperWins[i] = float64(s.Heuristics[i].Wins), float64(PaperTable2[i].Wins)
+	}
+	out.KendallTauDfb = kendall(ourDfb, paperDfb)
+	out.KendallTauWins = kendall(ourWins, paperWins)
+	order := make([]int, len(hs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ourDfb[order[a]] < ourDfb[order[b]] })
+	for _, i := range order {
+		out.Heuristics = append(out.Heuristics, s.Heuristics[i])
+	}
+	return out
+}
+
+// SummarizeDir summarizes the complete campaign directory dir: it writes
+// summary.json (the Report), makespans.csv (one row per instance),
+// figure2.csv and figure2.svg (average dfb versus w_min), and prints the
+// tables to w.
+func SummarizeDir(ctx context.Context, dir string, w io.Writer) error {
+	m, results, err := experiment.LoadComplete[UnitResult](dir)
+	if err != nil {
+		return err
+	}
+	var p CampaignParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return fmt.Errorf("manifest parameters: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("manifest parameters: %w", err)
+	}
+	if p.Units() != m.Units {
+		return fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
+	}
+	s, err := p.Summarize(results)
+	if err != nil {
+		return err
+	}
+	out := p.NewReport(m.Seed, s)
+	if err := experiment.WriteJSONFile(filepath.Join(dir, "summary.json"), out); err != nil {
+		return err
+	}
+	if err := p.writeTables(dir, m.Seed, results, s); err != nil {
+		return err
+	}
+	out.Print(w, s)
+	fmt.Fprintf(w, "\nwrote %s/summary.json, makespans.csv, figure2.csv, figure2.svg\n", dir)
+	return nil
+}
+
+// writeTables writes makespans.csv, figure2.csv and figure2.svg.
+func (c *CampaignParams) writeTables(dir string, seed uint64, results []UnitResult, s Summary) error {
+	hs := iterative.Heuristics()
+	// Per-instance makespans.
+	header := []string{"unit", "n", "ncom", "wmin", "scenario", "trial"}
+	for _, h := range hs {
+		header = append(header, h.String())
+	}
+	var rows [][]string
+	for u, r := range results {
+		sc := c.ScenarioOf(u)
+		for tr, ms := range r.Makespans {
+			row := []string{strconv.Itoa(u), strconv.Itoa(sc.N), strconv.Itoa(sc.NCom), strconv.Itoa(sc.WMin), strconv.Itoa(sc.Index), strconv.Itoa(tr)}
+			for _, x := range ms {
+				row = append(row, strconv.Itoa(x))
+			}
+			rows = append(rows, row)
+		}
+	}
+	if err := experiment.WriteCSVFile(filepath.Join(dir, "makespans.csv"), header, rows); err != nil {
+		return err
+	}
+	// Figure 2.
+	rows = rows[:0]
+	for i, wm := range s.WMin {
+		row := []string{strconv.Itoa(wm)}
+		for h := range hs {
+			row = append(row, experiment.FormatFloat(s.ByWMin[i][h], 4))
+		}
+		rows = append(rows, row)
+	}
+	if err := experiment.WriteCSVFile(filepath.Join(dir, "figure2.csv"), append([]string{"wmin"}, header[6:]...), rows); err != nil {
+		return err
+	}
+	var series []experiment.Series
+	for _, h := range Figure2Heuristics {
+		sr := experiment.Series{Name: h.String()}
+		for i, wm := range s.WMin {
+			sr.X = append(sr.X, float64(wm))
+			sr.Y = append(sr.Y, s.ByWMin[i][h])
+		}
+		series = append(series, sr)
+	}
+	title := fmt.Sprintf("Seed 001 Figure 2: average dfb vs w_min (seed %d, %d instances)", seed, s.Instances)
+	return experiment.LinePlot(filepath.Join(dir, "figure2.svg"), title, "w_min", "average dfb (%)", series)
+}
+
+// formatTau prints a τ with 3 decimals, or says it is undefined.
+func formatTau(t *float64) string {
+	if t == nil {
+		return "undefined (every heuristic ties)"
+	}
+	return fmt.Sprintf("%.3f", *t)
+}
+
+// Print writes the report as tables: ours next to Table 2, Kendall's τ,
+// and Figure 2's rows (from s, the summary it was built from).
+func (r *Report) Print(w io.Writer, s Summary) {
+	p := &r.Parameters
+	fmt.Fprintf(w, "Seed 001 Table 2 — seed %d; p = %d, n ∈ %v, n_com ∈ %v, w_min ∈ %v; %d scenarios × %d trials per instantiation, %d iterations; %d instances (paper: %d)\n",
+		r.Seed, p.P, p.N, p.NCom, p.WMin, p.Scenarios, p.Trials, p.Iterations, s.Instances, PaperInstances)
+	fmt.Fprintf(w, "model: channels %s, order %s, hold-reclaimed %v, extra replicas %d, initial %s, sticky %v (docs/model-001.md)\n\n",
+		p.Channels, p.Order, p.HoldReclaimed, p.ExtraReplicas, p.Initial, p.Sticky)
+	paperRank := map[string]int{}
+	idx := make([]int, len(PaperTable2))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		return PaperTable2[idx[a]].AvgDfb < PaperTable2[idx[b]].AvgDfb
+	})
+	for rk, i := range idx {
+		paperRank[PaperTable2[i].Name] = rk + 1
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\talgorithm\tavg dfb\twins\twins %\t\tpaper rank\tpaper dfb\tpaper wins\tpaper wins %\t")
+	for rk, hsum := range r.Heuristics {
+		h, _ := iterative.ParseHeuristic(hsum.Name)
+		pt := PaperTable2[h]
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%d\t%.1f\t\t%d\t%.2f\t%d\t%.1f\t\n", rk+1, hsum.Name, hsum.AvgDfb, hsum.Wins,
+			100*float64(hsum.Wins)/float64(s.Instances), paperRank[hsum.Name], pt.AvgDfb, pt.Wins, 100*float64(pt.Wins)/PaperInstances)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nKendall's τ-b over the 17 heuristics: average dfb %s, wins %s\n", formatTau(r.KendallTauDfb), formatTau(r.KendallTauWins))
+	fmt.Fprintf(w, "\nFigure 2 — average dfb (%%) by w_min:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "w_min\t")
+	for _, h := range Figure2Heuristics {
+		fmt.Fprintf(tw, "%s\t", h)
+	}
+	fmt.Fprintln(tw)
+	for i, wm := range s.WMin {
+		fmt.Fprintf(tw, "%d\t", wm)
+		for _, h := range Figure2Heuristics {
+			fmt.Fprintf(tw, "%.2f\t", s.ByWMin[i][h])
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// ReproductionName is the name of the reduced reproduction (reproduce
+// --only) and of its directory under reproduce --out.
+const ReproductionName = "table2-001"
+
+// Reproduce runs the reduced Table 2 of `volsched reproduce`: the §7 grid
+// with 10 scenarios × 10 trials per instantiation, or, quick, 1 × 2 over
+// w_min ∈ {1, 2, 3, 5, 8}; in outDir/table2-001 (a temporary directory,
+// removed, when outDir is empty); then the summary of SummarizeDir.
+func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) error {
+	p := PaperParams()
+	if quick {
+		p.Scenarios, p.Trials = 1, 2
+		p.WMin = []int{1, 2, 3, 5, 8}
+	} else {
+		p.Scenarios, p.Trials = 10, 10
+	}
+	dir := filepath.Join(outDir, ReproductionName)
+	if outDir == "" {
+		tmp, err := os.MkdirTemp("", "volsched-table2-001-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	params, err := experiment.CanonicalJSON(p)
+	if err != nil {
+		return err
+	}
+	m := experiment.Manifest{Kind: Kind, Seed: seed, Units: p.Units(), Params: params, Shard: experiment.Whole}
+	err = experiment.Run(ctx, dir, m, 0, func(ctx context.Context, unit int) (UnitResult, error) {
+		return p.RunUnit(ctx, seed, unit)
+	}, experiment.NewProgress(ReproductionName))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "reduced campaign (the full one: volsched exp independent --out DIR)\n")
+	if err := SummarizeDir(ctx, dir, w); err != nil {
+		return err
+	}
+	if outDir == "" {
+		fmt.Fprintf(w, "(temporary directory, removed; reproduce --out DIR keeps the files)\n")
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+// Package demo runs `volsched demo`: a master and local worker processes
+// with emulated volatility (chains from the papers' generator) on an
+// example application, with progress, ending with the measured makespan
+// next to the slot simulator's prediction for the same chains, heuristic
+// and measured T_prog, T_data and w_q.
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/examples"
+	"github.com/volsched/volsched/live/livepb"
+	"github.com/volsched/volsched/live/livepb/livepbconnect"
+	"github.com/volsched/volsched/live/manifest"
+	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/live/pki"
+)
+
+// Options of a demo.
+type Options struct {
+	Workers   int
+	Limit     time.Duration // stop after this long (the state is kept)
+	App       string        // an embedded example's name
+	Heuristic string
+	Slot      time.Duration
+	NCom      int
+	Seed      uint64
+	Dir       string // working directory (kept); empty: a temporary one, removed
+	Binary    string // the volsched executable, for the worker processes
+	Logger    *slog.Logger
+}
+
+// Run runs the demo, printing to out.
+func Run(ctx context.Context, o Options, out io.Writer) error {
+	if o.Workers < 1 || o.Workers > 256 {
+		return fmt.Errorf("--workers %d: want 1..256", o.Workers)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	dir := o.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "volsched-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	appDir := filepath.Join(dir, "app")
+	if err := examples.Write(o.App, appDir); err != nil {
+		return err
+	}
+	app, err := manifest.Load(appDir)
+	if err != nil {
+		return err
+	}
+	state := filepath.Join(dir, "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return err
+	}
+	db, err := master.OpenDB(state)
+	if err != nil {
+		return err
+	}
+	tokens := make([]string, o.Workers)
+	for i := range tokens {
+		if tokens[i], err = db.AddToken(fmt.Sprintf("demo-%02d", i)); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	db.Close()
+	// The platform: the papers' generator (P_xx uniform in [0.90, 0.99]).
+	rng := rand.New(rand.NewPCG(o.Seed, 0xde40))
+	chains := make([]availability.Chain, o.Workers)
+	for i := range chains {
+		chains[i] = availability.Random(rng)
+	}
+	srv, err := master.New(master.Options{App: app, State: state, Listen: "127.0.0.1:0", Heuristic: o.Heuristic, NCom: o.NCom, Slot: o.Slot,
+		Heartbeat: o.Slot / 2, DownAfter: 5 * o.Slot, ExtraReplicas: 2, Seed: o.Seed, Logger: o.Logger})
+	if err != nil {
+		return err
+	}
+	if err := srv.Listen(); err != nil {
+		return err
+	}
+	url := "https://" + srv.Addr()
+	fmt.Fprintf(out, "volsched demo: %s on %d emulated workers, heuristic %s, slot %v, n_com %d\n", o.App, o.Workers, o.Heuristic, o.Slot, o.NCom)
+	fmt.Fprintf(out, "master %s (CA fingerprint %s…), state in %s\n", url, srv.Fingerprint()[:16], state)
+	rctx, cancel := context.WithTimeout(ctx, o.Limit)
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- srv.Run(rctx) }()
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			p.Process.Kill()
+			p.Wait()
+		}
+	}()
+	for i := range chains {
+		cf := filepath.Join(dir, fmt.Sprintf("chain-%02d.json", i))
+		b, _ := json.Marshal(chains[i])
+		if err := os.WriteFile(cf, b, 0o644); err != nil {
+			return err
+		}
+		cmd := exec.Command(o.Binary, "worker", "--master", url, "--token", tokens[i], "--fingerprint", srv.Fingerprint(),
+			"--cache", filepath.Join(dir, fmt.Sprintf("cache-%02d", i)), "--emulate", cf, "--emulate-seed", fmt.Sprint(o.Seed*1000+uint64(i)),
+			"--emulate-start", "stationary", "--exit-when-done", "--log-level", "error")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting worker %d: %v", i, err)
+		}
+		procs = append(procs, cmd)
+	}
+	// Progress, once a second.
+	tlsCfg, _ := pki.ClientConfigPinned(srv.Fingerprint())
+	cl := livepbconnect.NewMasterClient(&http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true}, Timeout: 10 * time.Second}, url)
+	var last *livepb.StatusResponse
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var runErr error
+loop:
+	for {
+		select {
+		case runErr = <-done:
+			break loop
+		case <-tick.C:
+			req := connect.NewRequest(&livepb.StatusRequest{})
+			req.Header().Set("Authorization", "Bearer "+tokens[0])
+			r, err := cl.Status(rctx, req)
+			if err != nil {
+				continue
+			}
+			last = r.Msg
+			up, rec, down := 0, 0, 0
+			for _, w := range r.Msg.Workers {
+				switch w.State {
+				case livepb.State_STATE_UP:
+					up++
+				case livepb.State_STATE_RECLAIMED:
+					rec++
+				default:
+					down++
+				}
+			}
+			down += o.Workers - len(r.Msg.Workers)
+			fmt.Fprintf(out, "%6.1fs  iteration %d: %d/%d tasks  workers UP %d RECLAIMED %d DOWN %d  channels %d/%d  results %d\n",
+				time.Since(start).Seconds(), r.Msg.Iteration, r.Msg.Done, r.Msg.Tasks, up, rec, down, r.Msg.Held, r.Msg.Ncom, r.Msg.Completions)
+		}
+	}
+	wall := time.Since(start)
+	if errors.Is(runErr, context.DeadlineExceeded) {
+		fmt.Fprintf(out, "stopped after %v (--minutes); the state is kept in %s\n", o.Limit, state)
+	} else if runErr != nil {
+		return runErr
+	}
+	iterTime, iters, err := master.IterationTime(state)
+	if err != nil {
+		return err
+	}
+	if iters == 0 || last == nil {
+		return fmt.Errorf("no iteration completed")
+	}
+	fmt.Fprintf(out, "\n%d iterations in %v (%.1f s in iterations, the rest in the driver and start-up)\n", iters, wall.Round(time.Millisecond), iterTime.Seconds())
+	// The prediction: same chains, heuristic, measured T_prog, T_data, w_q.
+	ws := make([]int, o.Workers)
+	meas := map[string]int32{}
+	for _, w := range last.Workers {
+		meas[w.Name] = w.W
+	}
+	for i := range ws {
+		ws[i] = max(1, int(meas[fmt.Sprintf("demo-%02d", i)]))
+	}
+	tasks := int(last.Tasks)
+	if tasks == 0 {
+		tasks = 8
+	}
+	mean, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: int(last.Tprog), TData: int(last.Tdata), NCom: o.NCom,
+		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed}, false)
+	if err != nil {
+		return err
+	}
+	measured := iterTime.Seconds() / o.Slot.Seconds()
+	fmt.Fprintf(out, "measured makespan   %7.1f slots (%.1f s)\n", measured, iterTime.Seconds())
+	fmt.Fprintf(out, "simulator predicts  %7.1f ± %.1f slots (%.1f s; 500 runs of the slot simulator, same chains and heuristic, T_prog %d, T_data %d, w_q %v)\n",
+		mean, sd, mean*o.Slot.Seconds(), last.Tprog, last.Tdata, compact(ws))
+	fmt.Fprintf(out, "\nworker   true P_uu  estimated P_uu  (transitions observed)\n")
+	for _, w := range last.Workers {
+		var i int
+		fmt.Sscanf(strings.TrimPrefix(w.Name, "demo-"), "%d", &i)
+		fmt.Fprintf(out, "%-8s %9.3f  %14.3f  (%.0f)\n", w.Name, chains[i].P[0][0], w.P[0], w.Transitions)
+	}
+	if files, _ := os.ReadDir(filepath.Join(state, "output")); len(files) > 0 {
+		var names []string
+		for _, f := range files {
+			names = append(names, f.Name())
+		}
+		fmt.Fprintf(out, "\noutput: %s (%s)\n", filepath.Join(state, "output"), strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func compact(ws []int) string {
+	return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ws)), " "), "[]")
+}

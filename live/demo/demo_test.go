@@ -1,0 +1,36 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoRuns builds volsched and runs a small demo (4 workers,
+// hashchain, 50 ms slots): it must finish and print the measured makespan
+// next to the simulator's prediction.
+func TestDemoRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs worker processes")
+	}
+	bin := filepath.Join(t.TempDir(), "volsched")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/volsched/volsched/cmd/volsched").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := Run(ctx, Options{Workers: 4, Limit: 90 * time.Second, App: "hashchain", Heuristic: "EMCT*", Slot: 50 * time.Millisecond, NCom: 2, Seed: 2, Binary: bin}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"measured makespan", "simulator predicts", "chains.txt"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

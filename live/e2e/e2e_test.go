@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/volsched/volsched/availability"
+
+	"github.com/volsched/volsched/live/livepb"
+	"github.com/volsched/volsched/live/manifest"
+	"github.com/volsched/volsched/trace"
+)
+
+func TestFaultFreeHashchain(t *testing.T) {
+	app := writeExample(t, "hashchain", map[string]string{"hashchain.conf": "TASKS=8\nITERATIONS=3\n"})
+	want := reference(t, app)
+	a, err := manifest.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	toks := addTokens(t, state, names(4)...)
+	c := startMaster(t, masterOptions(a, state))
+	for _, n := range names(4) {
+		c.addWorker(c.workerOptions(n, toks[n]))
+	}
+	checkStatusAndMetrics(t, c, toks["w00"])
+	if err := c.wait(90 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, readTree(t, filepath.Join(state, "output")), want)
+	checkEventLog(t, state, 3, 2)
+	// The workers' availability as an FTA trace the trace package reads.
+	f, err := os.Open(filepath.Join(state, "availability.fta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.ReadFTA(f, "availability.fta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Nodes) != 4 {
+		t.Fatalf("trace has %d nodes, want the 4 workers", len(tr.Nodes))
+	}
+	for _, n := range tr.Nodes {
+		if len(n.Events) == 0 || !n.Events[0].Available || n.Events[0].End <= n.Events[0].Start {
+			t.Errorf("node %s: events %+v, want an available interval first", n.ID, n.Events)
+		}
+	}
+}
+
+// checkStatusAndMetrics waits for a first result, then reads the Status
+// RPC and the Prometheus endpoint.
+func checkStatusAndMetrics(t *testing.T, c *cluster, tok string) {
+	t.Helper()
+	hc, cl := rawClient(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var st *livepb.StatusResponse
+	for {
+		r, err := cl.Status(ctx, authed(&livepb.StatusRequest{}, tok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st = r.Msg; st.Completions > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(st.Workers) == 0 || len(st.Workers[0].P) != 9 || st.Heuristic != "EMCT*" || st.Ncom != 3 {
+		t.Errorf("status: %+v", st)
+	}
+	if _, err := cl.Status(ctx, authed(&livepb.StatusRequest{}, "wrong")); connect.CodeOf(err) != connect.CodeUnauthenticated {
+		t.Errorf("status with a wrong token: %v", err)
+	}
+	resp, err := hc.Get(c.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, m := range []string{"volsched_completions_total", "volsched_workers{state=\"up\"}", "volsched_channels_held", "volsched_decision_seconds_bucket", "volsched_heartbeats_total"} {
+		if !strings.Contains(string(body), m) {
+			t.Errorf("/metrics lacks %s", m)
+		}
+	}
+}
+
+func TestVolatileJacobi(t *testing.T) {
+	app := writeExample(t, "jacobi", map[string]string{"jacobi.conf": "n=32\nblock=4\ntol=1e-6\nmaxiter=40\n"})
+	want := reference(t, app)
+	a, err := manifest.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	toks := addTokens(t, state, names(6)...)
+	c := startMaster(t, masterOptions(a, state))
+	for i, n := range names(6) {
+		o := c.workerOptions(n, toks[n])
+		ch := chainOf(t, 0.9)
+		o.Emulate, o.EmulateStart, o.EmulateSeed = &ch, availability.Up, uint64(i+1)
+		c.addWorker(o)
+	}
+	if err := c.wait(150 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, readTree(t, filepath.Join(state, "output")), want)
+	checkEventLog(t, state, 3, 2)
+}

@@ -1,0 +1,297 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/live/livepb"
+	"github.com/volsched/volsched/live/livepb/livepbconnect"
+	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/live/pki"
+)
+
+// The load measurements of docs/benchmarks.md (not timed tests: they only
+// run with VOLSCHED_LOAD=1 and log what they measure):
+//
+//	VOLSCHED_LOAD=1 go test -run 'TestLoad' -v -timeout 30m ./live/e2e
+//
+// The master is a volsched process; the workers are protocol clients in
+// this process that run no program (no-op tasks): on a Run they report the
+// input received, PUT a small result and submit it at once.
+
+func loadEnabled(t *testing.T) {
+	if os.Getenv("VOLSCHED_LOAD") == "" {
+		t.Skip("load measurement: set VOLSCHED_LOAD=1")
+	}
+}
+
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ = 100
+}
+
+func procRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// noopApp: tasks tasks per iteration, iters iterations, a driver in sh.
+func noopApp(t *testing.T, tasks, iters int) string {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "volsched.toml"), []byte("program = \"p.sh\"\ndriver = \"d.sh\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.sh"), []byte("#!/bin/sh\ncp \"$1\" \"$2\"\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d.sh"), []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" -ge %d ] && exit 0\ncd \"$3\" && seq -w 1 %d | xargs touch\n", iters, tasks)), 0o755)
+	return dir
+}
+
+type fakeWorker struct {
+	name, tok string
+	hc        *http.Client
+	cl        livepbconnect.MasterClient
+	url       string
+	done      *atomic.Int64
+	heartbeat time.Duration
+	runTasks  bool
+}
+
+func (f *fakeWorker) run(ctx context.Context, program string) {
+	for ctx.Err() == nil {
+		f.session(ctx, program)
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (f *fakeWorker) session(ctx context.Context, program string) {
+	reg, err := f.cl.Register(ctx, authed(&livepb.RegisterRequest{Cached: []string{program}}, f.tok))
+	if err != nil {
+		return
+	}
+	sess := reg.Msg.Session
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st := f.cl.Session(sctx)
+	st.RequestHeader().Set("Authorization", "Bearer "+f.tok)
+	var mu sync.Mutex
+	send := func(m *livepb.WorkerMessage) error {
+		m.Session = sess
+		mu.Lock()
+		defer mu.Unlock()
+		return st.Send(m)
+	}
+	if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
+		return
+	}
+	go func() {
+		t := time.NewTicker(f.heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
+					cancel()
+					return
+				}
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		m, err := st.Receive()
+		if err != nil {
+			return
+		}
+		if fe := m.GetFetch(); fe != nil {
+			send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: fe.Digest, ActiveNs: 1000}}})
+			continue
+		}
+		r := m.GetRun()
+		if r == nil || !f.runTasks {
+			continue
+		}
+		if r.Fetch {
+			send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: r.InputDigest, ActiveNs: 1000}}})
+		}
+		res := []byte(fmt.Sprintf("%d %d\n", r.Iteration, r.Task))
+		d := blob.Sum(res)
+		req, _ := http.NewRequestWithContext(sctx, http.MethodPut, f.url+"/blobs/"+d, bytes.NewReader(res))
+		req.Header.Set("Authorization", "Bearer "+f.tok)
+		resp, err := f.hc.Do(req)
+		if err != nil {
+			return
+		}
+		resp.Body.Close()
+		sr, err := f.cl.SubmitResult(sctx, authed(&livepb.SubmitResultRequest{Session: sess, Iteration: r.Iteration, Task: r.Task, Attempt: r.Attempt, Digest: d, ComputeNs: 1000}, f.tok))
+		if err == nil && sr.Msg.Accepted {
+			f.done.Add(1)
+		}
+	}
+}
+
+type loadRig struct {
+	proc  *masterProc
+	url   string
+	fp    string
+	state string
+	toks  map[string]string
+}
+
+func startLoadMaster(t *testing.T, app string, workers int, args ...string) *loadRig {
+	bin := volschedBinary(t)
+	state := filepath.Join(t.TempDir(), "state")
+	os.MkdirAll(state, 0o700)
+	db, err := master.OpenDB(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := db.AddTokens(names(workers))
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	p := startMasterProc(t, bin, append([]string{"--app", app, "--state", state, "--listen", addr, "--log-level", "error"}, args...)...)
+	fp := waitFile(t, filepath.Join(state, "fingerprint"), 60*time.Second)
+	return &loadRig{proc: p, url: "https://" + addr, fp: fp, state: state, toks: toks}
+}
+
+func (r *loadRig) workers(t *testing.T, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
+	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
+	program := ""
+	// the program digest: the master's only blob before the first iteration
+	bs, _ := blob.Open(filepath.Join(r.state, "blobs"))
+	for _, d := range bs.List() {
+		program = d
+	}
+	var hc *http.Client
+	var cl livepbconnect.MasterClient
+	for i, name := range names(n) {
+		if i%perClient == 0 {
+			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100}}
+			cl = livepbconnect.NewMasterClient(hc, r.url)
+		}
+		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, url: r.url, done: done, heartbeat: hb, runTasks: runTasks}
+		go f.run(ctx, program)
+	}
+}
+
+// TestLoadCompletions: 1,000 no-op workers (each with its own TLS
+// connection); the completions per second the master sustains, its CPU and
+// its memory per worker.
+func TestLoadCompletions(t *testing.T) {
+	loadEnabled(t)
+	const p = 1000
+	app := noopApp(t, 2000, 10)
+	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--ncom", "50", "--down-after", "30s")
+	time.Sleep(2 * time.Second)
+	rss0 := procRSS(r.proc.cmd.Process.Pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	r.workers(t, ctx, p, 1, time.Second, true, &done)
+	start := time.Now()
+	cpu0 := procCPU(r.proc.cmd.Process.Pid)
+	fin := make(chan error, 1)
+	go func() { fin <- r.proc.wait() }()
+	var rssMax int64
+	var cpuLast time.Duration
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	limit := time.After(10 * time.Minute)
+wait:
+	for {
+		select {
+		case err := <-fin:
+			if err != nil {
+				t.Fatalf("master: %v\n%s", err, r.proc.stderr)
+			}
+			break wait
+		case <-tick.C:
+			rssMax = max(rssMax, procRSS(r.proc.cmd.Process.Pid))
+			if c := procCPU(r.proc.cmd.Process.Pid); c > 0 {
+				cpuLast = c
+			}
+			t.Logf("%5.1fs: %d results", time.Since(start).Seconds(), done.Load())
+		case <-limit:
+			t.Fatal("not finished")
+		}
+	}
+	wall := time.Since(start)
+	iterTime, iters, _ := master.IterationTime(r.state)
+	t.Logf("%d results acknowledged; %d iterations of 2000 tasks; %.0f completions/s in iterations (%.1f s), %.0f/s wall (%.1f s, with driver runs and start-up)",
+		done.Load(), iters, float64(iters*2000)/iterTime.Seconds(), iterTime.Seconds(), float64(iters*2000)/wall.Seconds(), wall.Seconds())
+	t.Logf("master CPU %.1f s (from the first worker on); RSS %.1f MB idle, %.1f MB max with %d workers: %.1f KB per worker",
+		(cpuLast - cpu0).Seconds(), float64(rss0)/1e6, float64(rssMax)/1e6, p, float64(rssMax-rss0)/p/1e3)
+}
+
+// TestLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
+// connections of 100 sessions each); the master's CPU over 30 s of
+// steady state.
+func TestLoadHeartbeats(t *testing.T) {
+	loadEnabled(t)
+	const p = 10000
+	app := sleeperApp(t, time.Second, 100000, 1, 1)
+	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
+	time.Sleep(2 * time.Second)
+	rss0 := procRSS(r.proc.cmd.Process.Pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	r.workers(t, ctx, p, 100, time.Second, false, &done)
+	// Wait until all are registered (the event log counts registrations).
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
+		n := bytes.Count(b, []byte(`"k":"register"`))
+		if n >= p {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d registered", n, p)
+		}
+		time.Sleep(time.Second)
+	}
+	time.Sleep(5 * time.Second)
+	pid := r.proc.cmd.Process.Pid
+	cpu0, t0 := procCPU(pid), time.Now()
+	time.Sleep(30 * time.Second)
+	cpu := procCPU(pid) - cpu0
+	el := time.Since(t0)
+	rss := procRSS(pid)
+	t.Logf("10,000 workers at 1 Hz: master CPU %.1f %% of one core over %.0f s; RSS %.1f MB (%.1f MB idle): %.1f KB per worker",
+		100*cpu.Seconds()/el.Seconds(), el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3)
+	cancel()
+	_ = connect.CodeOf
+}

@@ -1,0 +1,181 @@
+package master
+
+// This file is the only one of the live runtime that uses package
+// iterative: the snapshot the heuristic decides on, the call of the
+// decision function (the same one the slot simulator calls), and the slot
+// simulator for predictions. When the iterative API changes, only this
+// file changes.
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
+	"github.com/volsched/volsched/iterative/slotsim"
+)
+
+// procView is the machine's view of a worker in the model's terms (slots).
+type procView struct {
+	state              availability.State
+	w                  int
+	programLeft        int
+	hasCur, hasNext    bool
+	curData, curWork   int
+	nextData, nextWork int
+}
+
+// pick is one decision: open task index task goes to worker proc.
+type pick struct {
+	task, proc int
+	replica    bool
+}
+
+func checkHeuristic(name string) error {
+	_, err := iterative.ParseHeuristic(name)
+	return err
+}
+
+// Heuristics lists the heuristics' names in the order of §6.
+func Heuristics() []string {
+	var out []string
+	for _, h := range iterative.Heuristics() {
+		out = append(out, h.String())
+	}
+	return out
+}
+
+// decider wraps iterative.Decider with the snapshot the machine fills.
+type decider struct {
+	h     iterative.Heuristic
+	dec   iterative.Decider
+	snap  iterative.Snapshot
+	hints iterative.Hints
+	rng   *rand.Rand
+	picks []iterative.Pick
+}
+
+func newDecider(cfg Config) (*decider, error) {
+	h, err := iterative.ParseHeuristic(cfg.Heuristic)
+	if err != nil {
+		return nil, err
+	}
+	d := &decider{h: h, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
+	d.snap.NCom = cfg.NCom
+	d.snap.ExtraReplicas = cfg.ExtraReplicas
+	return d, nil
+}
+
+func (d *decider) addProc(c availability.Chain) {
+	d.snap.Procs = append(d.snap.Procs, iterative.ProcView{ID: int64(len(d.snap.Procs))})
+	d.snap.Crit = append(d.snap.Crit, iterative.NewCriteria(c))
+}
+
+func (d *decider) setChain(q int, c availability.Chain) {
+	d.snap.Crit[q] = iterative.NewCriteria(c)
+}
+
+// decide runs the heuristic on the views: copies has one entry per open
+// task (its begun copies); watch marks the workers that can begin a
+// transfer; the decision may stop after stopAfter of them are picked, as
+// the slot simulator's does.
+func (d *decider) decide(views []procView, copies []int, tdata int, watch []bool, stopAfter int, out []pick) []pick {
+	for q, v := range views {
+		d.snap.Procs[q] = iterative.ProcView{
+			ID:    int64(q),
+			State: v.state, W: v.w, ProgramLeft: v.programLeft,
+			HasCur: v.hasCur, Cur: iterative.Work{DataLeft: v.curData, WorkLeft: v.curWork},
+			HasNext: v.hasNext, Next: iterative.Work{DataLeft: v.nextData, WorkLeft: v.nextWork},
+		}
+	}
+	d.snap.Tasks = d.snap.Tasks[:0]
+	for i, c := range copies {
+		d.snap.Tasks = append(d.snap.Tasks, iterative.OpenTask{ID: int64(i), Copies: c})
+	}
+	d.snap.TData = tdata
+	d.hints = iterative.Hints{Want: watch, StopAfter: stopAfter}
+	d.picks = d.dec.DecideWith(d.h, &d.snap, &d.hints, d.rng, d.picks)
+	out = out[:0]
+	for _, p := range d.picks {
+		out = append(out, pick{task: p.Task, proc: p.Proc, replica: p.Replica})
+	}
+	return out
+}
+
+// PredictParams describe a prediction by the slot simulator.
+type PredictParams struct {
+	Chains        []availability.Chain
+	W             []int
+	TProg, TData  int
+	NCom          int
+	Tasks         int
+	Iterations    int
+	Heuristic     string
+	ExtraReplicas int
+	Runs          int
+	Seed          uint64
+}
+
+// Predict runs the slot simulator Runs times (independent realizations of
+// the chains, stationary initial states) and returns the mean and the
+// standard deviation of the makespan in slots.
+func Predict(p PredictParams) (mean, sd float64, err error) {
+	return predict(p, iterative.StartStationary)
+}
+
+// predictUp is Predict with every processor UP at slot 0.
+func predictUp(p PredictParams) (mean, sd float64, err error) {
+	return predict(p, iterative.StartUp)
+}
+
+func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, err error) {
+	h, err := iterative.ParseHeuristic(p.Heuristic)
+	if err != nil {
+		return 0, 0, err
+	}
+	in := &iterative.Instance{Chains: p.Chains, W: p.W, TProg: p.TProg, TData: p.TData, NCom: p.NCom, Tasks: p.Tasks, Iterations: p.Iterations}
+	opt := iterative.DefaultOptions()
+	opt.ExtraReplicas = p.ExtraReplicas
+	opt.MaxSlots = 1 << 22
+	opt.Initial = init
+	sim, err := slotsim.New(in, opt)
+	if err != nil {
+		return 0, 0, err
+	}
+	if p.Runs < 1 {
+		return 0, 0, fmt.Errorf("runs = %d, want ≥ 1", p.Runs)
+	}
+	var sum, sum2 float64
+	for r := 0; r < p.Runs; r++ {
+		rng := rand.New(rand.NewPCG(p.Seed, uint64(r)))
+		real := slotsim.NewRealization(slotsim.Markov(p.Chains, opt.Initial, rng))
+		ms, err := sim.Run(h, real, rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
+		if err != nil {
+			return 0, 0, err
+		}
+		sum += float64(ms)
+		sum2 += float64(ms) * float64(ms)
+	}
+	n := float64(p.Runs)
+	mean = sum / n
+	if p.Runs > 1 {
+		sd = math.Sqrt(math.Max(0, (sum2-n*mean*mean)/(n-1)))
+	}
+	return mean, sd, nil
+}
+
+// ParseHeuristicName checks a heuristic's name (the paper's spelling).
+func ParseHeuristicName(name string) (string, error) {
+	return name, checkHeuristic(name)
+}
+
+// PredictFrom is Predict with every processor UP at slot 0 when allUp
+// (emulated workers started UP), from the chains' stationary
+// distribution otherwise.
+func PredictFrom(p PredictParams, allUp bool) (mean, sd float64, err error) {
+	if allUp {
+		return predict(p, iterative.StartUp)
+	}
+	return predict(p, iterative.StartStationary)
+}

@@ -1,0 +1,879 @@
+// Package worker is the live runtime's worker: it dials out to the master
+// (workers sit behind NAT; the master never dials a worker), registers with
+// its token and the verified content of its cache, then keeps a session:
+// heart-beats with its state (UP, or RECLAIMED when its owner wants the
+// machine back), the master's commands (fetch a blob, run a task copy,
+// cancel one), the results uploaded and submitted. While RECLAIMED the
+// task's process group is stopped (SIGSTOP) and transfers pause; back UP
+// the task continues (SIGCONT) and a paused transfer resumes, by a Range
+// request, once the master grants it a channel again.
+//
+// With an emulated chain the worker follows a 3-state Markov chain one draw
+// per slot: RECLAIMED as above, DOWN drops the connection, wipes the cache
+// and stays away while DOWN.
+package worker
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/live/livepb"
+	"github.com/volsched/volsched/live/livepb/livepbconnect"
+	"github.com/volsched/volsched/live/manifest"
+)
+
+// Options configure a worker.
+type Options struct {
+	Master string      // https://host:port
+	Token  string      // the bearer token `volsched master token add` printed
+	Cache  string      // cache directory (blobs, programs, task working directories)
+	TLS    *tls.Config // pinned fingerprint or CA (pki.ClientConfigPinned / ClientConfigCA)
+	// Probe says whether the owner wants the machine (RECLAIMED); nil:
+	// never (only SetManual and emulation reclaim it).
+	Probe      Probe
+	ProbeEvery time.Duration
+	// Emulate, when set, makes the worker follow this chain one draw per
+	// slot (the master's slot), from EmulateStart, drawing from
+	// EmulateSeed.
+	Emulate      *availability.Chain
+	EmulateStart availability.State
+	EmulateSeed  uint64
+	// ExitWhenDone: return nil when the master says the application is
+	// finished (otherwise wait for a next one).
+	ExitWhenDone bool
+	Logger       *slog.Logger
+	// OnAccepted, when set, is called for every result the master
+	// acknowledged (tests check that each is durable).
+	OnAccepted func(iter, task int, digest string)
+}
+
+// Worker is one worker process's state.
+type Worker struct {
+	opt    Options
+	log    *slog.Logger
+	blobs  *blob.Store
+	http   *http.Client
+	client livepbconnect.MasterClient
+
+	manual   atomic.Bool
+	probed   atomic.Bool
+	emuState atomic.Int32 // availability.State when emulating
+	changed  chan struct{}
+	slot     atomic.Int64 // ns, learned from the master
+	haveSlot chan struct{}
+	slotOnce sync.Once
+
+	// Stats, for tests and the demo.
+	Completed atomic.Int64
+	Refused   atomic.Int64
+	Sessions  atomic.Int64
+}
+
+// ErrAuth is returned by Run when the master refuses the token.
+var ErrAuth = errors.New("the master refused the token (wrong or revoked)")
+
+// New prepares a worker (its cache directory is created).
+func New(opt Options) (*Worker, error) {
+	if opt.Master == "" {
+		return nil, errors.New("--master is empty, want the master's URL (https://HOST:PORT)")
+	}
+	if !strings.HasPrefix(opt.Master, "https://") {
+		return nil, fmt.Errorf("--master %q: want an https:// URL", opt.Master)
+	}
+	if opt.Token == "" {
+		return nil, errors.New("--token is empty, want the token `volsched master token add NAME` printed")
+	}
+	if opt.TLS == nil {
+		return nil, errors.New("no TLS trust: give --fingerprint (the master prints it) or --ca FILE")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Cache == "" {
+		return nil, errors.New("--cache is empty, want a directory")
+	}
+	abs, err := filepath.Abs(opt.Cache)
+	if err != nil {
+		return nil, err
+	}
+	opt.Cache = abs
+	if opt.ProbeEvery == 0 {
+		opt.ProbeEvery = time.Second
+	}
+	st, err := blob.Open(filepath.Join(opt.Cache, "blobs"))
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
+	}
+	tr := &http.Transport{TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
+	hc := &http.Client{Transport: tr}
+	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
+	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
+	if opt.Emulate != nil {
+		if err := opt.Emulate.Validate("--emulate chain"); err != nil {
+			return nil, err
+		}
+		w.emuState.Store(int32(opt.EmulateStart))
+	}
+	return w, nil
+}
+
+// SetManual sets or clears the manual RECLAIMED state (SIGUSR1/SIGUSR2).
+func (w *Worker) SetManual(on bool) {
+	w.manual.Store(on)
+	w.notify()
+}
+
+func (w *Worker) notify() {
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+// State is the worker's own state now.
+func (w *Worker) State() availability.State {
+	if w.opt.Emulate != nil {
+		if s := availability.State(w.emuState.Load()); s != availability.Up {
+			return s
+		}
+	}
+	if w.manual.Load() || w.probed.Load() {
+		return availability.Reclaimed
+	}
+	return availability.Up
+}
+
+func (w *Worker) header() http.Header {
+	return http.Header{"Authorization": []string{"Bearer " + w.opt.Token}}
+}
+
+// Run keeps a session with the master until ctx ends (nil), the token is
+// refused (ErrAuth) or, with ExitWhenDone, the application is finished.
+func (w *Worker) Run(ctx context.Context) error {
+	if w.opt.Probe != nil {
+		go w.probeLoop(ctx)
+	}
+	if w.opt.Emulate != nil {
+		go w.emulate(ctx)
+	}
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		if w.State() == availability.Down {
+			select {
+			case <-w.changed:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		start := time.Now()
+		err := w.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, errDown) {
+			// Emulated DOWN: back as soon as the chain says so.
+			backoff = 50 * time.Millisecond
+			continue
+		}
+		switch {
+		case connect.CodeOf(err) == connect.CodeUnauthenticated:
+			return ErrAuth
+		case err != nil && strings.Contains(err.Error(), "application finished"):
+			if w.opt.ExitWhenDone {
+				return nil
+			}
+			w.log.Info("the master's application is finished; waiting for another")
+		case err != nil && !errors.Is(err, errDown):
+			w.log.Warn("session ended", "err", err)
+		}
+		if time.Since(start) > 5*time.Second {
+			backoff = 50 * time.Millisecond
+		}
+		d := backoff/2 + time.Duration(rand.Int64N(int64(backoff)))
+		backoff = min(2*backoff, 3*time.Second)
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// probeLoop polls the reclaim probe.
+func (w *Worker) probeLoop(ctx context.Context) {
+	t := time.NewTicker(w.opt.ProbeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		r := w.opt.Probe.Reclaimed(ctx)
+		if r != w.probed.Load() {
+			w.probed.Store(r)
+			w.log.Info("reclaim probe", "reclaimed", r)
+			w.notify()
+		}
+	}
+}
+
+// emulate draws the emulated state once per slot.
+func (w *Worker) emulate(ctx context.Context) {
+	select {
+	case <-w.haveSlot:
+	case <-ctx.Done():
+		return
+	}
+	rng := rand.New(rand.NewPCG(w.opt.EmulateSeed, 0x656d75))
+	next := time.Now()
+	for {
+		next = next.Add(time.Duration(w.slot.Load()))
+		select {
+		case <-time.After(time.Until(next)):
+		case <-ctx.Done():
+			return
+		}
+		old := availability.State(w.emuState.Load())
+		s := w.opt.Emulate.Next(old, rng)
+		if s != old {
+			w.emuState.Store(int32(s))
+			if s == availability.Down {
+				w.log.Debug("emulated DOWN")
+			}
+			w.notify()
+		}
+	}
+}
+
+var errDown = errors.New("emulated DOWN")
+
+// copyState is a task copy the master gave this worker.
+type copyState struct {
+	run       *livepb.Run
+	haveInput bool
+	fetch     *fetchState
+	cmd       *processState
+	done      bool // finished computing (result being submitted)
+	granted   bool // the master granted its input transfer
+}
+
+type fetchState struct {
+	digest  string
+	program bool
+	cancel  context.CancelFunc
+	active  time.Duration // before the current attempt
+	started time.Time
+	bytes   int64
+}
+
+type processState struct {
+	pid        int
+	started    time.Time
+	stoppedAt  time.Time
+	stopped    time.Duration
+	stderr     *tailBuffer
+	workDir    string
+	output     string
+	cancelProc context.CancelFunc
+}
+
+type fetchResult struct {
+	f   *fetchState
+	n   int64
+	err error
+	dur time.Duration
+}
+
+type procResult struct {
+	cp  *copyState
+	err error
+}
+
+type submitResult struct {
+	cp       *copyState
+	digest   string
+	accepted bool
+	reason   string
+	err      error
+}
+
+// sess is one session's loop state.
+type sess struct {
+	w        *Worker
+	ctx      context.Context
+	cancel   context.CancelFunc
+	id       uint64
+	stream   *connect.BidiStreamForClient[livepb.WorkerMessage, livepb.MasterMessage]
+	program  string
+	entry    string
+	env      map[string]string
+	hasProg  bool
+	progF    *fetchState
+	copies   []*copyState
+	state    availability.State
+	fetches  chan fetchResult
+	procs    chan procResult
+	submits  chan submitResult
+	pending  sync.WaitGroup
+	sendMu   sync.Mutex
+	progPath string
+}
+
+func (w *Worker) session(ctx context.Context) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Revalidate the cache by hash: only verified blobs are announced.
+	var cached []string
+	for _, d := range w.blobs.List() {
+		if err := w.blobs.Verify(d); err == nil {
+			cached = append(cached, d)
+		}
+	}
+	req := connect.NewRequest(&livepb.RegisterRequest{Cached: cached, Version: "volsched-worker/1"})
+	req.Header().Set("Authorization", "Bearer "+w.opt.Token)
+	rctx, rc := context.WithTimeout(sctx, 30*time.Second)
+	reg, err := w.client.Register(rctx, req)
+	rc()
+	if err != nil {
+		return err
+	}
+	r := reg.Msg
+	w.slot.Store(r.SlotNs)
+	w.slotOnce.Do(func() { close(w.haveSlot) })
+	w.Sessions.Add(1)
+	keep := map[string]bool{}
+	for _, d := range r.Keep {
+		keep[d] = true
+	}
+	for _, d := range cached {
+		if !keep[d] {
+			w.blobs.Remove(d)
+		}
+	}
+	w.log.Info("registered", "worker", r.Worker, "session", r.Session, "cached", len(cached), "kept", len(r.Keep))
+	stream := w.client.Session(sctx)
+	stream.RequestHeader().Set("Authorization", "Bearer "+w.opt.Token)
+	s := &sess{w: w, ctx: sctx, cancel: cancel, id: r.Session, stream: stream, program: r.ProgramDigest, entry: r.Entry, env: r.Env,
+		hasProg: keep[r.ProgramDigest], state: w.State(),
+		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
+	defer s.teardown()
+	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state)}}}); err != nil {
+		return err
+	}
+	cmds := make(chan *livepb.MasterMessage, 64)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			m, err := stream.Receive()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case cmds <- m:
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+	hb := time.NewTicker(time.Duration(r.HeartbeatNs))
+	defer hb.Stop()
+	for {
+		select {
+		case <-sctx.Done():
+			return sctx.Err()
+		case err := <-recvErr:
+			return err
+		case m := <-cmds:
+			s.command(m)
+		case f := <-s.fetches:
+			s.fetched(f)
+		case p := <-s.procs:
+			s.exited(p)
+		case sr := <-s.submits:
+			s.submitted(sr)
+		case <-w.changed:
+			st := w.State()
+			if st == availability.Down {
+				// Emulated DOWN: gone, with the cache.
+				s.teardown()
+				w.blobs.Wipe()
+				os.RemoveAll(filepath.Join(w.opt.Cache, "prog"))
+				return errDown
+			}
+			if st != s.state {
+				s.setState(st)
+				if err := s.heartbeat(); err != nil {
+					return err
+				}
+			}
+		case <-hb.C:
+			if err := s.heartbeat(); err != nil {
+				return err
+			}
+		}
+		s.schedule()
+	}
+}
+
+func toPB(s availability.State) livepb.State {
+	switch s {
+	case availability.Up:
+		return livepb.State_STATE_UP
+	case availability.Reclaimed:
+		return livepb.State_STATE_RECLAIMED
+	}
+	return livepb.State_STATE_DOWN
+}
+
+func (s *sess) send(m *livepb.WorkerMessage) error {
+	m.Session = s.id
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	return s.stream.Send(m)
+}
+
+func (s *sess) heartbeat() error {
+	return s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state)}}})
+}
+
+// setState applies a change between UP and RECLAIMED: the running task's
+// process group is stopped or continued, transfers pause (their grant is
+// lost: they resume when the master grants them again).
+func (s *sess) setState(st availability.State) {
+	s.state = st
+	for _, cp := range s.copies {
+		if p := cp.cmd; p != nil {
+			if st == availability.Reclaimed {
+				syscall.Kill(-p.pid, syscall.SIGSTOP)
+				p.stoppedAt = time.Now()
+			} else if !p.stoppedAt.IsZero() {
+				syscall.Kill(-p.pid, syscall.SIGCONT)
+				p.stopped += time.Since(p.stoppedAt)
+				p.stoppedAt = time.Time{}
+			}
+		}
+		if st == availability.Reclaimed {
+			cp.granted = false
+			if cp.fetch != nil && cp.fetch.cancel != nil {
+				cp.fetch.cancel()
+			}
+		}
+	}
+	if st == availability.Reclaimed && s.progF != nil && s.progF.cancel != nil {
+		s.progF.cancel()
+	}
+}
+
+func (s *sess) command(m *livepb.MasterMessage) {
+	switch c := m.Msg.(type) {
+	case *livepb.MasterMessage_Fetch:
+		f := c.Fetch
+		if f.Program {
+			if s.hasProg || s.w.blobs.Has(f.Digest) {
+				s.hasProg = s.w.blobs.Has(f.Digest)
+			}
+			if s.progF == nil {
+				s.progF = &fetchState{digest: f.Digest, program: true}
+			}
+			s.startFetch(s.progF)
+			return
+		}
+		for _, cp := range s.copies {
+			if cp.run.InputDigest == f.Digest && !cp.haveInput {
+				cp.granted = true
+				if cp.fetch == nil {
+					cp.fetch = &fetchState{digest: f.Digest}
+				}
+				s.startFetch(cp.fetch)
+			}
+		}
+	case *livepb.MasterMessage_Run:
+		r := c.Run
+		cp := &copyState{run: r}
+		s.copies = append(s.copies, cp)
+		if s.w.blobs.Has(r.InputDigest) {
+			if err := s.w.blobs.Verify(r.InputDigest); err == nil {
+				cp.haveInput = true
+				if r.Fetch {
+					// Granted a channel it does not need: report at once.
+					s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: r.InputDigest}}})
+				}
+			}
+		}
+		switch {
+		case !cp.haveInput && r.Fetch:
+			cp.granted = true
+			cp.fetch = &fetchState{digest: r.InputDigest}
+			s.startFetch(cp.fetch)
+		case !cp.haveInput:
+			// The master believes the input is cached here; it is not (any more).
+			s.remove(cp)
+			s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferFailed{TransferFailed: &livepb.TransferFailed{Digest: r.InputDigest, Error: "input not in the cache"}}})
+		}
+	case *livepb.MasterMessage_Cancel:
+		c2 := c.Cancel
+		for i, cp := range s.copies {
+			if cp.run.Iteration == c2.Iteration && cp.run.Task == c2.Task && cp.run.Attempt == c2.Attempt {
+				s.kill(cp)
+				s.copies = append(s.copies[:i], s.copies[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func (s *sess) kill(cp *copyState) {
+	if cp.fetch != nil && cp.fetch.cancel != nil {
+		cp.fetch.cancel()
+	}
+	if p := cp.cmd; p != nil {
+		syscall.Kill(-p.pid, syscall.SIGKILL)
+		p.cancelProc()
+	}
+	cp.done = true
+}
+
+// startFetch begins (or resumes) a transfer the master granted, if the
+// worker is UP.
+func (s *sess) startFetch(f *fetchState) {
+	if s.state != availability.Up || f.cancel != nil {
+		return
+	}
+	fctx, cancel := context.WithCancel(s.ctx)
+	f.cancel, f.started = cancel, time.Now()
+	url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + f.digest
+	s.pending.Add(1)
+	go func() {
+		defer s.pending.Done()
+		n, err := s.w.blobs.Fetch(fctx, s.w.http, url, f.digest, s.w.header())
+		if err == nil && f.program {
+			_, err = s.w.programPath(f.digest, s.entry) // unpack and verify now
+		}
+		select {
+		case s.fetches <- fetchResult{f: f, n: n, err: err, dur: time.Since(f.started)}:
+		case <-s.ctx.Done():
+		}
+	}()
+}
+
+func (s *sess) fetched(r fetchResult) {
+	f := r.f
+	f.cancel = nil
+	f.active += r.dur
+	f.bytes += r.n
+	if r.err != nil {
+		if s.ctx.Err() != nil || (s.state != availability.Up && !errors.Is(r.err, blob.ErrDigest)) {
+			return // paused: resumes when granted again
+		}
+		if !f.program && !s.holds(f) {
+			return // its copy was cancelled
+		}
+		s.w.log.Warn("transfer failed", "digest", f.digest, "err", r.err)
+		s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferFailed{TransferFailed: &livepb.TransferFailed{Digest: f.digest, Error: r.err.Error()}}})
+		if f.program {
+			s.progF = nil
+		} else {
+			for i, cp := range s.copies {
+				if cp.fetch == f {
+					s.copies = append(s.copies[:i], s.copies[i+1:]...)
+					break
+				}
+			}
+		}
+		return
+	}
+	s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: f.digest, ActiveNs: int64(f.active), Bytes: f.bytes}}})
+	if f.program {
+		s.hasProg, s.progF = true, nil
+		return
+	}
+	for _, cp := range s.copies {
+		if cp.fetch == f {
+			cp.haveInput, cp.fetch = true, nil
+		}
+	}
+}
+
+func (s *sess) holds(f *fetchState) bool {
+	for _, cp := range s.copies {
+		if cp.fetch == f {
+			return true
+		}
+	}
+	return false
+}
+
+// schedule starts the first copy whose input is there when nothing runs.
+func (s *sess) schedule() {
+	if !s.hasProg || s.state != availability.Up {
+		return
+	}
+	for _, cp := range s.copies {
+		if cp.cmd != nil && !cp.done {
+			return // one task at a time
+		}
+	}
+	for _, cp := range s.copies {
+		if cp.done || cp.cmd != nil {
+			continue
+		}
+		if !cp.haveInput {
+			return // in order: the first copy first
+		}
+		if err := s.start(cp); err != nil {
+			s.w.log.Warn("task could not start", "task", cp.run.Name, "err", err)
+			s.report(cp, err.Error())
+		}
+		return
+	}
+}
+
+func (s *sess) report(cp *copyState, msg string) {
+	cp.done = true
+	s.remove(cp)
+	s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TaskFailed{TaskFailed: &livepb.TaskFailed{Iteration: cp.run.Iteration, Task: cp.run.Task, Attempt: cp.run.Attempt, Error: msg}}})
+}
+
+func (s *sess) remove(cp *copyState) {
+	for i, c := range s.copies {
+		if c == cp {
+			s.copies = append(s.copies[:i], s.copies[i+1:]...)
+			return
+		}
+	}
+}
+
+// start runs the copy: `program INPUT OUTPUT` in a fresh working directory,
+// the program verified by hash first, the input a copy of the verified blob.
+func (s *sess) start(cp *copyState) error {
+	prog, err := s.w.programPath(s.program, s.entry)
+	if err != nil {
+		s.hasProg = false
+		return fmt.Errorf("program: %v", err)
+	}
+	if err := s.w.blobs.Verify(cp.run.InputDigest); err != nil {
+		cp.haveInput = false
+		return fmt.Errorf("input: %v", err)
+	}
+	wd := filepath.Join(s.w.opt.Cache, "run", fmt.Sprintf("%d-%d-%d", cp.run.Iteration, cp.run.Task, cp.run.Attempt))
+	os.RemoveAll(wd)
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return err
+	}
+	in := filepath.Join(wd, "INPUT")
+	if err := copyFile(s.w.blobs.Path(cp.run.InputDigest), in); err != nil {
+		return err
+	}
+	pctx, pcancel := context.WithCancel(s.ctx)
+	p := &processState{workDir: wd, output: filepath.Join(wd, "OUTPUT"), stderr: &tailBuffer{max: 4096}, cancelProc: pcancel}
+	cmd := manifest.TaskCommand(pctx, prog, in, p.output, wd, int(cp.run.Iteration), cp.run.Name, s.env)
+	cmd.Stderr = p.stderr
+	cmd.Stdout = p.stderr
+	if err := cmd.Start(); err != nil {
+		pcancel()
+		return err
+	}
+	p.pid, p.started = cmd.Process.Pid, time.Now()
+	cp.cmd = p
+	s.pending.Add(1)
+	go func() {
+		defer s.pending.Done()
+		err := cmd.Wait()
+		select {
+		case s.procs <- procResult{cp: cp, err: err}:
+		case <-s.ctx.Done():
+		}
+	}()
+	return nil
+}
+
+func (s *sess) exited(r procResult) {
+	cp := r.cp
+	p := cp.cmd
+	p.cancelProc()
+	if cp.done { // cancelled
+		os.RemoveAll(p.workDir)
+		return
+	}
+	if !p.stoppedAt.IsZero() {
+		p.stopped += time.Since(p.stoppedAt)
+	}
+	compute := time.Since(p.started) - p.stopped
+	cp.done = true
+	if r.err != nil {
+		msg := fmt.Sprintf("%s %s: %v", cp.run.Name, "exited", r.err)
+		if t := p.stderr.String(); t != "" {
+			msg += "; last stderr lines:\n" + manifest.Tail([]byte(t), 10)
+		}
+		os.RemoveAll(p.workDir)
+		s.report(cp, msg)
+		return
+	}
+	f, err := os.Open(p.output)
+	if err != nil {
+		os.RemoveAll(p.workDir)
+		s.report(cp, fmt.Sprintf("%s exited 0 but wrote no OUTPUT file", cp.run.Name))
+		return
+	}
+	d, err := s.w.blobs.PutReader(f, "", 0)
+	f.Close()
+	os.RemoveAll(p.workDir)
+	if err != nil {
+		s.report(cp, "storing OUTPUT: "+err.Error())
+		return
+	}
+	// Upload and submit without blocking the session (the next copy runs).
+	s.pending.Add(1)
+	go func() {
+		defer s.pending.Done()
+		res := submitResult{cp: cp, digest: d}
+		url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
+		res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
+		if res.err == nil {
+			req := connect.NewRequest(&livepb.SubmitResultRequest{Session: s.id, Iteration: cp.run.Iteration, Task: cp.run.Task, Attempt: cp.run.Attempt,
+				Digest: d, Size: s.w.blobs.Size(d), ComputeNs: int64(compute)})
+			req.Header().Set("Authorization", "Bearer "+s.w.opt.Token)
+			var resp *connect.Response[livepb.SubmitResultResponse]
+			resp, res.err = s.w.client.SubmitResult(s.ctx, req)
+			if res.err == nil {
+				res.accepted, res.reason = resp.Msg.Accepted, resp.Msg.Reason
+			}
+		}
+		s.w.blobs.Remove(d)
+		select {
+		case s.submits <- res:
+		case <-s.ctx.Done():
+		}
+	}()
+}
+
+func (s *sess) submitted(r submitResult) {
+	s.remove(r.cp)
+	switch {
+	case r.err != nil:
+		s.w.log.Warn("result not submitted", "task", r.cp.run.Name, "err", r.err)
+	case r.accepted:
+		s.w.Completed.Add(1)
+		if s.w.opt.OnAccepted != nil {
+			s.w.opt.OnAccepted(int(r.cp.run.Iteration), int(r.cp.run.Task), r.digest)
+		}
+	default:
+		s.w.Refused.Add(1)
+		s.w.log.Info("result refused", "task", r.cp.run.Name, "reason", r.reason)
+	}
+}
+
+// teardown ends the session: processes killed, transfers stopped (their
+// partial files stay for a later resume), goroutines waited for.
+func (s *sess) teardown() {
+	for _, cp := range s.copies {
+		s.kill(cp)
+	}
+	if s.progF != nil && s.progF.cancel != nil {
+		s.progF.cancel()
+	}
+	s.copies = nil
+	s.cancel()
+	s.stream.CloseRequest()
+	s.pending.Wait()
+	s.stream.CloseResponse()
+	os.RemoveAll(filepath.Join(s.w.opt.Cache, "run"))
+}
+
+// programPath returns the executable of the program blob digest, verified
+// by hash: a file program is copied executable to cache/prog/DIGEST and
+// re-hashed before every use; a directory program is unpacked to
+// cache/prog/DIGEST.d and its tree re-packed and hashed.
+func (w *Worker) programPath(digest, entry string) (string, error) {
+	dir := filepath.Join(w.opt.Cache, "prog")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if entry == "" {
+		p := filepath.Join(dir, digest)
+		if data, err := os.ReadFile(p); err == nil && blob.Sum(data) == digest {
+			return p, nil
+		}
+		if err := w.blobs.Verify(digest); err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(w.blobs.Path(digest))
+		if err != nil {
+			return "", err
+		}
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o755); err != nil {
+			return "", err
+		}
+		return p, os.Rename(tmp, p)
+	}
+	d := filepath.Join(dir, digest+".d")
+	if packed, err := manifest.Pack(d); err == nil && blob.Sum(packed) == digest {
+		return filepath.Join(d, filepath.FromSlash(entry)), nil
+	}
+	os.RemoveAll(d)
+	if err := w.blobs.Verify(digest); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(w.blobs.Path(digest))
+	if err != nil {
+		return "", err
+	}
+	if err := manifest.Unpack(data, d); err != nil {
+		return "", err
+	}
+	if packed, err := manifest.Pack(d); err != nil || blob.Sum(packed) != digest {
+		return "", fmt.Errorf("unpacked program does not hash to %s", digest)
+	}
+	return filepath.Join(d, filepath.FromSlash(entry)), nil
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
