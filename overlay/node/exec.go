@@ -56,8 +56,8 @@ type realExec struct {
 	policy           string
 	mem, disk, power float64 // MB, MB, MFLOPS per slot
 	slots            int
-	samples          int     // DP: l samples reported
-	horizon          float64 // DP: the reduction's horizon
+	samples          int          // DP: l samples reported
+	horizon          float64      // DP: the reduction's horizon
 	model            overlay.Exec // MMP, DP
 	infeasible       bool         // DP: the rebuilt queue misses a deadline
 	tasks            []*execTask

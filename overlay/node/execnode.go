@@ -212,7 +212,7 @@ func (n *Node) startTask(t *execTask) {
 	t.start = now
 	t.expEnd = now + t.length/n.cfg.Power
 	n.seqRun++
-	dir := filepath.Join(n.dir, "work", fmt.Sprintf("%d-%d-%d", t.bag, t.index, n.seqRun))
+	dir := filepath.Join(n.dir, "work", fmt.Sprintf("%s-%d-%d-%d", n.runID, t.bag, t.index, n.seqRun))
 	spec := RunSpec{Program: filepath.Join(n.dir, "bin", t.program), Input: filepath.Join(dir, "input"),
 		Output: filepath.Join(dir, "output"), Dir: dir, Length: t.length, Power: n.cfg.Power}
 	input := n.inputs[t]

@@ -138,6 +138,11 @@ func (c *Config) defaults() error {
 	if c.State == "" {
 		return errors.New("state directory: none given")
 	}
+	abs, err := filepath.Abs(c.State)
+	if err != nil {
+		return fmt.Errorf("state directory %s: %w", c.State, err)
+	}
+	c.State = abs
 	if c.CA == nil || len(c.Cert.Certificate) == 0 {
 		return errors.New("credentials: a certificate and the cluster's CA are needed")
 	}
@@ -242,6 +247,7 @@ type Node struct {
 	joinMaxDepth int                     // a move: how deep the leaf may end
 	wasMember    bool                    // the state says this node was in a tree before (restart: join again)
 	moved        map[overlay.Addr]string // vertices this node gave up, to whom
+	heardFrom    map[string]time.Time    // when each node was last heard from (any frame)
 	lastBal      time.Time
 
 	// execution
@@ -253,6 +259,7 @@ type Node struct {
 	inputs   map[*execTask][]byte
 	programs map[string]bool
 	seqRun   uint64
+	runID    string // this run of the daemon (task directories never collide with a previous run's)
 	tasksRun uint64
 
 	// submission
@@ -326,7 +333,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Rules: rules, Bandwidth: cfg.Bandwidth}, st: st,
 		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024),
-		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), moved: make(map[overlay.Addr]string),
+		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), heardFrom: make(map[string]time.Time), moved: make(map[overlay.Addr]string),
 		held: make(map[heldKey]*heldResult), heldSent: make(map[heldKey]time.Time), inputs: make(map[*execTask][]byte),
 		programs: make(map[string]bool), running: make(map[*execTask]bool), wantBlob: make(map[string][]*execTask),
 		bags: make(map[uint64]*bag), stop: make(chan struct{}), stopped: make(chan struct{})}
@@ -339,6 +346,9 @@ func New(cfg Config) (*Node, error) {
 	srv := mutualServer(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
 	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
+	// Task directories a previous run left (it was killed): removed.
+	os.RemoveAll(filepath.Join(cfg.State, "work"))
+	n.runID = fmt.Sprintf("%x", n.rng.Uint32())
 	for _, d := range []string{"bin", "work"} {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
 			st.close()
@@ -498,6 +508,7 @@ func (n *Node) receive(in inbound) {
 		n.client(in)
 		return
 	}
+	n.heardFrom[in.from] = time.Now()
 	if in.t == fOverlay {
 		n.deliver(in.from, in.sub, in.msg)
 		return

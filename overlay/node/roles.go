@@ -90,7 +90,7 @@ func leafFatherRestarted(c *overlay.Config, now float64, l *overlay.Leaf, out []
 type wireCodec struct{}
 
 func (wireCodec) Append(dst []byte, m *overlay.Msg) ([]byte, error) { return overlay.AppendMsg(dst, m) }
-func (wireCodec) Decode(b []byte) (overlay.Msg, error)             { return overlay.DecodeMsg(b) }
+func (wireCodec) Decode(b []byte) (overlay.Msg, error)              { return overlay.DecodeMsg(b) }
 
 // defaultCodec is the overlay messages' wire form.
 func defaultCodec() MsgCodec { return wireCodec{} }

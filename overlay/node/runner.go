@@ -39,7 +39,7 @@ func (ProcessRunner) Run(ctx context.Context, s RunSpec) RunResult {
 	cmd.Dir = s.Dir
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return RunResult{Exit: -1, Err: "start: " + err.Error()}
 	}

@@ -306,11 +306,46 @@ func (n *Node) sendJoin(t time.Time) {
 	}
 	n.joinK++
 	seed := seeds[n.joinK%len(seeds)]
+	if n.joinMaxDepth == 0 && n.joinK >= 2*len(seeds) && n.formTree(t) {
+		return
+	}
 	if n.joinMaxDepth > 0 && n.joinK > 3 {
 		n.joinAt, n.joinAttach, n.joinLeaf, n.joinMaxDepth = time.Time{}, Ref{}, false, 0
 		return // a move that found no better place: the leaf stays
 	}
 	n.sendCtl(seed, &Join{Node: n.self, Attach: n.joinAttach, AttachLeaf: n.joinLeaf, MaxDepth: n.joinMaxDepth})
+}
+
+// formTree: every known node was asked twice and none placed this one:
+// if no node heard from lately has a smaller address (those joining too,
+// whose joins reach this one), there is no tree any more and this node
+// starts one (the others then join it).
+func (n *Node) formTree(t time.Time) bool {
+	for a, h := range n.heardFrom {
+		if a < n.self && t.Sub(h) < 2*n.cfg.DeadAfter {
+			return false
+		}
+	}
+	n.joinAt = time.Time{}
+	switch {
+	case n.joinAttach.None():
+		n.logf("no tree found: starts one")
+		n.bootstrapAlone()
+	case n.joinLeaf:
+		n.logf("no tree found: leaf %v is the root of a new one", n.leaf.self)
+		n.setLeafFather(Ref{}, View{}, false)
+		n.root = n.leaf.self
+	default:
+		r := n.routers[n.joinAttach.ID]
+		if r == nil {
+			return false
+		}
+		n.logf("no tree found: router %v is the root", r.view.Self)
+		r.detached = false
+		n.setRouterFather(r, Ref{}, View{})
+	}
+	n.joinAttach, n.joinLeaf = Ref{}, false
+	return true
 }
 
 func (n *Node) bootstrapAlone() {
