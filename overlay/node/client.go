@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -140,6 +141,8 @@ func (n *Node) control(from string, m validator) {
 		n.onDissolve(from, m)
 	case *Handoff:
 		n.onHandoff(from, m)
+	case *JoinAck:
+		n.memberSeen = time.Now()
 	case *Claim:
 		n.onClaim(from, m)
 	case *Assign:
@@ -168,7 +171,11 @@ func (n *Node) client(in inbound) {
 		s := n.status()
 		in.reply(&s)
 	case *ResultsReq:
-		in.reply(n.results(m))
+		// Answered once every result stored so far is committed (the
+		// store's operations are applied in order).
+		n.st.do(func(*sql.Tx) error { return nil }, func(error) {
+			n.post(func() { in.reply(n.results(m)) })
+		})
 	default:
 		in.reply(&ErrorMsg{Err: fmt.Sprintf("%s: not a client request", in.t)})
 	}

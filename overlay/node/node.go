@@ -248,6 +248,8 @@ type Node struct {
 	wasMember    bool                    // the state says this node was in a tree before (restart: join again)
 	moved        map[overlay.Addr]string // vertices this node gave up, to whom
 	heardFrom    map[string]time.Time    // when each node was last heard from (any frame)
+	memberSeen   time.Time               // last JoinAck: a tree exists
+	joinStarted  time.Time
 	lastBal      time.Time
 
 	// execution

@@ -56,6 +56,7 @@ const (
 	fError
 	fDissolve
 	fHandoff
+	fJoinAck
 	fMax
 )
 
@@ -64,7 +65,7 @@ var frameNames = [...]string{fOverlay: "overlay", fHello: "hello", fHeartbeat: "
 	fLeave: "leave", fClaim: "claim", fAssign: "assign", fLease: "lease", fResult: "result",
 	fResultAck: "result-ack", fBlobGet: "blob-get", fBlobData: "blob-data", fSubmit: "submit",
 	fSubmitted: "submitted", fStatus: "status", fStatusResp: "status-resp", fResults: "results",
-	fResultsResp: "results-resp", fError: "error", fDissolve: "dissolve", fHandoff: "handoff"}
+	fResultsResp: "results-resp", fError: "error", fDissolve: "dissolve", fHandoff: "handoff", fJoinAck: "join-ack"}
 
 func (t FrameType) String() string {
 	if t > 0 && t < fMax {
@@ -239,6 +240,15 @@ type Join struct {
 	// moved to balance the tree must end higher than it was).
 	MaxDepth int `json:"max_depth,omitempty"`
 }
+
+// JoinAck tells a joining node that the sender is in a tree and has
+// routed its join (or will place it when the tree is repaired): a node
+// that hears this never starts a tree of its own.
+type JoinAck struct {
+	Root Ref `json:"root"`
+}
+
+func (j *JoinAck) validate() error { return j.Root.validate("join-ack.root") }
 
 // Welcome tells a joining node its place: it plays leaf Leaf, whose
 // father is Router.Self, and the new routing vertex Router (its children
@@ -639,6 +649,8 @@ func newControl(t FrameType) validator {
 		return new(Dissolve)
 	case fHandoff:
 		return new(Handoff)
+	case fJoinAck:
+		return new(JoinAck)
 	case fClaim:
 		return new(Claim)
 	case fAssign:
@@ -694,6 +706,8 @@ func frameOf(v validator) FrameType {
 		return fDissolve
 	case *Handoff:
 		return fHandoff
+	case *JoinAck:
+		return fJoinAck
 	case *Claim:
 		return fClaim
 	case *Assign:

@@ -520,6 +520,7 @@ func (n *Node) loadState() error {
 		for i, st := range sb.tasks {
 			s := &b.tasks[i]
 			s.input, s.attempts, s.exit, s.output, s.err, s.start, s.finish = st.input, st.attempts, st.exit, st.output, st.err, st.start, st.finish
+			s.node = st.node
 			s.state = st.state
 			switch st.state {
 			case tsDone:

@@ -261,6 +261,7 @@ func (n *Node) newLeaf(self, father Ref) *leafRole {
 func (n *Node) startJoin(attach Ref, leaf bool) {
 	n.joinAttach, n.joinLeaf, n.joinMaxDepth, n.joinK = attach, leaf, 0, 0
 	n.joinAt = time.Now()
+	n.joinStarted = n.joinAt
 }
 
 // joinSeeds are the nodes a join is sent through, in turn.
@@ -321,6 +322,9 @@ func (n *Node) sendJoin(t time.Time) {
 // whose joins reach this one), there is no tree any more and this node
 // starts one (the others then join it).
 func (n *Node) formTree(t time.Time) bool {
+	if t.Sub(n.joinStarted) < n.orphanWait() || t.Sub(n.memberSeen) < 2*n.orphanWait() {
+		return false // a tree may still answer, or exists
+	}
 	for a, h := range n.heardFrom {
 		if a < n.self && t.Sub(h) < 2*n.cfg.DeadAfter {
 			return false
@@ -363,6 +367,9 @@ func (n *Node) onJoin(from string, j *Join) {
 	}
 	if j.To.None() {
 		// Entry: start from this node's leaf, or a router in the tree.
+		if n.joined() || len(n.routers) > 0 {
+			n.sendCtl(j.Node, &JoinAck{Root: n.root})
+		}
 		if n.joined() {
 			if n.leaf.father.None() {
 				n.splitRootLeaf(j)
