@@ -76,6 +76,7 @@ type BagStatus struct {
 	Resubmitted int            `json:"resubmitted"`
 	Returned    int            `json:"returned"`
 	Submitted   float64        `json:"submitted"`
+	Allocated   float64        `json:"allocated,omitempty"` // every task assigned (first time)
 	FirstStart  float64        `json:"first_start,omitempty"`
 	LastStart   float64        `json:"last_start,omitempty"`
 	Completed   float64        `json:"completed,omitempty"`
@@ -103,6 +104,9 @@ type TaskResult struct {
 	Err    string `json:"err,omitempty"`
 	Output []byte `json:"output,omitempty"`
 	Digest string `json:"digest,omitempty"`
+	// Start and End: when the task ran (its execution node's clock).
+	Start float64 `json:"start,omitempty"`
+	End   float64 `json:"end,omitempty"`
 }
 
 // Results answers a ResultsReq; Next is the first task not included (the
@@ -223,7 +227,7 @@ func (n *Node) status() Status {
 		b := n.bags[id]
 		bs := BagStatus{ID: id, Name: b.job.Name, Tasks: len(b.tasks), Done: b.done, Failed: b.failed,
 			Pending: b.count(tsPending), Requested: b.count(tsRequested), Duplicates: b.duplicates,
-			Resubmitted: b.resubmitted, Returned: b.returned, Submitted: b.submitted, FirstStart: b.firstStart,
+			Resubmitted: b.resubmitted, Returned: b.returned, Submitted: b.submitted, Allocated: b.allocated, FirstStart: b.firstStart,
 			LastStart: b.lastStart, Completed: b.completed}
 		for i := range b.tasks {
 			if t := &b.tasks[i]; t.state == tsAssigned {
@@ -250,7 +254,8 @@ func (n *Node) results(r *ResultsReq) validator {
 	size := 0
 	for i := r.From; i < len(b.tasks); i++ {
 		t := &b.tasks[i]
-		tr := TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err, Digest: t.output}
+		tr := TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err, Digest: t.output,
+			Start: t.start, End: t.finish}
 		if t.state == tsDone && t.output != "" {
 			data, err := n.st.blob(t.output)
 			if err != nil {

@@ -117,6 +117,7 @@ type bag struct {
 	// Counters for status and measurements.
 	done, failed, duplicates, resubmitted, returned int
 	firstStart, lastStart, completed                float64
+	allocated                                       float64 // when every task was first assigned
 }
 
 // MaxAttempts is how many times a task whose program fails is run.
@@ -352,6 +353,9 @@ func (n *Node) onClaim(from string, c *Claim) {
 			a.Tasks = append(a.Tasks, ts)
 		}
 		b.backoff = n.cfg.Retry
+		if b.allocated == 0 && b.count(tsPending)+b.count(tsRequested) == 0 {
+			b.allocated = n.now()
+		}
 		node := from
 		n.st.do(func(tx *sql.Tx) error {
 			for _, i := range pick {

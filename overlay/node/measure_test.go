@@ -1,0 +1,270 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/overlay"
+	"github.com/volsched/volsched/oversim"
+	"github.com/volsched/volsched/workload"
+)
+
+// modelRunner runs a task for the time the overlay expects it to take
+// (its length over the node's power), writing its input as its output:
+// execution as the model has it, so that the daemons can be compared with
+// the simulator.
+type modelRunner struct{}
+
+func (modelRunner) Run(ctx context.Context, s RunSpec) RunResult {
+	select {
+	case <-time.After(time.Duration(s.Length / s.Power * 1e9)):
+	case <-ctx.Done():
+		return RunResult{Exit: -1, Err: "cancelled"}
+	}
+	in, err := os.ReadFile(s.Input)
+	if err == nil {
+		err = os.WriteFile(s.Output, in, 0o600)
+	}
+	if err != nil {
+		return RunResult{Exit: 1, Err: err.Error()}
+	}
+	return RunResult{}
+}
+
+func rssKB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			k, _ := strconv.Atoi(f[1])
+			return k
+		}
+	}
+	return -1
+}
+
+// simLastStart predicts, with oversim (fast link, default processing,
+// the policy's default update limit), the allocation time and the time
+// from submission to the last task's start of one request of tasks MI
+// tasks submitted at node sub of n nodes, after warm seconds.
+func simLastStart(t *testing.T, n, tasks int, length float64, sub int, seed uint64, warm float64) (alloc, last float64) {
+	jobs := []workload.Job{{Submit: des.Time(warm * 1e9), Node: int32(sub), Tasks: int32(tasks), LengthMI: length}}
+	cfg := &oversim.Config{Options: overlay.DefaultOptions(overlay.PolicyMMP), Nodes: n, Length: des.Time((warm + 600) * 1e9),
+		Link: des.FastLink, Proc: des.DefaultProcessing, UpdateBandwidth: overlay.PolicyMMP.DefaultBandwidth(),
+		DetectTimeout: 60 * des.Second, Seed: seed, Jobs: jobs, Params: workload.DefaultParams()}
+	sim, err := oversim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw := workload.DefaultParams()
+	lastFinish := map[int32]float64{}
+	placed := 0.0
+	sim.OnTasks(func(e oversim.TaskEvent) {
+		switch e.Kind {
+		case oversim.TasksPlaced:
+			placed = max(placed, e.Time.Seconds())
+		case oversim.TasksFinished:
+			lastFinish[e.Node] = max(lastFinish[e.Node], e.Time.Seconds())
+		}
+	})
+	if _, err := sim.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for node, f := range lastFinish {
+		last = max(last, f-length/hw.NodeOf(seed, int(node)).PowerMIPS)
+	}
+	return placed - warm, last - warm
+}
+
+// TestMeasure (VOLSCHED_NODE_MEASURE=1) measures what docs/benchmarks.md
+// reports: memory per daemon, messages and bytes per node and second at
+// idle and under load, and the time from submission to the last task
+// started for 1,000 tasks over 256 daemons against the simulator's
+// prediction.
+func TestMeasure(t *testing.T) {
+	if os.Getenv("VOLSCHED_NODE_MEASURE") == "" {
+		t.Skip("measurements: set VOLSCHED_NODE_MEASURE=1 (docs/benchmarks.md)")
+	}
+	const n, tasks, length, seed = 256, 1000, 100.0, 3
+	hw := workload.DefaultParams()
+	runtime.GC()
+	var m0 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	rss0 := rssKB(os.Getpid())
+	cl := newCluster(t, n, false, func(i int, c *Config) {
+		c.Policy = "mmp"
+		c.Heartbeat, c.DeadAfter, c.Detect, c.StartGrace = time.Second, 8*time.Second, 30*time.Second, 30*time.Second
+		c.Bandwidth = 0 // the paper's 10 KB/s for MMP
+		c.Runner = modelRunner{}
+		sorted := slices.Clone(c.Peers)
+		sort.Strings(sorted)
+		h := hw.NodeOf(seed, slices.Index(sorted, c.Listener.Addr().String()))
+		c.Mem, c.Disk, c.Power = h.MemMB, h.DiskMB, h.PowerMIPS
+	})
+	waitFor(t, 60*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	time.Sleep(5 * time.Second) // first summaries and connections settle
+	runtime.GC()
+	var m1 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	rss1 := rssKB(os.Getpid())
+	heap := float64(m1.HeapInuse+m1.StackInuse-m0.HeapInuse-m0.StackInuse) / n / 1024
+	t.Logf("memory per daemon (%d in one process, idle): heap+stacks %.0f KiB, RSS %.0f KiB, goroutines %d (%.1f per daemon)",
+		n, heap, float64(rss1-rss0)/n, runtime.NumGoroutine(), float64(runtime.NumGoroutine())/n)
+
+	cpu := func() float64 {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	}
+	window := func(d time.Duration) (msgs, bytes, maxMsgs float64) {
+		before := make([]Traffic, n)
+		for i, nd := range cl.nodes {
+			s, _ := nd.Status()
+			before[i] = s.Traffic
+		}
+		time.Sleep(d)
+		for i, nd := range cl.nodes {
+			s, _ := nd.Status()
+			dm := float64(s.Traffic.MsgsOut - before[i].MsgsOut)
+			msgs += dm
+			bytes += float64(s.Traffic.BytesOut - before[i].BytesOut)
+			maxMsgs = math.Max(maxMsgs, dm)
+		}
+		sec := d.Seconds()
+		return msgs / n / sec, bytes / n / sec, maxMsgs / sec
+	}
+	c0 := cpu()
+	im, ib, imax := window(10 * time.Second)
+	t.Logf("idle (heartbeat 1 s): %.2f messages/s and %.0f B/s sent per node (busiest %.1f messages/s); CPU %.2f s per s for the %d daemons",
+		im, ib, imax, (cpu()-c0)/10, n)
+
+	// 1,000 tasks at one node.
+	sub := 17
+	order := make([]string, n)
+	for i, nd := range cl.nodes {
+		order[i] = nd.Addr()
+	}
+	sort.Strings(order)
+	subIdx := slices.Index(order, cl.nodes[sub].Addr())
+	c := cl.client(sub)
+	type tot struct{ m, b float64 }
+	loadDone := make(chan tot)
+	go func() {
+		m, b, _ := window(10 * time.Second)
+		loadDone <- tot{m, b}
+	}()
+	start := time.Now()
+	c1 := cpu()
+	id, err := c.Submit(cl.ctx, &Job{Tasks: tasks, Length: length, Program: []byte("#!/bin/sh\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b BagStatus
+	waitFor(t, 5*time.Minute, "bag", func() (bool, string) {
+		s, _ := cl.nodes[sub].Status()
+		for _, x := range s.Bags {
+			if x.ID == id {
+				b = x
+				return x.Done == x.Tasks, fmt.Sprintf("%+v", x)
+			}
+		}
+		return false, ""
+	})
+	wall := time.Since(start)
+	used := cpu() - c1
+	t.Logf("CPU while the bag ran: %.1f s in %.1f s of wall time (%.0f%% of the 2 cores)", used, wall.Seconds(), 100*used/wall.Seconds()/2)
+	load := <-loadDone
+	t.Logf("under load (a %d-task MMP bag): %.2f messages/s and %.0f B/s sent per node over the first 10 s", tasks, load.m, load.b)
+	daemonLast := b.LastStart - b.Submitted
+	res, err := c.Results(cl.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range res {
+		per[r.Node]++
+	}
+	most := 0
+	for _, k := range per {
+		most = max(most, k)
+	}
+	t.Logf("the tasks ran on %d nodes, at most %d on one", len(per), most)
+	var starts []float64
+	for _, r := range res {
+		starts = append(starts, r.Start-b.Submitted)
+	}
+	sort.Float64s(starts)
+	t.Logf("start times after submission: 50%% %.3f s, 90%% %.3f s, 99%% %.3f s, max %.3f s", starts[len(starts)/2], starts[len(starts)*9/10], starts[len(starts)*99/100], starts[len(starts)-1])
+	slow := res[0]
+	for _, r := range res {
+		if r.Start > slow.Start {
+			slow = r
+		}
+	}
+	var onSlow []string
+	for _, r := range res {
+		if r.Node == slow.Node {
+			onSlow = append(onSlow, fmt.Sprintf("[%.3f %.3f]", r.Start-b.Submitted, r.End-b.Submitted))
+		}
+	}
+	t.Logf("the node of the last start, %s: %v", slow.Node, onSlow)
+	simAlloc, simLast := simLastStart(t, n, tasks, length, subIdx, seed, 100)
+	t.Logf("%d tasks of %g MI over %d daemons (MMP): allocation %.3f s, first start %.3f s, last start %.3f s after submission, bag done in %.2f s; %d returned, %d resubmitted",
+		tasks, length, n, b.Allocated-b.Submitted, b.FirstStart-b.Submitted, daemonLast, wall.Seconds(), b.Returned, b.Resubmitted)
+	t.Logf("simulator (fast link, 20 µs + 2 ns/B processing, same hardware and tree): allocation %.3f s, last start %.3f s", simAlloc, simLast)
+
+	// A daemon as a process: its resident memory.
+	if bin := volschedBinaryOrSkip(t); bin != "" {
+		dir := t.TempDir()
+		InitCA(filepath.Join(dir, "ca"))
+		lns, addrs := listeners(t, 3)
+		for _, ln := range lns {
+			ln.Close()
+		}
+		var cmds []*exec.Cmd
+		for i, a := range addrs {
+			cr := filepath.Join(dir, fmt.Sprint("c", i))
+			Issue(filepath.Join(dir, "ca"), a, []string{"127.0.0.1"}, time.Hour, cr)
+			cmd := exec.Command(bin, "node", "--listen", a, "--state", filepath.Join(dir, fmt.Sprint("s", i)), "--creds", cr,
+				"--peers", strings.Join(addrs, ","), "--policy", "mmp")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+		}
+		time.Sleep(10 * time.Second)
+		var rss []int
+		for _, cmd := range cmds {
+			rss = append(rss, rssKB(cmd.Process.Pid))
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		t.Logf("a daemon as a process (3-node tree, idle 10 s): RSS %v KiB", rss)
+	}
+}
+
+func volschedBinaryOrSkip(t *testing.T) string {
+	if os.Getenv("VOLSCHED_NODE_MEASURE_PROCESS") == "" {
+		return ""
+	}
+	return volschedBinary(t)
+}
