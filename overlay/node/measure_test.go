@@ -101,7 +101,11 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("VOLSCHED_NODE_MEASURE") == "" {
 		t.Skip("measurements: set VOLSCHED_NODE_MEASURE=1 (docs/benchmarks.md)")
 	}
-	const n, tasks, length, seed = 256, 1000, 100.0, 3
+	const tasks, length, seed = 1000, 100.0, 3
+	n := 256
+	if v, err := strconv.Atoi(os.Getenv("VOLSCHED_NODE_MEASURE_N")); err == nil && v >= 2 {
+		n = v
+	}
 	hw := workload.DefaultParams()
 	runtime.GC()
 	var m0 runtime.MemStats
@@ -126,9 +130,9 @@ func TestMeasure(t *testing.T) {
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)
 	rss1 := rssKB(os.Getpid())
-	heap := float64(m1.HeapInuse+m1.StackInuse-m0.HeapInuse-m0.StackInuse) / n / 1024
+	heap := float64(m1.HeapInuse+m1.StackInuse-m0.HeapInuse-m0.StackInuse) / float64(n) / 1024
 	t.Logf("memory per daemon (%d in one process, idle): heap+stacks %.0f KiB, RSS %.0f KiB, goroutines %d (%.1f per daemon)",
-		n, heap, float64(rss1-rss0)/n, runtime.NumGoroutine(), float64(runtime.NumGoroutine())/n)
+		n, heap, float64(rss1-rss0)/float64(n), runtime.NumGoroutine(), float64(runtime.NumGoroutine())/float64(n))
 
 	cpu := func() float64 {
 		var ru syscall.Rusage
@@ -150,7 +154,7 @@ func TestMeasure(t *testing.T) {
 			maxMsgs = math.Max(maxMsgs, dm)
 		}
 		sec := d.Seconds()
-		return msgs / n / sec, bytes / n / sec, maxMsgs / sec
+		return msgs / float64(n) / sec, bytes / float64(n) / sec, maxMsgs / sec
 	}
 	c0 := cpu()
 	im, ib, imax := window(10 * time.Second)
@@ -158,7 +162,7 @@ func TestMeasure(t *testing.T) {
 		im, ib, imax, (cpu()-c0)/10, n)
 
 	// 1,000 tasks at one node.
-	sub := 17
+	sub := 17 % n
 	order := make([]string, n)
 	for i, nd := range cl.nodes {
 		order[i] = nd.Addr()
@@ -166,70 +170,56 @@ func TestMeasure(t *testing.T) {
 	sort.Strings(order)
 	subIdx := slices.Index(order, cl.nodes[sub].Addr())
 	c := cl.client(sub)
+	runBag := func(label string) {
+		start := time.Now()
+		c1 := cpu()
+		id, err := c.Submit(cl.ctx, &Job{Tasks: tasks, Length: length, Program: []byte("#!/bin/sh\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b BagStatus
+		waitFor(t, 5*time.Minute, "bag", func() (bool, string) {
+			s, _ := cl.nodes[sub].Status()
+			for _, x := range s.Bags {
+				if x.ID == id {
+					b = x
+					return x.Done == x.Tasks, fmt.Sprintf("%+v", x)
+				}
+			}
+			return false, ""
+		})
+		wall := time.Since(start)
+		used := cpu() - c1
+		res, err := c.Results(cl.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := map[string]int{}
+		var starts []float64
+		for _, r := range res {
+			per[r.Node]++
+			starts = append(starts, r.Start-b.Submitted)
+		}
+		most := 0
+		for _, k := range per {
+			most = max(most, k)
+		}
+		sort.Float64s(starts)
+		t.Logf("%s: %d tasks of %g MI over %d daemons (MMP): allocation %.3f s, first start %.3f s, last start %.3f s after submission (starts: median %.3f s, 90%% %.3f s), bag done in %.2f s; on %d nodes, at most %d on one; %d returned, %d resubmitted; CPU %.1f s (%.0f%% of the 2 cores)",
+			label, tasks, length, n, b.Allocated-b.Submitted, b.FirstStart-b.Submitted, b.LastStart-b.Submitted, starts[len(starts)/2], starts[len(starts)*9/10],
+			wall.Seconds(), len(per), most, b.Returned, b.Resubmitted, used, 100*used/wall.Seconds()/2)
+	}
 	type tot struct{ m, b float64 }
 	loadDone := make(chan tot)
 	go func() {
 		m, b, _ := window(10 * time.Second)
 		loadDone <- tot{m, b}
 	}()
-	start := time.Now()
-	c1 := cpu()
-	id, err := c.Submit(cl.ctx, &Job{Tasks: tasks, Length: length, Program: []byte("#!/bin/sh\n")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b BagStatus
-	waitFor(t, 5*time.Minute, "bag", func() (bool, string) {
-		s, _ := cl.nodes[sub].Status()
-		for _, x := range s.Bags {
-			if x.ID == id {
-				b = x
-				return x.Done == x.Tasks, fmt.Sprintf("%+v", x)
-			}
-		}
-		return false, ""
-	})
-	wall := time.Since(start)
-	used := cpu() - c1
-	t.Logf("CPU while the bag ran: %.1f s in %.1f s of wall time (%.0f%% of the 2 cores)", used, wall.Seconds(), 100*used/wall.Seconds()/2)
+	runBag("first bag (connections opened on the way)")
 	load := <-loadDone
-	t.Logf("under load (a %d-task MMP bag): %.2f messages/s and %.0f B/s sent per node over the first 10 s", tasks, load.m, load.b)
-	daemonLast := b.LastStart - b.Submitted
-	res, err := c.Results(cl.ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := map[string]int{}
-	for _, r := range res {
-		per[r.Node]++
-	}
-	most := 0
-	for _, k := range per {
-		most = max(most, k)
-	}
-	t.Logf("the tasks ran on %d nodes, at most %d on one", len(per), most)
-	var starts []float64
-	for _, r := range res {
-		starts = append(starts, r.Start-b.Submitted)
-	}
-	sort.Float64s(starts)
-	t.Logf("start times after submission: 50%% %.3f s, 90%% %.3f s, 99%% %.3f s, max %.3f s", starts[len(starts)/2], starts[len(starts)*9/10], starts[len(starts)*99/100], starts[len(starts)-1])
-	slow := res[0]
-	for _, r := range res {
-		if r.Start > slow.Start {
-			slow = r
-		}
-	}
-	var onSlow []string
-	for _, r := range res {
-		if r.Node == slow.Node {
-			onSlow = append(onSlow, fmt.Sprintf("[%.3f %.3f]", r.Start-b.Submitted, r.End-b.Submitted))
-		}
-	}
-	t.Logf("the node of the last start, %s: %v", slow.Node, onSlow)
+	t.Logf("under load (a %d-task MMP bag): %.2f messages/s and %.0f B/s sent per node over 10 s", tasks, load.m, load.b)
+	runBag("second bag (connections open)")
 	simAlloc, simLast := simLastStart(t, n, tasks, length, subIdx, seed, 100)
-	t.Logf("%d tasks of %g MI over %d daemons (MMP): allocation %.3f s, first start %.3f s, last start %.3f s after submission, bag done in %.2f s; %d returned, %d resubmitted",
-		tasks, length, n, b.Allocated-b.Submitted, b.FirstStart-b.Submitted, daemonLast, wall.Seconds(), b.Returned, b.Resubmitted)
 	t.Logf("simulator (fast link, 20 µs + 2 ns/B processing, same hardware and tree): allocation %.3f s, last start %.3f s", simAlloc, simLast)
 
 	// A daemon as a process: its resident memory.

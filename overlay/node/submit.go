@@ -195,6 +195,7 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 			n.bags[id] = b
 			n.logf("bag %d (%s): %d tasks of %g MI submitted", id, stored.Name, stored.Tasks, stored.Length)
 			reply(&Submitted{Bag: id})
+			n.submitTimers(time.Now()) // its first request leaves now
 		})
 	})
 }
