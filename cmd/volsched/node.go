@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -51,6 +52,9 @@ See docs/overlay-node.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if c.Listen == "" || c.State == "" || creds == "" {
 				return usagef("node: --listen, --state and --creds are required")
+			}
+			if err := checkNodeFlags(cmd, &c); err != nil {
+				return err
 			}
 			cert, ca, err := node.LoadCredentials(creds)
 			if err != nil {
@@ -166,6 +170,45 @@ See docs/overlay-node.md.`,
 	cmd.AddCommand(ca)
 
 	cmd.AddCommand(nodeSubmitCmd(), nodeStatusCmd(), nodeResultsCmd())
+}
+
+// checkNodeFlags refuses, naming the flag, the values node.Config would
+// take for "the default" (a zero) or refuse with its field's name.
+func checkNodeFlags(cmd *cobra.Command, c *node.Config) error {
+	for _, x := range []struct {
+		flag string
+		v    float64
+	}{{"mem", c.Mem}, {"disk", c.Disk}, {"power", c.Power}} {
+		if !(x.v > 0) || math.IsInf(x.v, 0) {
+			return usagef("--%s %g: want a finite value > 0", x.flag, x.v)
+		}
+	}
+	if c.Slots < 1 || c.Slots > 1024 {
+		return usagef("--slots %d: want 1 to 1024", c.Slots)
+	}
+	if c.SFMax < 0 || c.SFMax > 1<<16 {
+		return usagef("--sfmax %d: want 0 (the paper's) or 1 to %d", c.SFMax, 1<<16)
+	}
+	if !(c.Beta > 0 && c.Beta <= 1) {
+		return usagef("--beta %g: want a value in (0, 1]", c.Beta)
+	}
+	if math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0) {
+		return usagef("--bandwidth %g: want a finite value (B/s; 0: the paper's, < 0: none)", c.Bandwidth)
+	}
+	for _, x := range []struct {
+		flag string
+		v    time.Duration
+		zero bool // 0 allowed (a default)
+	}{{"heartbeat", c.Heartbeat, false}, {"dead-after", c.DeadAfter, true}, {"detect", c.Detect, false},
+		{"start-grace", c.StartGrace, false}, {"retry", c.Retry, false}} {
+		if x.v < 0 || x.v == 0 && !x.zero {
+			return usagef("--%s %v: want a duration > 0", x.flag, x.v)
+		}
+	}
+	if cmd.Flags().Changed("join") && cmd.Flags().Changed("peers") {
+		return usagef("--join and --peers both given: want one")
+	}
+	return nil
 }
 
 func readPeers(arg string) ([]string, error) {

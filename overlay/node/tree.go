@@ -224,7 +224,9 @@ func (n *Node) placeFromPeers(peers []string, me int, now time.Time) {
 	n.root = ref(t.Root())
 	lv := t.Leaf(me)
 	n.leaf = n.newLeaf(ref(lv), ref(t.Father(lv)))
-	n.leaf.fview = viewOf(t.Father(lv))
+	if f := t.Father(lv); f != overlay.NoAddr { // none in a membership of one
+		n.leaf.fview = viewOf(f)
+	}
 	if me < len(routerV) {
 		rv := routerV[me]
 		role := &routerRole{view: viewOf(rv), r: t.Router(rv), fheard: now}
