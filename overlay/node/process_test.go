@@ -21,7 +21,7 @@ var (
 
 // volschedBinary builds the volsched command once (the multi-process
 // tests run real daemons).
-func volschedBinary(t *testing.T) string {
+func volschedBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "volsched-node-bin-")
