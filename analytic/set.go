@@ -212,9 +212,17 @@ func tailBound(lam float64, T int) float64 {
 	return math.Pow(lam, float64(T)) / (1 - lam)
 }
 
-// NewTable validates the chains and precomputes their sequences.
+// MaxTableSlots bounds a Table's processors × horizon: each slot of each
+// processor takes 16 bytes (two sequences), so the limit is 1 GiB.
+const MaxTableSlots = 1 << 26
+
+// NewTable validates the chains and precomputes their sequences. It refuses
+// a table of more than MaxTableSlots slots in all.
 func NewTable(chains []availability.Chain, opt Options) (*Table, error) {
 	opt = opt.withDefaults()
+	if !(opt.Epsilon < 1) {
+		return nil, fmt.Errorf("analytic: ε = %g, want a precision in (0, 1)", opt.Epsilon)
+	}
 	if len(chains) == 0 {
 		return nil, errors.New("analytic: a table needs at least one processor")
 	}
@@ -235,6 +243,10 @@ func NewTable(chains []availability.Chain, opt Options) (*Table, error) {
 			L = T
 		}
 		t.procs[q] = p
+	}
+	if len(chains) > MaxTableSlots/L {
+		return nil, fmt.Errorf("analytic: %d processors × %d slots (the horizon that ε = %g needs for the slowest decay) = %d precomputed slots, over the limit of %d (%d MiB): use a larger ε or fewer processors",
+			len(chains), L, opt.Epsilon, len(chains)*L, MaxTableSlots, MaxTableSlots*16>>20)
 	}
 	t.L = L
 	t.seq = make([][]float64, len(chains))
@@ -298,10 +310,12 @@ func (t *Table) PNotDown(q int, s float64) float64 {
 	if s <= 0 {
 		return 1
 	}
-	lo := math.Floor(s)
-	if int(lo)+1 >= t.L {
+	// Beyond the table (or not a number), the closed form; compare as
+	// floats: a huge s does not fit an int.
+	if !(s < float64(t.L-1)) {
 		return PNotDown(t.procs[q].chain, s)
 	}
+	lo := math.Floor(s)
 	nd := t.nd[q]
 	if lo == s {
 		return nd[int(lo)]

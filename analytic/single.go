@@ -116,8 +116,16 @@ func PUpToUp(c availability.Chain, t int) float64 {
 // log-linearly between ⌊t⌋ and ⌈t⌉ (exact when the decay is geometric);
 // t ≤ 0 gives 1.
 func PNotDown(c availability.Chain, t float64) float64 {
-	if t <= 0 {
+	switch {
+	case math.IsNaN(t):
+		return math.NaN()
+	case t <= 0:
 		return 1
+	case t >= maxSlots:
+		// P_ND is non-increasing and converges geometrically: at 2^62
+		// transitions it is its limit to double precision (and t would not
+		// fit an int).
+		return pNotDownInt(c, maxSlots)
 	}
 	lo := math.Floor(t)
 	plo := pNotDownInt(c, int(lo))
@@ -127,9 +135,15 @@ func PNotDown(c availability.Chain, t float64) float64 {
 	return interpolateLog(plo, pNotDownInt(c, int(lo)+1), t-lo)
 }
 
+// maxSlots is the largest number of slots the integer forms take; longer
+// (or infinite) durations are evaluated at it.
+const maxSlots = 1 << 62
+
 func pNotDownInt(c availability.Chain, t int) float64 {
 	m := blockOf(c).pow(t)
-	return m[0][0] + m[0][1]
+	// The rounding errors of the squarings compound (by about t·2^-53
+	// relatively): a block that never goes DOWN would drift above 1.
+	return min(m[0][0]+m[0][1], 1)
 }
 
 // interpolateLog returns a^(1−f)·b^f, the geometric interpolation between two

@@ -1,6 +1,7 @@
 package des
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -317,5 +318,60 @@ func TestQueueRestore(t *testing.T) {
 	bad.Append(1, 2, 0) // sequence number not below the next one
 	if bad.Valid() {
 		t.Fatal("a sequence number >= next passed Valid")
+	}
+}
+
+// A model whose handler keeps scheduling at the current instant (a time
+// that cannot advance) gets ErrStalled after the stall limit, and the loop
+// returns by itself; an event at Never (a saturated time) never runs, and
+// After saturates instead of wrapping into the past.
+func TestSimGuaranteesProgress(t *testing.T) {
+	var s Sim[int]
+	s.SetStallLimit(1000)
+	s.At(5, 0)
+	n := s.Run(Never, func(at Time, ev int) { s.At(at, ev+1) })
+	if !errors.Is(s.Err(), ErrStalled) || n != 1000 {
+		t.Fatalf("looping model: %d events, err %v; want 1000 events and ErrStalled", n, s.Err())
+	}
+	if s.Step(Never, func(Time, int) { t.Fatal("handled an event after stalling") }) {
+		t.Fatal("Step after the stall returned true")
+	}
+
+	// Many events at one instant, then time advances: not a stall.
+	var ok Sim[int]
+	ok.SetStallLimit(1000)
+	for i := 0; i < 999; i++ {
+		ok.At(7, i)
+	}
+	ok.At(8, -1)
+	if n := ok.Run(Never, func(Time, int) {}); n != 1000 || ok.Err() != nil {
+		t.Fatalf("999 events at one instant then one later: %d events, err %v", n, ok.Err())
+	}
+
+	var nv Sim[int]
+	nv.At(Never, 1)
+	nv.At(3, 2)
+	nv.Run(Never, func(at Time, ev int) {
+		switch ev {
+		case 2:
+			nv.After(Never-1, 3) // 3 + Never-1 saturates: never
+			nv.After(4e18, 4)    // at 4e18+3
+		case 4:
+			nv.After(6e18, 5) // 4e18+3 + 6e18 would wrap into the past: never
+		}
+	})
+	if nv.Now() != 4e18+3 || nv.Processed() != 2 || nv.Pending() != 0 {
+		t.Fatalf("events at Never: now %v, %d handled, %d pending; want the events at 3 and 4e18+3 handled, nothing at Never", nv.Now(), nv.Processed(), nv.Pending())
+	}
+	for _, c := range []struct {
+		s    float64
+		want Time
+	}{{1e-9, 1}, {1.5e-9, 2}, {1e10, Never}, {math.Inf(1), Never}, {math.NaN(), Never}, {-1e300, -Never}, {9.2e9, 9_200_000_000_000_000_000}} {
+		if got := CeilSeconds(c.s); got != c.want {
+			t.Errorf("CeilSeconds(%g) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	if Add(Never-5, 10) != Never || Add(-Never+5, -10) != -Never || Add(3, 4) != 7 {
+		t.Error("Add does not saturate")
 	}
 }

@@ -34,6 +34,11 @@ const (
 	Never Time = math.MaxInt64
 )
 
+// MaxSeconds is the longest duration, in seconds, that Time represents
+// before Never (about 292 years). Readers of user data refuse durations
+// above it: they would saturate.
+const MaxSeconds = float64(Never) / 1e9
+
 // Seconds converts a duration in seconds to Time, rounding to the nearest
 // nanosecond and saturating at Never (and at -Never for very negative
 // values). NaN converts to Never.
@@ -46,6 +51,35 @@ func Seconds(s float64) Time {
 		return -Never
 	}
 	return Time(math.Round(ns))
+}
+
+// CeilSeconds converts a duration in seconds to Time, rounding up to the
+// next nanosecond and saturating at Never (NaN and +Inf too; a very
+// negative value gives -Never). A conversion with Time(…) instead wraps
+// around for values beyond the range: a time far in the future would
+// become one in the past.
+func CeilSeconds(s float64) Time {
+	ns := math.Ceil(s * 1e9)
+	switch {
+	case math.IsNaN(ns) || ns >= float64(math.MaxInt64):
+		return Never
+	case ns <= -float64(math.MaxInt64):
+		return -Never
+	}
+	return Time(ns)
+}
+
+// Add returns t + d saturated at Never (and at -Never): a time that does
+// not fit is never reached, not wrapped around into the past.
+func Add(t, d Time) Time {
+	s := t + d
+	switch {
+	case d > 0 && s < t:
+		return Never
+	case d < 0 && s > t:
+		return -Never
+	}
+	return s
 }
 
 // Seconds returns t in seconds.

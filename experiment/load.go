@@ -102,6 +102,15 @@ func describeMissing(miss []int, units int) string {
 // and returns the manifest with an error wrapping ErrIncomplete that lists
 // them.
 func Merge(out string, dirs []string) (Manifest, error) {
+	return MergeSummarized(out, dirs, nil)
+}
+
+// MergeSummarized is Merge that, when every unit is present, also calls
+// summarize on out (which writes the campaign's summary there). If the
+// summary cannot be made, out is left as it was before (removed, or
+// emptied if it existed empty) and the error is returned: a directory that
+// looks complete but whose summary fails is never left behind.
+func MergeSummarized(out string, dirs []string, summarize func(m Manifest, dir string) error) (Manifest, error) {
 	if len(dirs) == 0 {
 		return Manifest{}, errors.New("merge: no shard directories given")
 	}
@@ -135,6 +144,11 @@ func Merge(out string, dirs []string) (Manifest, error) {
 		}
 	}
 	m.Shard = Whole
+	present := make([]bool, m.Units)
+	for u, b := range raw {
+		present[u] = b != nil
+	}
+	miss := Missing(present)
 	var buf bytes.Buffer
 	for u, b := range raw {
 		if b == nil {
@@ -144,24 +158,40 @@ func Merge(out string, dirs []string) (Manifest, error) {
 		buf.Write(b)
 		buf.WriteString("}\n")
 	}
+	_, statErr := os.Stat(out)
+	existed := statErr == nil
+	undo := func(err error) (Manifest, error) {
+		if existed {
+			entries, _ := os.ReadDir(out)
+			for _, e := range entries {
+				os.RemoveAll(filepath.Join(out, e.Name()))
+			}
+		} else {
+			os.RemoveAll(out)
+		}
+		return Manifest{}, err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("merge: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(out, ResultsFileName(Whole)), buf.Bytes()); err != nil {
-		return Manifest{}, fmt.Errorf("merge: %w", err)
+		return undo(fmt.Errorf("merge: %w", err))
 	}
 	if err := writeManifest(out, m); err != nil {
-		return Manifest{}, fmt.Errorf("merge: %w", err)
+		return undo(fmt.Errorf("merge: %w", err))
 	}
 	m, err := ReadManifest(out)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("merge: %w", err)
+		return undo(fmt.Errorf("merge: %w", err))
 	}
-	present := make([]bool, m.Units)
-	for u, b := range raw {
-		present[u] = b != nil
+	if len(miss) == 0 && summarize != nil {
+		if err := summarize(m, out); err != nil {
+			// The merged files are gone: do not name them.
+			msg := strings.ReplaceAll(err.Error(), filepath.Join(out, ResultsFileName(Whole))+": ", "")
+			return undo(fmt.Errorf("merge: the merged campaign cannot be summarized, so nothing was written to %s: %s", out, msg))
+		}
 	}
-	if miss := Missing(present); len(miss) > 0 {
+	if len(miss) > 0 {
 		return m, fmt.Errorf("merge: %w: %s; %s holds what there is, and a run of the campaign with --shard 1/1 --out %s computes the rest",
 			ErrIncomplete, describeMissing(miss, m.Units), out, out)
 	}

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/volsched/volsched/internal/jsondiff"
 )
 
 // ManifestFile is the name of the manifest in a campaign directory.
@@ -89,19 +92,44 @@ type Manifest struct {
 	Shard  Shard           `json:"shard"`
 }
 
+// MaxUnits bounds the units of a campaign: the runner keeps a few words
+// per unit (the seed-001 campaign in full has 2,964).
+const MaxUnits = 1 << 24
+
 // Validate checks the fields of m.
 func (m Manifest) Validate() error {
 	if m.Kind == "" {
 		return errors.New("manifest: kind is empty, want the campaign's kind (e.g. \"independent\")")
 	}
-	if m.Units < 0 {
-		return fmt.Errorf("manifest: units %d, want ≥ 0", m.Units)
+	if m.Units < 0 || m.Units > MaxUnits {
+		return fmt.Errorf("manifest: units %d, want 0 to %d", m.Units, MaxUnits)
 	}
 	if len(m.Params) > 0 && !json.Valid(m.Params) {
 		return fmt.Errorf("manifest: params are not valid JSON: %.80q", m.Params)
 	}
 	if err := m.Shard.Validate(); err != nil {
 		return fmt.Errorf("manifest: %w", err)
+	}
+	return nil
+}
+
+// ValidateParams calls the Validate method of a campaign's parameters, if
+// they have one (on the value or on a pointer to it): a runner checks the
+// grid with it before the first unit, so that a degenerate grid is refused
+// instead of computed and then rejected by the summary.
+func ValidateParams(p any) error {
+	type validator interface{ Validate() error }
+	if v, ok := p.(validator); ok {
+		return v.Validate()
+	}
+	rv := reflect.ValueOf(p)
+	if !rv.IsValid() || rv.Kind() == reflect.Pointer {
+		return nil
+	}
+	ptr := reflect.New(rv.Type())
+	ptr.Elem().Set(rv)
+	if v, ok := ptr.Interface().(validator); ok {
+		return v.Validate()
 	}
 	return nil
 }
@@ -176,7 +204,7 @@ func SameCampaign(a, b Manifest, aName, bName string) error {
 	case ca.Units != cb.Units:
 		return fmt.Errorf("units differs: %d in %s, %d in %s", ca.Units, aName, cb.Units, bName)
 	case !bytes.Equal(ca.Params, cb.Params):
-		return fmt.Errorf("params differ: %s in %s, %s in %s", abbrev(ca.Params), aName, abbrev(cb.Params), bName)
+		return fmt.Errorf("params differ: %s", jsondiff.Describe(ca.Params, cb.Params, aName, bName))
 	}
 	return nil
 }
@@ -196,6 +224,11 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("read manifest: %w", err)
 	}
+	return parseManifest(b, path)
+}
+
+// parseManifest is ReadManifest on the file's contents.
+func parseManifest(b []byte, path string) (Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -10,62 +10,101 @@ import (
 	"golang.org/x/term"
 )
 
-// Progress reports a campaign's progress (done/total, rate, ETA) on one
-// line of a terminal, redrawn at most every 200 ms. A nil *Progress, and
-// one made by NewProgress when standard error is not a terminal, does
-// nothing, so batch jobs' logs stay clean. It is safe for concurrent use.
+// LogInterval is how often a Progress writing to a log (standard error
+// not a terminal: Slurm, nohup, CI) prints a line.
+const LogInterval = 30 * time.Second
+
+// Progress reports a long computation's progress (done/total, rate, ETA).
+// On a terminal it redraws one line at most every 200 ms; in a log it
+// prints a line every LogInterval (none for a run shorter than that, and
+// a last one when a run that printed some ends). A nil *Progress does
+// nothing. It is safe for concurrent use.
+//
+// The ETA is the remaining work divided by the rate of the work completed
+// in this run (not by the pace of the first units): work is counted in
+// units, or, when the caller knows that units differ in cost, in the
+// weights it gives (StartWork, AddWork).
 type Progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	label   string
-	total   int
-	done    int
-	startAt int // done when Start was called: the rate counts this run only
-	start   time.Time
-	last    time.Time
-	drawn   bool
-	now     func() time.Time
+	mu        sync.Mutex
+	w         io.Writer
+	label     string
+	log       bool // a log, not a terminal: whole lines at LogInterval
+	interval  time.Duration
+	total     int
+	done      int
+	totalWork float64
+	doneWork  float64
+	startWork float64 // doneWork when Start was called: the rate counts this run only
+	startDone int
+	start     time.Time
+	last      time.Time
+	drawn     bool
+	now       func() time.Time
 }
 
-// NewProgress returns a Progress writing to standard error if it is a
-// terminal, and nil (silent) otherwise. label prefixes the line.
+// NewProgress returns a Progress writing to standard error: a redrawn line
+// on a terminal, a line every LogInterval otherwise. label prefixes the
+// line.
 func NewProgress(label string) *Progress {
 	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		return nil
+		return NewProgressLog(os.Stderr, label)
 	}
 	return NewProgressWriter(os.Stderr, label)
 }
 
-// NewProgressWriter returns a Progress that always writes to w.
+// NewProgressWriter returns a Progress that redraws its line on w (a
+// terminal).
 func NewProgressWriter(w io.Writer, label string) *Progress {
-	return &Progress{w: w, label: label, now: time.Now}
+	return &Progress{w: w, label: label, now: time.Now, interval: 200 * time.Millisecond}
+}
+
+// NewProgressLog returns a Progress that prints a whole line on w every
+// LogInterval (a log file).
+func NewProgressLog(w io.Writer, label string) *Progress {
+	return &Progress{w: w, label: label, log: true, now: time.Now, interval: LogInterval}
 }
 
 // Start sets the total number of units and how many are already done (by
-// earlier runs) and draws the line.
+// earlier runs), each unit counting as one unit of work, and draws the
+// line.
 func (p *Progress) Start(total, done int) {
+	p.StartWork(total, done, float64(total), float64(done))
+}
+
+// StartWork is Start with the work of the units known: totalWork in all,
+// doneWork of it already done.
+func (p *Progress) StartWork(total, done int, totalWork, doneWork float64) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.total, p.done, p.startAt = total, done, done
+	p.total, p.done, p.totalWork, p.doneWork = total, done, totalWork, doneWork
+	p.startDone, p.startWork = done, doneWork
 	p.start = p.now()
-	p.draw(true)
+	p.last = p.start
+	if !p.log {
+		p.draw(true)
+	}
 }
 
-// Add records n more finished units.
-func (p *Progress) Add(n int) {
+// Add records n more finished units of one unit of work each.
+func (p *Progress) Add(n int) { p.AddWork(n, float64(n)) }
+
+// AddWork records n more finished units carrying work in all.
+func (p *Progress) AddWork(n int, work float64) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
+	p.doneWork += work
 	p.draw(false)
 }
 
-// Finish draws the final state and ends the line.
+// Finish draws the final state and ends the line (in a log: prints a last
+// line if any was printed).
 func (p *Progress) Finish() {
 	if p == nil {
 		return
@@ -76,7 +115,9 @@ func (p *Progress) Finish() {
 		return
 	}
 	p.draw(true)
-	fmt.Fprintln(p.w)
+	if !p.log {
+		fmt.Fprintln(p.w)
+	}
 	p.drawn = false
 }
 
@@ -93,19 +134,23 @@ func (p *Progress) Line() string {
 
 func (p *Progress) line(now time.Time) string {
 	s := fmt.Sprintf("%d/%d", p.done, p.total)
+	if p.total == 0 { // an unknown total
+		s = fmt.Sprint(p.done)
+	}
 	if p.label != "" {
 		s = p.label + ": " + s
 	}
-	if p.total > 0 {
-		s += fmt.Sprintf(" (%.1f%%)", 100*float64(p.done)/float64(p.total))
+	if p.totalWork > 0 {
+		s += fmt.Sprintf(" (%.1f%%)", 100*p.doneWork/p.totalWork)
 	}
 	el := now.Sub(p.start).Seconds()
-	n := p.done - p.startAt
-	if n > 0 && el > 0 {
-		rate := float64(n) / el
-		s += fmt.Sprintf(" %.3g units/s", rate)
-		if rest := p.total - p.done; rest > 0 {
-			s += fmt.Sprintf(", ETA %s", time.Duration(float64(rest)/rate*float64(time.Second)).Round(time.Second))
+	if n, w := p.done-p.startDone, p.doneWork-p.startWork; w > 0 && el > 0 {
+		if n > 0 {
+			s += fmt.Sprintf(" %.3g units/s", float64(n)/el)
+		}
+		// The ETA comes from the rate of the work done in this run.
+		if rest := p.totalWork - p.doneWork; rest > 0 {
+			s += fmt.Sprintf(", ETA %s", time.Duration(rest/(w/el)*float64(time.Second)).Round(time.Second))
 		}
 	}
 	return s
@@ -113,10 +158,14 @@ func (p *Progress) line(now time.Time) string {
 
 func (p *Progress) draw(force bool) {
 	now := p.now()
-	if !force && now.Sub(p.last) < 200*time.Millisecond {
+	if !force && now.Sub(p.last) < p.interval {
 		return
 	}
 	p.last = now
 	p.drawn = true
+	if p.log {
+		fmt.Fprintf(p.w, "%s [%s elapsed]\n", p.line(now), now.Sub(p.start).Round(time.Second))
+		return
+	}
 	fmt.Fprintf(p.w, "\r\033[K%s", p.line(now))
 }

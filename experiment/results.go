@@ -42,14 +42,19 @@ type fileLines struct {
 // JSON is reported through torn and excluded from good; a bad line before
 // the last one is an error. A missing file is empty.
 func readResultsFile(path string, s Shard, units int) (fileLines, error) {
-	fl := fileLines{path: path, shard: s}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fl, nil
+		return fileLines{path: path, shard: s}, nil
 	}
 	if err != nil {
-		return fl, fmt.Errorf("read results: %w", err)
+		return fileLines{path: path, shard: s}, fmt.Errorf("read results: %w", err)
 	}
+	return parseResults(data, path, s, units)
+}
+
+// parseResults is readResultsFile on the file's contents.
+func parseResults(data []byte, path string, s Shard, units int) (fileLines, error) {
+	fl := fileLines{path: path, shard: s}
 	seen := map[int]int{} // unit → line number
 	off := 0
 	for n := 1; off < len(data); n++ {

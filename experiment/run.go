@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,6 +26,11 @@ var ErrInterrupted = errors.New("campaign interrupted")
 // the machine, and once per unit would cost more than small units do.
 const syncInterval = time.Second
 
+// MaxWorkers bounds the worker goroutines of a campaign (and of the
+// laboratory studies): more would only cost memory on any machine this
+// runs on.
+const MaxWorkers = 1024
+
 // Run runs the units of shard m.Shard of campaign m in directory dir (created
 // if needed), on workers goroutines (0 means runtime.GOMAXPROCS(0)).
 //
@@ -32,10 +39,14 @@ const syncInterval = time.Second
 // that differs). It then reads dir/results-<i>-of-<n>.jsonl, skips the
 // units already there (a torn last line, left by a crash during a write, is
 // discarded and truncated away), and calls work for each remaining unit of
-// the shard. Units are dispatched in increasing order; each finished unit
-// is appended as one line {"unit": u, "result": R} as soon as it finishes,
-// so lines are in completion order, which depends on timing: read them back
-// with Load, which orders by unit.
+// the shard. Units are dispatched in a pseudo-random order, the same for
+// every run of the campaign (dispatchOrder): the units done after any time
+// are a sample of the whole grid, so the rate of completed units gives a
+// fair ETA (in grid order the cheap units came first and the first ETAs
+// were several times too short) and a partial summary covers every part of
+// the grid. Each finished unit is appended as one line {"unit": u,
+// "result": R} as soon as it finishes, so lines are in completion order,
+// which depends on timing: read them back with Load, which orders by unit.
 //
 // work must be deterministic given its unit (derive every random stream
 // from stream.New(m.Seed, unit, ...)), so that results do not depend on
@@ -57,8 +68,8 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	if workers < 0 {
-		return fmt.Errorf("workers %d, want ≥ 1 (or 0 for one per CPU)", workers)
+	if workers < 0 || workers > MaxWorkers {
+		return fmt.Errorf("workers %d, want 1 to %d (or 0 for one per CPU)", workers, MaxWorkers)
 	}
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -104,7 +115,7 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 	}
 	all := m.Shard.Units(m.Units)
 	var todo []int
-	for _, u := range all {
+	for _, u := range dispatchOrder(all, m) {
 		if !done[u] {
 			todo = append(todo, u)
 		}
@@ -217,6 +228,18 @@ func Run[R any](ctx context.Context, dir string, m Manifest, workers int,
 			ErrInterrupted, len(all)-len(todo)+written, len(all), m.Shard, written, path, ctx.Err())
 	}
 	return nil
+}
+
+// dispatchOrder returns the units in the order Run dispatches them: a
+// permutation drawn from the campaign's kind and seed (results do not
+// depend on it; only which units are done first does).
+func dispatchOrder(units []int, m Manifest) []int {
+	out := append([]int(nil), units...)
+	h := fnv.New64a()
+	h.Write([]byte(m.Kind))
+	rng := rand.New(rand.NewPCG(h.Sum64(), m.Seed))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 // checkOrWriteManifest writes m to dir/manifest.json, or checks that the

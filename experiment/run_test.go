@@ -458,3 +458,16 @@ func TestUnitPanicNamesUnit(t *testing.T) {
 		t.Fatalf("panic in unit 4: %v", err)
 	}
 }
+
+// A parameter mismatch names the differing fields, not two whole blobs.
+func TestSameCampaignNamesTheDifferingFields(t *testing.T) {
+	a := testManifest(5, Whole)
+	b := a
+	a.Params = json.RawMessage(`{"scenarios":2,"n":[5,10,20,40],"p":20,"order":"observe-decide","long":"` + strings.Repeat("x", 400) + `"}`)
+	b.Params = json.RawMessage(`{"scenarios":3,"n":[5,10,21,40],"p":20,"order":"observe-decide","long":"` + strings.Repeat("x", 400) + `","extra":true}`)
+	err := SameCampaign(a, b, "run-1", "this run")
+	want := `params differ: extra: absent in run-1, true in this run; n[2]: 20 in run-1, 21 in this run; scenarios: 2 in run-1, 3 in this run`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}

@@ -41,7 +41,11 @@ const labelChurn = 0x636875726e // "churn"
 func (c Churn) Session(seed uint64, node int32, k uint32) des.Time {
 	hi, _ := stream.Key(seed, labelChurn, uint64(node), uint64(k))
 	u := (float64(hi>>11) + 0.5) * 0x1p-53 // (0, 1)
-	t := des.Time(-math.Log(u) / math.Ln2 * float64(c.Median))
+	x := -math.Log(u) / math.Ln2 * float64(c.Median)
+	if x >= float64(des.Never) {
+		return des.Never // a session beyond the representable range never ends
+	}
+	t := des.Time(x)
 	if t < 1 {
 		t = 1
 	}
@@ -54,6 +58,10 @@ func (c Churn) Session(seed uint64, node int32, k uint32) des.Time {
 // its event queue grows without bound.
 const MinChurnMedian = des.Second
 
+// MaxChurnMedian is the longest median session time accepted (a year; a
+// session lasts at most 54 medians, which must fit the simulated clock).
+const MaxChurnMedian = 365 * des.Day
+
 // ParseChurn reads a median session time: a Go duration ("5m", "1h") or a
 // number of minutes ("60"). "", "0" or any zero duration ("0s") disables
 // churn; otherwise the median must be at least MinChurnMedian.
@@ -65,8 +73,8 @@ func ParseChurn(s string) (Churn, error) {
 	if err == nil && d == 0 {
 		return Churn{}, nil
 	}
-	if err != nil || d < MinChurnMedian {
-		return Churn{}, fmt.Errorf("churn median session time %q: want 0 (no churn) or a duration >= %v such as 5m or 1h, or minutes", s, MinChurnMedian.Duration())
+	if err != nil || d < MinChurnMedian || d > MaxChurnMedian {
+		return Churn{}, fmt.Errorf("churn median session time %q: want 0 (no churn) or a duration from %v to %v such as 5m or 1h, or minutes", s, MinChurnMedian.Duration(), MaxChurnMedian.Duration())
 	}
 	return Churn{Median: d}, nil
 }

@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/volsched/volsched/des"
 	"github.com/volsched/volsched/internal/ckpt"
+	"github.com/volsched/volsched/internal/jsondiff"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/workload"
 )
@@ -57,6 +59,10 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
+	if strings.HasPrefix(e.Checkpoint, "{") && strings.HasPrefix(e.Run, "{") { // --params: the fields that differ
+		return fmt.Sprintf("the checkpoint was written by a different run: %s differ: %s", e.Field,
+			jsondiff.Describe([]byte(e.Checkpoint), []byte(e.Run), "the checkpoint", "this run"))
+	}
 	a, b := excerpt(e.Checkpoint, e.Run), excerpt(e.Run, e.Checkpoint)
 	return fmt.Sprintf("the checkpoint was written by a different run: %s is %s in the checkpoint, %s in this run", e.Field, a, b)
 }

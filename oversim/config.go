@@ -82,7 +82,29 @@ type Config struct {
 	Sample des.Time
 }
 
-// Validate checks the configuration; errors name the field.
+// Limits of a configuration, so that every sum of simulated times fits
+// des.Time and the cost of a run stays proportional to what it simulates.
+const (
+	// MaxDuration bounds the simulated length and every duration parameter
+	// (100 years): a time plus a duration never overflows.
+	MaxDuration = 100 * 365 * des.Day
+	// MaxCentralPerNode bounds the modelled decision cost per node of the
+	// centralized reference (its product with the network size is a
+	// duration).
+	MaxCentralPerNode = des.Second
+	// MaxTimelineRows bounds Length/Sample, the rows of the timeline.
+	MaxTimelineRows = 1_000_000
+	// MaxProbes bounds Length/ProbeEvery, the probe requests of a run.
+	MaxProbes = 1_000_000
+	// MinBandwidth bounds the link's bandwidth from below (bit/s): the
+	// link use of Result.PeakLinkUse, bytes·8 / (bandwidth · window), is
+	// then at most 2^67 / 1e-9 over the shortest run, a finite number (a
+	// denormal bandwidth made it +Inf, or NaN over a whole run whose
+	// product underflowed, which JSON cannot hold).
+	MinBandwidth = 1.0
+)
+
+// Validate checks the configuration; errors name the field and the limit.
 func (c *Config) Validate() error {
 	if err := c.Options.Validate(); err != nil {
 		return err
@@ -95,17 +117,20 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("scheduler %q: want overlay, centralized or random", c.Scheduler)
 	}
-	if c.CentralPerNode < 0 {
-		return fmt.Errorf("central per-node cost %v: want >= 0", c.CentralPerNode)
+	if c.CentralPerNode < 0 || c.CentralPerNode > MaxCentralPerNode {
+		return fmt.Errorf("central per-node cost %v: want 0 to %v", c.CentralPerNode, MaxCentralPerNode.Duration())
 	}
 	if err := overlay.ValidateTreeSize(c.Nodes); err != nil {
 		return err
 	}
-	if c.Length <= 0 {
-		return fmt.Errorf("simulated length %v: want > 0", c.Length)
+	if c.Length <= 0 || c.Length > MaxDuration {
+		return fmt.Errorf("simulated length %v: want > 0 and at most %v (100 years)", c.Length, MaxDuration.Duration())
 	}
 	if err := c.Link.Validate(); err != nil {
 		return err
+	}
+	if c.Link.BandwidthBps < MinBandwidth {
+		return fmt.Errorf("link %q: bandwidth %g bit/s: want at least %g bit/s (link use is reported as a fraction of it, which a smaller bandwidth makes infinite)", c.Link.Name, c.Link.BandwidthBps, MinBandwidth)
 	}
 	if err := c.Proc.Validate(); err != nil {
 		return err
@@ -116,41 +141,82 @@ func (c *Config) Validate() error {
 	if err := c.Catastrophe.Validate(); err != nil {
 		return err
 	}
-	if c.Churn.Median < 0 || (c.Churn.Median > 0 && c.Churn.Median < failure.MinChurnMedian) {
-		return fmt.Errorf("churn median %v: want 0 (no churn) or >= %v", c.Churn.Median, failure.MinChurnMedian.Duration())
+	if c.Catastrophe.At > MaxDuration {
+		return fmt.Errorf("catastrophic failure time %v: want at most %v", c.Catastrophe.At, MaxDuration.Duration())
 	}
-	if c.DetectTimeout < 0 {
-		return fmt.Errorf("detection timeout %v: want >= 0", c.DetectTimeout)
+	if c.Churn.Median < 0 || (c.Churn.Median > 0 && c.Churn.Median < failure.MinChurnMedian) || c.Churn.Median > failure.MaxChurnMedian {
+		return fmt.Errorf("churn median %v: want 0 (no churn) or %v to %v", c.Churn.Median, failure.MinChurnMedian.Duration(), failure.MaxChurnMedian.Duration())
 	}
-	if c.Jobs == nil {
-		if c.Dists == nil {
-			return fmt.Errorf("workload: neither a trace nor the site-level distributions were given")
-		}
+	if c.DetectTimeout < 0 || c.DetectTimeout > MaxDuration {
+		return fmt.Errorf("detection timeout %v: want 0 to %v", c.DetectTimeout, MaxDuration.Duration())
+	}
+	if c.NoDeadlineSlack < 0 || c.NoDeadlineSlack > MaxDuration {
+		return fmt.Errorf("deadline slack %v: want 0 to %v", c.NoDeadlineSlack, MaxDuration.Duration())
+	}
+	if c.Jobs == nil && c.Dists == nil {
+		return fmt.Errorf("workload: neither a trace nor the site-level distributions were given")
+	}
+	// The parameters the run uses must be valid: a trace replayed without
+	// them takes the default nodes (nodeParams), otherwise they give the
+	// nodes' hardware (and the generated users').
+	if !c.bareTrace() {
 		if err := c.Params.Validate(); err != nil {
 			return err
 		}
 	}
+	// The longest task must take a representable time on the slowest node.
+	slowest := c.nodeParams().PowerMinMIPS
+	maxLen := min(workload.MaxLengthMI, des.MaxSeconds*slowest/2)
 	for i, j := range c.Jobs {
 		if j.Node < 0 || int(j.Node) >= c.Nodes {
 			return fmt.Errorf("workload job %d (id %d): node %d: want 0..%d", i, j.ID, j.Node, c.Nodes-1)
 		}
-		if j.Tasks < 1 || !(j.LengthMI > 0) {
-			return fmt.Errorf("workload job %d (id %d): %d tasks of %g MI: want >= 1 task of > 0 MI", i, j.ID, j.Tasks, j.LengthMI)
+		if j.Tasks < 1 || !(j.LengthMI > 0 && j.LengthMI <= maxLen) {
+			return fmt.Errorf("workload job %d (id %d): %d tasks of %g MI: want >= 1 task of a length in (0, %g] MI (longer tasks take more simulated time than can be represented on the slowest node, %g MIPS)", i, j.ID, j.Tasks, j.LengthMI, maxLen, slowest)
+		}
+		if j.Submit < 0 || j.Submit > MaxDuration || j.Deadline < 0 || j.Deadline > MaxDuration {
+			return fmt.Errorf("workload job %d (id %d): submitted at %v with deadline %v: want times from 0 to %v", i, j.ID, j.Submit, j.Deadline, MaxDuration.Duration())
 		}
 		if i > 0 && j.Submit < c.Jobs[i-1].Submit {
 			return fmt.Errorf("workload job %d (id %d): submitted at %v before the previous job: want a sorted trace", i, j.ID, j.Submit)
 		}
 	}
-	if c.ProbeEvery < 0 {
-		return fmt.Errorf("probe interval %v: want >= 0", c.ProbeEvery)
+	if c.ProbeEvery < 0 || c.ProbeEvery > MaxDuration {
+		return fmt.Errorf("probe interval %v: want 0 to %v", c.ProbeEvery, MaxDuration.Duration())
 	}
-	if c.ProbeEvery > 0 && (c.ProbeTasks < 1 || !(c.ProbeLengthMI > 0) || math.IsInf(c.ProbeLengthMI, 0)) {
-		return fmt.Errorf("probe of %d tasks of %g MI: want >= 1 task of a finite length > 0", c.ProbeTasks, c.ProbeLengthMI)
+	if c.ProbeEvery > 0 {
+		if c.ProbeTasks < 1 || !(c.ProbeLengthMI > 0 && c.ProbeLengthMI <= maxLen) {
+			return fmt.Errorf("probe of %d tasks of %g MI: want >= 1 task of a length in (0, %g] MI", c.ProbeTasks, c.ProbeLengthMI, maxLen)
+		}
+		if n := c.Length / c.ProbeEvery; n > MaxProbes {
+			return fmt.Errorf("probe interval %v: %d probe requests in %v, over the limit of %d (want an interval >= %v)", c.ProbeEvery.Duration(), n, c.Length.Duration(), MaxProbes, (c.Length / MaxProbes).Duration())
+		}
 	}
-	if c.Sample < 0 {
-		return fmt.Errorf("sample interval %v: want >= 0", c.Sample)
+	if c.Sample < 0 || c.Sample > MaxDuration {
+		return fmt.Errorf("sample interval %v: want 0 to %v", c.Sample, MaxDuration.Duration())
+	}
+	if c.Sample > 0 {
+		if n := c.Length / c.Sample; n > MaxTimelineRows {
+			return fmt.Errorf("sample interval %v: %d timeline rows in %v, over the limit of %d (want an interval >= %v)", c.Sample.Duration(), n, c.Length.Duration(), MaxTimelineRows, (c.Length / MaxTimelineRows).Duration())
+		}
 	}
 	return nil
+}
+
+// bareTrace reports whether the run replays a trace without workload
+// parameters (Params left zero): its nodes are then those of
+// workload.DefaultParams.
+func (c *Config) bareTrace() bool {
+	return c.Jobs != nil && c.Dists == nil && len(c.Params.NodeMemMB) == 0
+}
+
+// nodeParams are the parameters the nodes' hardware is drawn from.
+func (c *Config) nodeParams() *workload.Params {
+	if c.bareTrace() {
+		d := workload.DefaultParams()
+		return &d
+	}
+	return &c.Params
 }
 
 // reference reports whether a reference scheduler replaces the overlay.

@@ -6,23 +6,31 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/workload"
 )
 
 // Result is the summary of a run (written as summary.json by the CLI).
+//
+// Numbers in JSON (docs/design.md): every number of a Result is finite for
+// a Config that Validate accepts — counts, sums of task lengths bounded by
+// workload.MaxLengthMI, times bounded by MaxDuration, means and rates
+// computed only over a positive count or duration, and link use over a
+// bandwidth of at least MinBandwidth — so no field needs jsonnum's null;
+// TestResultFinite checks the extremes.
 type Result struct {
-	Policy              string  `json:"policy"`
-	Scheduler           string  `json:"scheduler,omitempty"` // centralized or random; empty: the overlay
-	Link                string  `json:"link"`
-	Nodes               int     `json:"nodes"`
-	SFMax               int     `json:"sfmax"`
-	Hours               float64 `json:"hours"`
-	Seed                uint64  `json:"seed"`
-	UpdateBandwidth     float64 `json:"update_bandwidth_Bps"`
-	ChurnMedianMinutes  float64 `json:"churn_median_minutes,omitempty"`
-	CatastropheFraction float64 `json:"catastrophe_fraction,omitempty"`
-	CatastropheHours    float64 `json:"catastrophe_hours,omitempty"`
-	SimulatedSeconds    float64 `json:"simulated_seconds"`
+	Policy              overlay.Policy `json:"policy"`
+	Scheduler           string         `json:"scheduler,omitempty"` // centralized or random; empty: the overlay
+	Link                string         `json:"link"`
+	Nodes               int            `json:"nodes"`
+	SFMax               int            `json:"sfmax"`
+	Hours               float64        `json:"hours"`
+	Seed                uint64         `json:"seed"`
+	UpdateBandwidth     float64        `json:"update_bandwidth_Bps"`
+	ChurnMedianMinutes  float64        `json:"churn_median_minutes,omitempty"`
+	CatastropheFraction float64        `json:"catastrophe_fraction,omitempty"`
+	CatastropheHours    float64        `json:"catastrophe_hours,omitempty"`
+	SimulatedSeconds    float64        `json:"simulated_seconds"`
 	// WorkloadParams are the workload and node parameters when they are
 	// not workload.DefaultParams() (e.g. --params).
 	WorkloadParams *workload.Params `json:"workload_params,omitempty"`

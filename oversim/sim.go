@@ -226,7 +226,7 @@ func New(cfg *Config) (*Sim, error) {
 			return nil, err
 		}
 	}
-	s.st = Result{Policy: opts.Policy.String(), Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
+	s.st = Result{Policy: opts.Policy, Link: cfg.Link.Name, Nodes: n, SFMax: opts.SFMax,
 		Hours: cfg.Length.Seconds() / 3600, Seed: cfg.Seed, UpdateBandwidth: cfg.UpdateBandwidth,
 		ChurnMedianMinutes: cfg.Churn.Median.Seconds() / 60}
 	if len(cfg.Params.NodeMemMB) > 0 && !reflect.DeepEqual(cfg.Params, workload.DefaultParams()) {
@@ -302,11 +302,7 @@ func New(cfg *Config) (*Sim, error) {
 }
 
 func (s *Sim) newExec(i int) overlay.Exec {
-	hw := s.cfg.Params.NodeOf(s.cfg.Seed, i)
-	if s.cfg.Jobs != nil && s.cfg.Dists == nil && len(s.cfg.Params.NodeMemMB) == 0 {
-		d := workload.DefaultParams()
-		hw = d.NodeOf(s.cfg.Seed, i)
-	}
+	hw := s.cfg.nodeParams().NodeOf(s.cfg.Seed, i)
 	switch s.cfg.Policy {
 	case overlay.PolicyIBP:
 		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
@@ -411,7 +407,7 @@ func (s *Sim) schedWake(v int32, w float64, now des.Time) {
 	if math.IsInf(w, 1) || math.IsNaN(w) {
 		return
 	}
-	wt := des.Time(math.Ceil(w * 1e9))
+	wt := des.CeilSeconds(w) // saturates: a wake beyond the representable range never comes
 	if wt <= now {
 		wt = now + 1
 	}
@@ -814,6 +810,7 @@ func (s *Sim) Run(ctx context.Context) (res *Result, err error) {
 	}
 	for {
 		if !s.eng.Step(s.end, s.handle) {
+			err = s.eng.Err() // nil, or the clock could not advance
 			break
 		}
 		k := s.eng.Processed()

@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -178,17 +179,17 @@ func TestAnnealNeverWorseThanStart(t *testing.T) {
 func TestDeterministicBySeed(t *testing.T) {
 	p := randomProbs(stream.New(7), 20, false)
 	for _, algo := range Algorithms {
-		a, err := Allocate(algo, p, 6, Options{Seed: 11}, 3)
+		a, err := Allocate(context.Background(), algo, p, 6, Options{Seed: 11}, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := Allocate(algo, p, 6, Options{Seed: 11}, 3)
+		b, _ := Allocate(context.Background(), algo, p, 6, Options{Seed: 11}, 3)
 		if !slices.Equal(a.X, b.X) {
 			t.Fatalf("%s: two runs with the same seed differ", algo)
 		}
 	}
-	a, _ := Allocate("ppb", p, 20, Options{Seed: 11}, 3)
-	c, _ := Allocate("ppb", p, 20, Options{Seed: 12}, 3)
+	a, _ := Allocate(context.Background(), "ppb", p, 20, Options{Seed: 11}, 3)
+	c, _ := Allocate(context.Background(), "ppb", p, 20, Options{Seed: 12}, 3)
 	if slices.Equal(a.X, c.X) {
 		t.Log("note: seeds 11 and 12 gave the same PPB allocation")
 	}
@@ -229,7 +230,7 @@ func TestAllocateErrors(t *testing.T) {
 		{[]float64{0.5}, 0, "ea"},
 		{[]float64{0.5}, 1, "nope"},
 	} {
-		if _, err := Allocate(c.algo, c.p, c.n, Options{}); err == nil {
+		if _, err := Allocate(context.Background(), c.algo, c.p, c.n, Options{}); err == nil {
 			t.Fatalf("Allocate(%q, %v, %d): no error", c.algo, c.p, c.n)
 		} else {
 			t.Log(err)

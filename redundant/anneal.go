@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 )
@@ -46,6 +47,10 @@ func PPB(p []float64, n int, rng *rand.Rand, opt AnnealOptions) []int {
 	return Anneal(p, n, EA(len(p), n), false, rng, opt)
 }
 
+// MaxMovesPerHost bounds AnnealOptions.MovesPerHost (a run makes
+// MovesPerHost·m proposals; with m ≤ MaxHosts the count fits an int).
+const MaxMovesPerHost = 1 << 20
+
 // EPB is the Equal Probability Based algorithm: the annealing of PPB
 // restricted to swaps, so that every task keeps the k or k+1 hosts EA gives
 // it. Never worse than EA.
@@ -58,12 +63,18 @@ func EPB(p []float64, n int, rng *rand.Rand, opt AnnealOptions) []int {
 // task's host count. It returns the best allocation met: never worse than
 // start. Every task of start must have at least one host.
 func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, opt AnnealOptions) []int {
+	x, _ := anneal(context.Background(), p, n, start, equalSizes, rng, opt, nil)
+	return x
+}
+
+// anneal is Anneal that stops with ctx's error when ctx is cancelled.
+func anneal(ctx context.Context, p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, opt AnnealOptions, progress func(string, int64, int64)) ([]int, error) {
 	opt = opt.withDefaults()
 	m := len(p)
 	x := append([]int(nil), start...)
 	best := append([]int(nil), start...)
 	if n <= 1 || m <= 1 {
-		return best
+		return best, nil
 	}
 	g := newGroups(p, x, n)
 	// val caches each task's log success; nv1, nv2 are the new values of
@@ -136,7 +147,7 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 		}
 	}
 	if cnt == 0 {
-		return best // no worsening move found: flat landscape or optimum
+		return best, nil // no worsening move found: flat landscape or optimum
 	}
 	t0 := (sum / float64(cnt)) / -math.Log(opt.Accept0)
 	moves := max(opt.MovesPerHost*m, opt.MinMoves)
@@ -157,6 +168,12 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 			}
 		}
 		if s&4095 == 4095 { // bound the drift of the running sum
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if progress != nil {
+				progress("annealing moves", int64(s+1), int64(moves))
+			}
 			cur = 0
 			for j := 0; j < n; j++ {
 				val[j] = g.value(j)
@@ -164,5 +181,5 @@ func Anneal(p []float64, n int, start []int, equalSizes bool, rng *rand.Rand, op
 			}
 		}
 	}
-	return best
+	return best, nil
 }

@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -22,7 +23,7 @@ func BenchmarkAllocate(b *testing.B) {
 				r := 0.0
 				c0 := processCPU()
 				for i := 0; i < b.N; i++ {
-					res, err := Allocate(algo, ps[i%len(ps)], n, Options{Seed: uint64(i)})
+					res, err := Allocate(context.Background(), algo, ps[i%len(ps)], n, Options{Seed: uint64(i)})
 					if err != nil {
 						b.Fatal(err)
 					}

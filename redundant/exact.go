@@ -1,6 +1,8 @@
 package redundant
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sort"
 )
@@ -33,18 +35,38 @@ type ExactResult struct {
 // continuously into the lightest groups ("water filling", optimal for the
 // relaxation because the objective is concave and increasing in each
 // sum) — does not beat the incumbent, which starts as the GLS solution.
+//
+// The search keeps a table of m·n entries; an instance over MaxExactCells
+// (after the reduction) is for the heuristics, and Allocate refuses it.
 func Exact(p []float64, n int, opt ExactOptions) ExactResult {
+	r, _ := exact(context.Background(), p, n, opt, nil)
+	return r
+}
+
+// MaxExactCells bounds hosts × tasks of the instances the exact solver
+// takes (its tables take 8 bytes per cell: 128 MiB).
+const MaxExactCells = 1 << 24
+
+// exact is Exact that stops with ctx's error when ctx is cancelled and
+// refuses instances over MaxExactCells.
+func exact(ctx context.Context, p []float64, n int, opt ExactOptions, progress func(string, int64, int64)) (ExactResult, error) {
 	if opt.MaxNodes == 0 {
 		opt.MaxNodes = 50_000_000
 	}
 	r := reduce(p, n)
 	if r.trivial {
 		x := r.expand(nil)
-		return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: true}
+		return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: true}, nil
 	}
-	coreX, nodes, optimal := exactCore(r.w, r.coreN, opt.MaxNodes)
+	if m := len(r.w); m > MaxExactCells/r.coreN {
+		return ExactResult{}, fmt.Errorf("exact: %d hosts × %d tasks (after removing the hosts with p = 0 or 1) is over the %d cells the exact search takes (128 MiB of tables); use gls or ppb", m, r.coreN, MaxExactCells)
+	}
+	coreX, nodes, optimal, err := exactCore(ctx, r.w, r.coreN, opt.MaxNodes, progress)
+	if err != nil {
+		return ExactResult{}, err
+	}
 	x := r.expand(coreX)
-	return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: optimal, Nodes: nodes}
+	return ExactResult{X: x, LogRsys: LogRsys(p, x, n), Optimal: optimal, Nodes: nodes}, nil
 }
 
 type bnb struct {
@@ -58,13 +80,19 @@ type bnb struct {
 	nodes    int64
 	maxNodes int64
 	stopped  bool
+	ctx      context.Context
+	err      error // ctx's error when it stopped the search
+	progress func(string, int64, int64)
 	scratch  []float64
 	orders   [][]int // per depth: the groups in increasing sum order
 }
 
-func exactCore(w []float64, n int, maxNodes int64) ([]int, int64, bool) {
+func exactCore(ctx context.Context, w []float64, n int, maxNodes int64, progress func(string, int64, int64)) ([]int, int64, bool, error) {
 	m := len(w)
-	init := glsCore(w, n)
+	init, err := glsCore(ctx, w, n, nil)
+	if err != nil {
+		return nil, 0, false, err
+	}
 	idx := make([]int, m)
 	for i := range idx {
 		idx[i] = i
@@ -72,7 +100,7 @@ func exactCore(w []float64, n int, maxNodes int64) ([]int, int64, bool) {
 	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
 	s := &bnb{w: make([]float64, m), suffix: make([]float64, m+1), n: n, sum: make([]float64, n),
 		assign: make([]int, m), bestX: make([]int, m), maxNodes: maxNodes,
-		scratch: make([]float64, n), orders: make([][]int, m)}
+		scratch: make([]float64, n), orders: make([][]int, m), ctx: ctx, progress: progress}
 	for h := range s.orders {
 		s.orders[h] = make([]int, n)
 	}
@@ -89,11 +117,14 @@ func exactCore(w []float64, n int, maxNodes int64) ([]int, int64, bool) {
 	}
 	s.best = partitionValue(gs)
 	s.search(0, n)
+	if s.err != nil {
+		return nil, s.nodes, false, s.err
+	}
 	x := make([]int, m)
 	for k, i := range idx {
 		x[i] = s.bestX[k]
 	}
-	return x, s.nodes, !s.stopped
+	return x, s.nodes, !s.stopped, nil
 }
 
 // tol is the relative margin by which a node's bound must beat the
@@ -108,6 +139,15 @@ func (s *bnb) search(h, empty int) {
 	if s.maxNodes > 0 && s.nodes > s.maxNodes {
 		s.stopped = true
 		return
+	}
+	if s.nodes&(1<<14-1) == 0 {
+		if err := s.ctx.Err(); err != nil {
+			s.stopped, s.err = true, err
+			return
+		}
+		if s.progress != nil {
+			s.progress("search nodes", s.nodes, max(s.maxNodes, 0))
+		}
 	}
 	m := len(s.w)
 	if h == m {

@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"context"
 	"math"
 	"sort"
 )
@@ -17,15 +18,25 @@ import (
 // their sums, and most when d is closest to half the gap. It stops at a
 // local optimum for both neighbourhoods. Deterministic; needs no seed.
 func GLS(p []float64, n int) []int {
+	x, _ := gls(context.Background(), p, n, nil)
+	return x
+}
+
+// gls is GLS that stops with ctx's error when ctx is cancelled.
+func gls(ctx context.Context, p []float64, n int, progress func(string, int64, int64)) ([]int, error) {
 	r := reduce(p, n)
 	if r.trivial {
-		return r.expand(nil)
+		return r.expand(nil), nil
 	}
-	return r.expand(glsCore(r.w, r.coreN))
+	x, err := glsCore(ctx, r.w, r.coreN, progress)
+	if err != nil {
+		return nil, err
+	}
+	return r.expand(x), nil
 }
 
 // glsCore partitions the weights w (finite, > 0) into n groups.
-func glsCore(w []float64, n int) []int {
+func glsCore(ctx context.Context, w []float64, n int, progress func(string, int64, int64)) ([]int, error) {
 	m := len(w)
 	order := make([]int, m)
 	for i := range order {
@@ -35,7 +46,16 @@ func glsCore(w []float64, n int) []int {
 	x := make([]int, m)
 	sum := make([]float64, n)
 	members := make([][]int, n) // hosts of each group, sorted by weight ascending
-	for _, i := range order {
+	every := max(1, (1<<16)/n)  // hosts between looks at ctx: about 2^16 steps
+	for k, i := range order {
+		if k%every == 0 { // m·n steps in all
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if progress != nil {
+				progress("hosts placed", int64(k), int64(m))
+			}
+		}
 		j := 0
 		for k := 1; k < n; k++ {
 			if sum[k] < sum[j] {
@@ -49,8 +69,10 @@ func glsCore(w []float64, n int) []int {
 	for j := range members {
 		sortByWeight(members[j], w)
 	}
-	localSearch(w, x, sum, members)
-	return x
+	if err := localSearch(ctx, w, x, sum, members); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // sortByWeight sorts hosts by increasing weight (insertion sort: groups
@@ -68,16 +90,22 @@ func sortByWeight(h []int, w []float64) {
 }
 
 // localSearch improves the partition in place until no single move or swap
-// between two groups improves it.
-func localSearch(w []float64, x []int, sum []float64, members [][]int) {
+// between two groups improves it, or ctx is cancelled (its error).
+func localSearch(ctx context.Context, w []float64, x []int, sum []float64, members [][]int) error {
 	n := len(sum)
 	const maxPasses = 10000
 	// Whether a pair of groups has an improving move depends only on their
 	// contents: a pair found without one is skipped until one of the two
 	// groups changes (ver counts each group's changes; clean[a*n+b] holds
-	// 1 + the versions of the last fruitless check).
+	// 1 + the versions of the last fruitless check). The cache takes n²
+	// words: beyond maxCached groups every pair is checked again (the same
+	// answer, computed instead of remembered).
+	const maxCached = 2048
 	ver := make([]uint32, n)
-	clean := make([]uint64, n*n)
+	var clean []uint64
+	if n <= maxCached {
+		clean = make([]uint64, n*n)
+	}
 	// Each pass visits pairs from the largest gap down: the lightest
 	// group against the heaviest first, where moves gain the most.
 	order := make([]int, n)
@@ -88,6 +116,9 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 		}
 		sort.Slice(order, func(i, j int) bool { return sum[order[i]] < sum[order[j]] })
 		for ia := 0; ia < n; ia++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			a := order[ia]
 			for ib := n - 1; ib > ia; ib-- {
 				b := order[ib]
@@ -95,7 +126,7 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 					continue
 				}
 				stamp := uint64(ver[a])<<32 | uint64(ver[b]) + 1
-				if clean[a*n+b] == stamp {
+				if clean != nil && clean[a*n+b] == stamp {
 					continue
 				}
 				gap := sum[b] - sum[a]
@@ -136,12 +167,16 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 					}
 				}
 				if mv < 0 && sx < 0 {
-					clean[a*n+b] = stamp
+					if clean != nil {
+						clean[a*n+b] = stamp
+					}
 					continue
 				}
 				gain := logSuccess(sum[a]+bestD) + logSuccess(sum[b]-bestD) - logSuccess(sum[a]) - logSuccess(sum[b])
 				if !(gain > 1e-14*math.Max(1, math.Abs(logSuccess(sum[a])))) {
-					clean[a*n+b] = stamp
+					if clean != nil {
+						clean[a*n+b] = stamp
+					}
 					continue
 				}
 				ver[a]++
@@ -165,9 +200,10 @@ func localSearch(w []float64, x []int, sum []float64, members [][]int) {
 			}
 		}
 		if !improved {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 func remove(h []int, v int) []int {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/volsched/volsched/stream"
@@ -18,12 +20,55 @@ type LabConfig struct {
 	Workers int           // goroutines (results do not depend on it)
 	Anneal  AnnealOptions // PPB, EPB
 	// Progress, if not nil, is called with the number of repetitions just
-	// finished (from several goroutines).
-	Progress func(done int)
+	// finished and their estimated work (see LabWork; from several
+	// goroutines).
+	Progress func(reps int, work float64)
 	// Points, if not nil, keeps finished points: LabFigure asks it before
 	// computing a point and gives it every point it computes, so that an
 	// interrupted figure resumes where it stopped.
 	Points PointStore
+	// repWork is the estimated work of one repetition of the point being
+	// computed (0: 1), for Progress.
+	repWork float64
+}
+
+// work is the estimated work of one repetition of the current point.
+func (c LabConfig) work() float64 {
+	if c.repWork > 0 {
+		return c.repWork
+	}
+	return 1
+}
+
+// repWork estimates the cost of one repetition on m hosts relative to
+// others of the same figure: constant for Figures 1 and 2 (m fixed),
+// m·log2(m) for Figure 3 (a bisection over n of allocations costing about
+// m each). It only shapes the ETA.
+func repWork(figure, m int) float64 {
+	if figure != 3 {
+		return 1
+	}
+	return float64(m) * math.Log2(float64(m))
+}
+
+// Validate checks the configuration: known algorithms, 1 to MaxReps
+// repetitions, 0 to MaxWorkers workers, the annealing options in range.
+func (c LabConfig) Validate() error {
+	for _, a := range c.Algos {
+		if !slices.Contains(Algorithms, a) && a != "sab" {
+			return fmt.Errorf("laboratory: algorithm %q, want one of %s", a, strings.Join(Algorithms, ", "))
+		}
+	}
+	if c.Reps < 1 || c.Reps > MaxReps {
+		return fmt.Errorf("laboratory: %d repetitions, want 1 to %d", c.Reps, MaxReps)
+	}
+	if c.Workers < 0 || c.Workers > MaxWorkers {
+		return fmt.Errorf("laboratory: %d workers, want 1 to %d", c.Workers, MaxWorkers)
+	}
+	if c.Anneal.MovesPerHost < 0 || c.Anneal.MovesPerHost > MaxMovesPerHost {
+		return fmt.Errorf("laboratory: %d moves per host, want 0 (the default) to %d", c.Anneal.MovesPerHost, MaxMovesPerHost)
+	}
+	return nil
 }
 
 // PointStore keeps the finished points of a laboratory figure, by key. A
@@ -41,7 +86,7 @@ func cachedPoint(cfg LabConfig, key string, f func() ([]float64, []float64, erro
 	if cfg.Points != nil {
 		if mean, se, ok := cfg.Points.Get(key); ok && len(mean) == len(cfg.Algos) && len(se) == len(cfg.Algos) {
 			if cfg.Progress != nil {
-				cfg.Progress(cfg.Reps)
+				cfg.Progress(cfg.Reps, float64(cfg.Reps)*cfg.work())
 			}
 			return mean, se, nil
 		}
@@ -87,7 +132,7 @@ func forEachRep(ctx context.Context, cfg LabConfig, reps int, f func(rep int) er
 				}
 				errs[k] = f(rep)
 				if cfg.Progress != nil {
-					cfg.Progress(1)
+					cfg.Progress(1, cfg.work())
 				}
 			}
 		}(k)
@@ -135,7 +180,7 @@ func meanSE(v []float64) (float64, float64) {
 // Bernoulli noise). Instance rep uses stream (seed, labels…, rep).
 func LabSuccess(ctx context.Context, g GDFN, m, n int, cfg LabConfig, labels ...uint64) (mean, se []float64, err error) {
 	return labEstimate(ctx, g, m, cfg, labels, func(algo string, p []float64, l []uint64) (float64, error) {
-		res, err := Allocate(algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
+		res, err := Allocate(ctx, algo, p, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, l...)
 		return res.Rsys, err
 	})
 }
@@ -151,7 +196,7 @@ func LabScale(ctx context.Context, g GDFN, m int, r0 float64, cfg LabConfig, lab
 		lo, hi := 0, m // R(lo) >= r0 (lo = 0 by convention), R(hi+1) < r0
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			res, err := Allocate(algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
+			res, err := Allocate(ctx, algo, p, mid, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, append(l, uint64(mid))...)
 			if err != nil {
 				return 0, err
 			}
@@ -197,6 +242,16 @@ func labEstimate(ctx context.Context, g GDFN, m int, cfg LabConfig, labels []uin
 	return mean, se, nil
 }
 
+// MaxReps bounds LabConfig.Reps (the paper: 2,000; each point keeps
+// Reps values per algorithm).
+const MaxReps = 1_000_000
+
+// MaxWorkers bounds LabConfig.Workers.
+const MaxWorkers = 1024
+
+// MinStep is the finest step of Grid: 1,001 points over [0, 1].
+const MinStep = 0.001
+
 // LabGrid is the grid of a laboratory figure.
 type LabGrid struct {
 	Mus, Sigmas []float64 // Figures 1 and 2
@@ -221,8 +276,12 @@ func PaperGrid(figure int, quick bool) LabGrid {
 }
 
 // Grid is PaperGrid with a chosen step for the σ (Figure 1) or µ (Figure
-// 2) sweep over [0, 1] and chosen host counts for Figure 3.
+// 2) sweep over [0, 1] and chosen host counts for Figure 3. A step below
+// MinStep (or not a number) is taken as MinStep.
 func Grid(figure int, d float64, ms []int) LabGrid {
+	if !(d >= MinStep) {
+		d = MinStep
+	}
 	step := func(lo, hi, d float64) []float64 {
 		var v []float64
 		for k := 0; lo+float64(k)*d <= hi+1e-9; k++ {
@@ -243,6 +302,14 @@ func Grid(figure int, d float64, ms []int) LabGrid {
 // LabFigure computes laboratory figure 1, 2 or 3 on grid.
 func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Figure, error) {
 	var f Figure
+	if err := cfg.Validate(); err != nil {
+		return f, err
+	}
+	for _, m := range grid.Ms {
+		if m < 2 || m > MaxHosts {
+			return f, fmt.Errorf("laboratory: %d hosts, want 2 to %d", m, MaxHosts)
+		}
+	}
 	addSeries := func(prefix string, k int) []int {
 		idx := make([]int, len(cfg.Algos))
 		for a, algo := range cfg.Algos {
@@ -302,8 +369,10 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 			idx := addSeries(fmt.Sprintf(" R0=%g", r0), len(grid.Ms))
 			for mi, m := range grid.Ms {
 				key := fmt.Sprintf("fig3/%d/%d r0=%g m=%d", ri, mi, r0, m)
-				mean, se, err := cachedPoint(cfg, key, func() ([]float64, []float64, error) {
-					return LabScale(ctx, g, m, r0, cfg, 3, uint64(ri), uint64(mi))
+				pc := cfg
+				pc.repWork = repWork(3, m)
+				mean, se, err := cachedPoint(pc, key, func() ([]float64, []float64, error) {
+					return LabScale(ctx, g, m, r0, pc, 3, uint64(ri), uint64(mi))
 				})
 				if err != nil {
 					return f, err
@@ -317,15 +386,19 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 	return f, nil
 }
 
-// LabWork is the number of repetitions LabFigure runs (for progress).
-func LabWork(figure int, grid LabGrid, reps int) int {
+// LabWork is the number of repetitions LabFigure runs and their estimated
+// work (the sum of what Progress is given), for progress.
+func LabWork(figure int, grid LabGrid, reps int) (int, float64) {
 	switch figure {
-	case 1:
-		return reps * len(grid.Mus) * len(grid.Sigmas)
-	case 2:
-		return reps * len(grid.Mus) * len(grid.Sigmas)
+	case 1, 2:
+		n := reps * len(grid.Mus) * len(grid.Sigmas)
+		return n, float64(n)
 	default:
-		return reps * len(grid.Ms) * len(grid.R0s)
+		work := 0.0
+		for _, m := range grid.Ms {
+			work += float64(reps*len(grid.R0s)) * repWork(3, m)
+		}
+		return reps * len(grid.Ms) * len(grid.R0s), work
 	}
 }
 

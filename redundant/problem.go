@@ -38,12 +38,19 @@ func ValidateProbs(p []float64, source string) error {
 	return nil
 }
 
-// ValidateInstance checks an instance: valid probabilities and 1 <= n <= m
-// (with fewer hosts than tasks some task gets no replica and R_sys = 0 for
-// every allocation).
+// MaxHosts bounds the hosts of an instance (the algorithms' tables are
+// proportional to them, the exact search's and GLS's to hosts × tasks).
+const MaxHosts = 1 << 20
+
+// ValidateInstance checks an instance: valid probabilities, at most
+// MaxHosts hosts and 1 <= n <= m (with fewer hosts than tasks some task
+// gets no replica and R_sys = 0 for every allocation).
 func ValidateInstance(p []float64, n int, source string) error {
 	if err := ValidateProbs(p, source); err != nil {
 		return err
+	}
+	if len(p) > MaxHosts {
+		return fmt.Errorf("%s: %d hosts, want at most %d", source, len(p), MaxHosts)
 	}
 	if n < 1 {
 		return fmt.Errorf("%s: tasks = %d, want at least 1", source, n)

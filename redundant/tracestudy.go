@@ -64,10 +64,24 @@ func (s *TraceStudy) Prepare() error {
 	return nil
 }
 
+// Work is the number of repetitions Run makes and their estimated work
+// (what Config.Progress is given in all).
+func (s *TraceStudy) Work() (int, float64) {
+	n, w := 0, 0.0
+	for _, m := range s.Ms {
+		n += s.Config.Reps
+		w += float64(s.Config.Reps) * float64(m)
+	}
+	return n, w
+}
+
 // Run computes the success frequency of each algorithm (cfg.Algos, plus
 // "sab") for each grid size; Series are named after the algorithms.
 func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 	cfg := s.Config
+	if err := cfg.Validate(); err != nil {
+		return Figure{}, err
+	}
 	algos := append(append([]string(nil), cfg.Algos...), "sab")
 	f := Figure{Name: "fig4-" + s.Name, XLabel: "m (hosts)", YLabel: "success frequency",
 		Title: fmt.Sprintf("Figure 4 (%s): success vs grid size, n/m ≈ %g", s.Name, s.Ratio),
@@ -88,6 +102,7 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 			wins[a] = make([]float64, cfg.Reps)
 		}
 		skip := make([]int, cfg.Reps)
+		cfg.repWork = float64(m)
 		err := forEachRep(ctx, cfg, cfg.Reps, func(rep int) error {
 			r := stream.New(cfg.Seed, 4, uint64(mi), uint64(rep))
 			var avail []int
@@ -139,7 +154,7 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 				if algo == "sab" {
 					pa, run = pSAB, "ppb"
 				}
-				res, err := Allocate(run, pa, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, 4, uint64(mi), uint64(rep))
+				res, err := Allocate(ctx, run, pa, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, 4, uint64(mi), uint64(rep))
 				if err != nil {
 					return err
 				}

@@ -90,6 +90,7 @@ type viewSection struct {
 	Figures            []viewFigure
 	Choices            []viewChoice
 	Runs               []viewRun
+	Output             string
 	Total              string
 	Counts             Counts
 	Taus               []viewTau
@@ -148,7 +149,7 @@ type viewRun struct {
 }
 
 func viewOf(s Section, dir string, opt Options) (viewSection, error) {
-	v := viewSection{ID: s.ID, Paper: s.Paper, Authors: s.Authors, Reproduced: paragraphs(s.Reproduced)}
+	v := viewSection{ID: s.ID, Paper: s.Paper, Authors: s.Authors, Reproduced: paragraphs(s.Reproduced), Output: s.Output}
 	for _, t := range s.Tables {
 		vt := tableView(t)
 		v.Tables = append(v.Tables, vt)

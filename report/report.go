@@ -48,6 +48,9 @@ type Section struct {
 	Figures    []Figure
 	Choices    []Choice
 	Runs       []Run
+	// Output is text shown as printed (preformatted), e.g. the terminal
+	// output of a reproduction that gives no tables yet.
+	Output string
 }
 
 // Table is one of our tables beside the published one: per column our

@@ -15,6 +15,7 @@ import (
 // Workloads Archive): 18 fields, -1 meaning "unknown". Times are seconds,
 // memory kilobytes per processor.
 type SWFJob struct {
+	Line       int // line of the log (ReadSWF), for error messages
 	Number     int64
 	Submit     float64 // seconds since the log's start
 	Wait       float64
@@ -64,12 +65,15 @@ func ReadSWF(r io.Reader, name string) ([]SWFJob, error) {
 			}
 			v[i] = x
 		}
-		j := SWFJob{Number: int64(v[0]), Submit: v[1], Wait: v[2], Run: v[3], AllocProcs: int64(v[4]),
+		j := SWFJob{Line: line, Number: int64(v[0]), Submit: v[1], Wait: v[2], Run: v[3], AllocProcs: int64(v[4]),
 			AvgCPU: v[5], UsedMem: v[6], ReqProcs: int64(v[7]), ReqTime: v[8], ReqMem: v[9],
 			Status: int64(v[10]), User: int64(v[11]), Group: int64(v[12]), Executable: int64(v[13]),
 			Queue: int64(v[14]), Partition: int64(v[15]), Preceding: int64(v[16]), ThinkTime: v[17]}
-		if j.Submit < 0 {
-			return nil, fmt.Errorf("%s:%d: field 2 (submit time) %q: want seconds >= 0", name, line, f[1])
+		if j.Submit < 0 || j.Submit > des.MaxSeconds {
+			return nil, fmt.Errorf("%s:%d: field 2 (submit time) %q: want seconds in [0, %.4g]", name, line, f[1], des.MaxSeconds)
+		}
+		if j.Run > des.MaxSeconds {
+			return nil, fmt.Errorf("%s:%d: field 4 (run time) %q: want seconds up to %.4g (or -1: unknown)", name, line, f[3], des.MaxSeconds)
 		}
 		jobs = append(jobs, j)
 	}
@@ -119,6 +123,14 @@ func FromSWF(in []SWFJob, opt SWFOptions) ([]Job, int, error) {
 		if key < 0 {
 			key = int64(i)
 		}
+		length := s.Run * opt.PowerMIPS
+		if length > MaxLengthMI {
+			where := fmt.Sprintf("SWF job %d", s.Number)
+			if s.Line > 0 {
+				where = fmt.Sprintf("line %d (job %d)", s.Line, s.Number)
+			}
+			return nil, 0, fmt.Errorf("%s: run time %g s at %g MIPS is a task of %g MI, over the %g MI a task may have", where, s.Run, opt.PowerMIPS, length, MaxLengthMI)
+		}
 		mem := s.ReqMem
 		if !(mem > 0) {
 			mem = s.UsedMem
@@ -127,7 +139,7 @@ func FromSWF(in []SWFJob, opt SWFOptions) ([]Job, int, error) {
 			mem = 0
 		}
 		out = append(out, Job{Submit: des.Seconds(s.Submit), Node: int32(key % int64(opt.Nodes)),
-			Tasks: int32(procs), ID: uint64(i), LengthMI: s.Run * opt.PowerMIPS, MemMB: float32(mem / 1024)})
+			Tasks: int32(procs), ID: uint64(i), LengthMI: length, MemMB: float32(mem / 1024)})
 	}
 	SortJobs(out)
 	return out, skipped, nil

@@ -3,6 +3,7 @@ package workload
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +27,12 @@ func SortJobs(jobs []Job) {
 	})
 }
 
+// MaxLengthMI is the longest task a trace (or an SWF log, or a probe) may
+// have: 10^12 MI, 31 years at 1000 MIPS. Longer tasks cannot be simulated:
+// their execution time would not be representable (des.MaxSeconds) on the
+// nodes of the site-level workload.
+const MaxLengthMI = 1e12
+
 // TraceHeader is the first line of a trace file.
 const TraceHeader = "submit_s,node,id,tasks,length_mi,mem_mb,disk_mb,deadline_s"
 
@@ -36,14 +43,108 @@ func WriteTrace(w io.Writer, jobs []Job) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, TraceHeader)
 	for _, j := range jobs {
-		fmt.Fprintf(bw, "%s,%d,%d,%d,%s,%s,%s,%s\n", secs(j.Submit), j.Node, j.ID, j.Tasks,
-			strconv.FormatFloat(j.LengthMI, 'g', -1, 64), strconv.FormatFloat(float64(j.MemMB), 'g', -1, 32),
-			strconv.FormatFloat(float64(j.DiskMB), 'g', -1, 32), secs(j.Deadline))
+		writeJob(bw, j)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
+}
+
+func writeJob(bw *bufio.Writer, j Job) {
+	fmt.Fprintf(bw, "%s,%d,%d,%d,%s,%s,%s,%s\n", secs(j.Submit), j.Node, j.ID, j.Tasks,
+		strconv.FormatFloat(j.LengthMI, 'g', -1, 64), strconv.FormatFloat(float64(j.MemMB), 'g', -1, 32),
+		strconv.FormatFloat(float64(j.DiskMB), 'g', -1, 32), secs(j.Deadline))
+}
+
+// WriteGenerated writes the trace of Generate(p, d, seed, nodes, horizon)
+// (the same bytes WriteTrace would) without holding the jobs: users are
+// merged lazily by (submission time, node, id), each user's jobs coming in
+// that order, so memory is proportional to the nodes, not to the jobs. It
+// stops with ctx's error, after the jobs already written, when ctx is
+// cancelled.
+func WriteGenerated(ctx context.Context, w io.Writer, p *Params, d *Distributions, seed uint64, nodes int, horizon des.Time) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if nodes < 1 {
+		return fmt.Errorf("workload: nodes = %d: want >= 1", nodes)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, TraceHeader)
+	users := make([]*User, nodes)
+	next := make([]Job, nodes) // each user's next job
+	h := userHeap{next: next, idx: make([]int32, 0, nodes)}
+	for i := 0; i < nodes; i++ {
+		if i&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		users[i] = NewUser(p, d, seed, int32(i), p.NodeOf(seed, i).PowerMIPS)
+		if next[i] = users[i].Next(); next[i].Submit < horizon {
+			h.idx = append(h.idx, int32(i))
+		}
+	}
+	for k := len(h.idx)/2 - 1; k >= 0; k-- {
+		h.down(k)
+	}
+	for n := 0; len(h.idx) > 0; n++ {
+		if n&4095 == 4095 {
+			if err := ctx.Err(); err != nil {
+				bw.Flush()
+				return err
+			}
+		}
+		u := h.idx[0]
+		writeJob(bw, next[u])
+		if next[u] = users[u].Next(); next[u].Submit >= horizon {
+			last := len(h.idx) - 1
+			h.idx[0] = h.idx[last]
+			h.idx = h.idx[:last]
+		}
+		h.down(0)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing trace: %w", err)
+	}
+	return nil
+}
+
+// userHeap is a binary min-heap of users ordered by their next job as
+// SortJobs orders jobs (submission time, node, id).
+type userHeap struct {
+	next []Job
+	idx  []int32
+}
+
+func (h *userHeap) less(a, b int32) bool {
+	x, y := &h.next[a], &h.next[b]
+	if x.Submit != y.Submit {
+		return x.Submit < y.Submit
+	}
+	if x.Node != y.Node {
+		return x.Node < y.Node
+	}
+	return x.ID < y.ID
+}
+
+func (h *userHeap) down(k int) {
+	n := len(h.idx)
+	for {
+		c := 2*k + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && h.less(h.idx[c+1], h.idx[c]) {
+			c++
+		}
+		if !h.less(h.idx[c], h.idx[k]) {
+			return
+		}
+		h.idx[k], h.idx[c] = h.idx[c], h.idx[k]
+		k = c
+	}
 }
 
 func secs(t des.Time) string {
@@ -116,8 +217,8 @@ func ReadTrace(r io.Reader, name string, nodes int) ([]Job, error) {
 			return nil, fmt.Errorf("%s:%d: tasks %q: want an integer >= 1", name, line, f[3])
 		}
 		j.Tasks = int32(t)
-		if j.LengthMI, err = strconv.ParseFloat(f[4], 64); err != nil || !(j.LengthMI > 0) || math.IsInf(j.LengthMI, 0) {
-			return nil, fmt.Errorf("%s:%d: length_mi %q: want a finite number > 0", name, line, f[4])
+		if j.LengthMI, err = strconv.ParseFloat(f[4], 64); err != nil || !(j.LengthMI > 0 && j.LengthMI <= MaxLengthMI) {
+			return nil, fmt.Errorf("%s:%d: length_mi %q: want a number of MI in (0, %g]", name, line, f[4], MaxLengthMI)
 		}
 		for k, dst := range []*float32{&j.MemMB, &j.DiskMB} {
 			v, err := strconv.ParseFloat(f[5+k], 32)

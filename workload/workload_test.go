@@ -306,6 +306,9 @@ func FuzzReadSWF(f *testing.F) {
 		}
 		out, skipped, err := FromSWF(jobs, SWFOptions{Nodes: 7, PowerMIPS: 1000})
 		if err != nil {
+			if strings.Contains(err.Error(), "MI a task may have") && strings.Contains(err.Error(), "line ") {
+				return // a run time too long at this power, refused naming the line
+			}
 			t.Fatal(err)
 		}
 		if len(out)+skipped != len(jobs) {

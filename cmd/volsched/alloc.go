@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/stream"
 )
@@ -30,25 +31,15 @@ type allocInput struct {
 }
 
 type allocOutput struct {
-	Algo       string    `json:"algo"`
-	Tasks      int       `json:"tasks"`
-	Hosts      int       `json:"hosts"`
-	Seed       uint64    `json:"seed"`
-	Allocation []int     `json:"allocation"`
-	Rsys       float64   `json:"r_sys"`
-	LogRsys    jsonNum   `json:"log_r_sys"`
-	Optimal    *bool     `json:"optimal,omitempty"`
-	P          []float64 `json:"p,omitempty"`
-}
-
-// jsonNum writes -Inf as null.
-type jsonNum float64
-
-func (v jsonNum) MarshalJSON() ([]byte, error) {
-	if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(v))
+	Algo       string          `json:"algo"`
+	Tasks      int             `json:"tasks"`
+	Hosts      int             `json:"hosts"`
+	Seed       uint64          `json:"seed"`
+	Allocation []int           `json:"allocation"`
+	Rsys       jsonnum.Float   `json:"r_sys"`
+	LogRsys    jsonnum.Float   `json:"log_r_sys"` // null: -Inf (R_sys = 0)
+	Optimal    *bool           `json:"optimal,omitempty"`
+	P          []jsonnum.Float `json:"p,omitempty"`
 }
 
 func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
@@ -66,7 +57,7 @@ func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		return p, nil
+		return p, redundant.ValidateProbs(p, source+": ages")
 	}
 	switch {
 	case in.P != nil && in.Ages == nil:
@@ -83,11 +74,37 @@ func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		return p, nil
+		return p, redundant.ValidateProbs(p, source+": ages")
 	default:
 		return nil, fmt.Errorf("%s: give either \"p\" or \"ages\" (with \"size\" and \"dist\"), not both or neither", source)
 	}
 }
+
+// phaseProgress shows a long allocation's progress on standard error
+// (experiment.Progress: a redrawn line on a terminal, a line every 30 s in
+// a log), one phase after the other.
+type phaseProgress struct {
+	label string
+	phase string
+	total int64
+	p     *experiment.Progress
+	done  int64
+}
+
+func newPhaseProgress(label string) *phaseProgress { return &phaseProgress{label: label} }
+
+func (pp *phaseProgress) report(phase string, done, total int64) {
+	if pp.p == nil || phase != pp.phase || total != pp.total {
+		pp.p.Finish()
+		pp.phase, pp.total, pp.done = phase, total, 0
+		pp.p = experiment.NewProgress(pp.label + " " + phase)
+		pp.p.Start(int(total), 0)
+	}
+	pp.p.Add(int(done - pp.done))
+	pp.done = done
+}
+
+func (pp *phaseProgress) finish() { pp.p.Finish() }
 
 // parseFloats parses "a,b" into exactly k numbers for flag name.
 func parseFloats(flag, s string, k int) ([]float64, error) {
@@ -148,8 +165,8 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if tasks < 1 {
 				return usagef("--tasks %d: want at least 1", tasks)
 			}
-			if moves < 0 {
-				return usagef("--moves-per-host %d: want a number >= 0 (0: the default, 300)", moves)
+			if moves < 0 || moves > redundant.MaxMovesPerHost {
+				return usagef("--moves-per-host %d: want a number from 0 (the default, 300) to %d", moves, redundant.MaxMovesPerHost)
 			}
 			var p []float64
 			switch {
@@ -175,8 +192,8 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 				if err := g.Validate(); err != nil {
 					return usagef("--gdfn: %v", err)
 				}
-				if hosts < 1 {
-					return usagef("--hosts %d: want at least 1 with --gdfn", hosts)
+				if hosts < 1 || hosts > redundant.MaxHosts {
+					return usagef("--hosts %d: want 1 to %d with --gdfn", hosts, redundant.MaxHosts)
 				}
 				p = g.SampleN(stream.New(seed, 0x3003, 0x9d), hosts)
 			default:
@@ -189,13 +206,16 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if algo == "sab" {
 				run = "ppb"
 			}
-			res, err := redundant.Allocate(run, p, tasks, redundant.Options{Seed: seed,
-				Anneal: redundant.AnnealOptions{MovesPerHost: moves},
-				Exact:  redundant.ExactOptions{MaxNodes: maxNodes}})
+			prog := newPhaseProgress("alloc " + algo)
+			res, err := redundant.Allocate(cmd.Context(), run, p, tasks, redundant.Options{Seed: seed,
+				Anneal:   redundant.AnnealOptions{MovesPerHost: moves},
+				Exact:    redundant.ExactOptions{MaxNodes: maxNodes},
+				Progress: prog.report})
+			prog.finish()
 			if err != nil {
 				return err
 			}
-			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: res.Rsys, LogRsys: jsonNum(res.LogRsys)}
+			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: jsonnum.Float(res.Rsys), LogRsys: jsonnum.Float(res.LogRsys)}
 			if algo == "exact" {
 				out.Optimal = &res.Optimal
 				if !res.Optimal {
@@ -203,7 +223,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 				}
 			}
 			if gdfn != "" || algo == "sab" {
-				out.P = p
+				out.P = jsonnum.Floats(p)
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			return enc.Encode(out)
@@ -218,5 +238,5 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the random streams (annealing, --gdfn)")
 	f.IntVar(&moves, "moves-per-host", 0, "annealing proposals per host (default 300)")
 	f.Int64Var(&maxNodes, "max-nodes", 50_000_000, "exact: node limit of the search (negative: none)")
-	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(stopsAtOnce(cmd))
 }

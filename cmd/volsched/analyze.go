@@ -11,57 +11,45 @@ import (
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/internal/jsonnum"
 )
 
+// The analyses' JSON follows the project's convention for numbers
+// (internal/jsonnum): an infinite expectation (conditioned on an event of
+// probability 0, or a sum that diverges) is written as null.
 type stationaryJSON struct {
-	Up        float64 `json:"up"`
-	Reclaimed float64 `json:"reclaimed"`
-	Down      float64 `json:"down"`
+	Up        jsonnum.Float `json:"up"`
+	Reclaimed jsonnum.Float `json:"reclaimed"`
+	Down      jsonnum.Float `json:"down"`
 }
 
 type chainAnalysis struct {
 	Stationary   stationaryJSON `json:"stationary"`
-	PPlus        float64        `json:"p_plus"`
-	ExpectedTime jsonFloat      `json:"expected_time"`
-	PUDExact     float64        `json:"p_ud_exact"`
-	PUDApprox    float64        `json:"p_ud_approx"`
+	PPlus        jsonnum.Float  `json:"p_plus"`
+	ExpectedTime jsonnum.Float  `json:"expected_time"` // null: +Inf (the processor never returns UP)
+	PUDExact     jsonnum.Float  `json:"p_ud_exact"`
+	PUDApprox    jsonnum.Float  `json:"p_ud_approx"`
 	Work         int            `json:"work"`
 }
 
 type setAnalysis struct {
-	Processors              int       `json:"processors"`
-	Work                    int       `json:"work"`
-	PPlus                   float64   `json:"p_plus"`
-	PSuccess                float64   `json:"p_success"`
-	ExpectedTimePublished   jsonFloat `json:"expected_time_published"`
-	ExpectedTimeConditional jsonFloat `json:"expected_time_conditional"`
-	EU                      jsonFloat `json:"e_u"`
-	A                       jsonFloat `json:"a"`
-	Ec                      float64   `json:"e_c"`
-	Epsilon                 float64   `json:"epsilon"`
-	Terms                   int       `json:"terms"`
-	NCom                    int       `json:"ncom,omitempty"`
-	Comm                    []float64 `json:"comm,omitempty"`
-	ECommPublished          *float64  `json:"e_comm,omitempty"`
-	PCommPublished          *float64  `json:"p_comm,omitempty"`
-	ECommConditional        *float64  `json:"e_comm_conditional,omitempty"`
-	PCommConditional        *float64  `json:"p_comm_conditional,omitempty"`
-}
-
-// jsonFloat encodes +Inf (an expectation conditioned on an event of
-// probability 0, or a sum that diverges) as the string "+Inf" instead of
-// failing.
-type jsonFloat float64
-
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsInf(v, 1) {
-		return []byte(`"+Inf"`), nil
-	}
-	if math.IsNaN(v) {
-		return []byte(`"NaN"`), nil
-	}
-	return json.Marshal(v)
+	Processors              int             `json:"processors"`
+	Work                    int             `json:"work"`
+	PPlus                   jsonnum.Float   `json:"p_plus"`
+	PSuccess                jsonnum.Float   `json:"p_success"`
+	ExpectedTimePublished   jsonnum.Float   `json:"expected_time_published"`   // null: +Inf
+	ExpectedTimeConditional jsonnum.Float   `json:"expected_time_conditional"` // null: +Inf
+	EU                      jsonnum.Float   `json:"e_u"`                       // null: +Inf (no member can go DOWN)
+	A                       jsonnum.Float   `json:"a"`                         // null: +Inf (no member can go DOWN)
+	Ec                      jsonnum.Float   `json:"e_c"`
+	Epsilon                 float64         `json:"epsilon"`
+	Terms                   int             `json:"terms"`
+	NCom                    int             `json:"ncom,omitempty"`
+	Comm                    []jsonnum.Float `json:"comm,omitempty"`
+	ECommPublished          *jsonnum.Float  `json:"e_comm,omitempty"` // null: +Inf
+	PCommPublished          *jsonnum.Float  `json:"p_comm,omitempty"`
+	ECommConditional        *jsonnum.Float  `json:"e_comm_conditional,omitempty"` // null: +Inf
+	PCommConditional        *jsonnum.Float  `json:"p_comm_conditional,omitempty"`
 }
 
 func init() {
@@ -163,7 +151,7 @@ message naming the problem.`,
 	f.IntVar(&ncom, "ncom", 0, "with --set: n_com, the number of simultaneous transfers of the master")
 	f.StringVar(&commList, "comm", "", "with --set: slots of communication needed by each processor, comma-separated (one per chain)")
 	f.Float64Var(&eps, "epsilon", 1e-9, "precision ε of the truncated sums of seed 002's appendix")
-	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(stopsAtOnce(cmd))
 }
 
 func parseComm(s string, n int) ([]float64, error) {
@@ -185,11 +173,11 @@ func parseComm(s string, n int) ([]float64, error) {
 func analyzeChain(c availability.Chain, work int) chainAnalysis {
 	pi := c.Stationary()
 	return chainAnalysis{
-		Stationary:   stationaryJSON{Up: pi[0], Reclaimed: pi[1], Down: pi[2]},
-		PPlus:        analytic.PPlus(c),
-		ExpectedTime: jsonFloat(analytic.ExpectedTime(c, float64(work))),
-		PUDExact:     analytic.PUDExact(c, work),
-		PUDApprox:    analytic.PUDApprox(c, float64(work)),
+		Stationary:   stationaryJSON{Up: jsonnum.Float(pi[0]), Reclaimed: jsonnum.Float(pi[1]), Down: jsonnum.Float(pi[2])},
+		PPlus:        jsonnum.Float(analytic.PPlus(c)),
+		ExpectedTime: jsonnum.Float(analytic.ExpectedTime(c, float64(work))),
+		PUDExact:     jsonnum.Float(analytic.PUDExact(c, work)),
+		PUDApprox:    jsonnum.Float(analytic.PUDApprox(c, float64(work))),
 		Work:         work,
 	}
 }
@@ -208,21 +196,21 @@ func analyzeSet(chains []availability.Chain, work int, eps float64, ncom int, co
 	res := setAnalysis{
 		Processors:              len(chains),
 		Work:                    work,
-		PPlus:                   st.PPlus,
-		PSuccess:                st.PSuccess(W),
-		ExpectedTimePublished:   jsonFloat(st.ExpectedTime(W, analytic.Published)),
-		ExpectedTimeConditional: jsonFloat(st.ExpectedTime(W, analytic.Conditional)),
-		EU:                      jsonFloat(st.EU),
-		A:                       jsonFloat(st.A),
-		Ec:                      st.Ec,
+		PPlus:                   jsonnum.Float(st.PPlus),
+		PSuccess:                jsonnum.Float(st.PSuccess(W)),
+		ExpectedTimePublished:   jsonnum.Float(st.ExpectedTime(W, analytic.Published)),
+		ExpectedTimeConditional: jsonnum.Float(st.ExpectedTime(W, analytic.Conditional)),
+		EU:                      jsonnum.Float(st.EU),
+		A:                       jsonnum.Float(st.A),
+		Ec:                      jsonnum.Float(st.Ec),
 		Epsilon:                 eps,
 		Terms:                   st.Terms,
 	}
 	if comm != nil {
-		res.NCom, res.Comm = ncom, comm
+		res.NCom, res.Comm = ncom, jsonnum.Floats(comm)
 		for _, f := range []analytic.Form{analytic.Published, analytic.Conditional} {
-			e := tab.EComm(all, comm, ncom, f)
-			p := tab.PComm(all, e)
+			e := jsonnum.Float(tab.EComm(all, comm, ncom, f))
+			p := jsonnum.Float(tab.PComm(all, float64(e)))
 			if f == analytic.Published {
 				res.ECommPublished, res.PCommPublished = &e, &p
 			} else {

@@ -1,16 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -58,9 +58,15 @@ type summarizer func(ctx context.Context, dir string, w io.Writer) error
 
 var summarizers = map[string]summarizer{}
 
+// summaryFile is the file every summarizer writes into the campaign
+// directory.
+const summaryFile = "summary.json"
+
 // registerSummarizer makes `volsched exp merge` (and runCampaign) call fn
 // on a merged directory whose manifest has this kind. Call it from an init
-// function of the file that defines the campaign.
+// function of the file that defines the campaign. fn must write
+// DIR/summaryFile when it succeeds: `exp status` calls a whole campaign
+// complete only then.
 func registerSummarizer(kind string, fn func(ctx context.Context, dir string, w io.Writer) error) {
 	if _, dup := summarizers[kind]; dup {
 		panic(fmt.Sprintf("registerSummarizer: kind %q registered twice", kind)) // programming error, at init
@@ -121,12 +127,18 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 	if f.Out == "" {
 		return usagef("--out is required: the directory where the campaign writes its results")
 	}
-	if f.Workers < 0 {
-		return usagef("--workers %d: want ≥ 1, or 0 for one per CPU", f.Workers)
+	if f.Workers < 0 || f.Workers > experiment.MaxWorkers {
+		return usagef("--workers %d: want 1 to %d, or 0 for one per CPU", f.Workers, experiment.MaxWorkers)
 	}
 	shard, err := experiment.ParseShard("--shard", f.Shard)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := experiment.ValidateParams(c.Params); err != nil {
+		return usageError{err}
+	}
+	if c.Units > experiment.MaxUnits || c.Units < 0 {
+		return usagef("campaign %s: %d units, want at most %d (fewer scenarios or a smaller grid)", c.Kind, c.Units, experiment.MaxUnits)
 	}
 	params, err := experiment.CanonicalJSON(c.Params)
 	if err != nil {
@@ -148,11 +160,13 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 }
 
 // watchSecondSignal: once ctx is cancelled (the first Ctrl-C or SIGTERM,
-// caught by main), say that the units in flight are being finished, and
-// exit at once with status 130 on a second signal. Nothing is lost by
-// that: every finished unit is already written, and a line cut in the
-// middle is discarded on resume. The returned function stops watching.
+// caught by main), say that the units in flight are being finished; main
+// exits at once with status 130 on a second signal, saying how to resume.
+// Nothing is lost by that: every finished unit is already written, and a
+// line cut in the middle is discarded on resume. The returned function
+// stops watching.
 func watchSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
+	secondSignalNote.Store("run the same command again to resume")
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -162,16 +176,7 @@ func watchSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
 			return
 		case <-ctx.Done():
 		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sig)
 		fmt.Fprintln(stderr, "volsched: interrupted: finishing the units in flight (interrupt again to stop at once; finished units are kept either way)")
-		select {
-		case <-done:
-		case <-sig:
-			fmt.Fprintln(stderr, "volsched: stopped; run the same command again to resume")
-			os.Exit(130)
-		}
 	}()
 	return func() { close(done); <-finished }
 }
@@ -195,13 +200,23 @@ merge exits non-zero listing them.`,
 			if out == "" {
 				return usagef("--out is required: the directory for the merged campaign")
 			}
-			m, err := experiment.Merge(out, dirs)
+			// The summary's tables are printed only once it succeeded; if it
+			// fails, merge leaves nothing behind.
+			var tables bytes.Buffer
+			m, err := experiment.MergeSummarized(out, dirs, func(m experiment.Manifest, dir string) error {
+				fn, ok := summarizers[m.Kind]
+				if !ok {
+					return summarize(cmd.Context(), m.Kind, dir, &tables) // the error naming the known kinds
+				}
+				return fn(cmd.Context(), dir, &tables)
+			})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shard directories of campaign %s (seed %d, %d units) into %s\n",
 				len(dirs), m.Kind, m.Seed, m.Units, out)
-			return summarize(cmd.Context(), m.Kind, out, cmd.OutOrStdout())
+			_, err = cmd.OutOrStdout().Write(tables.Bytes())
+			return err
 		},
 	}
 	merge.Flags().StringVar(&out, "out", "", "directory for the merged campaign (must not exist or be empty)")
@@ -210,9 +225,17 @@ merge exits non-zero listing them.`,
 	status := &cobra.Command{
 		Use:   "status DIR...",
 		Short: "Show how far campaign directories are (units done per shard)",
-		Long: `status prints, for each campaign directory, its kind, seed and shard and how
-many of the shard's units have a result. It only reads the directories, so it
-can watch a running campaign. It exits 1 if a directory cannot be read.`,
+		Long: `status prints, for each campaign directory, its kind, seed and shard, how
+many of the shard's units have a result, and its state:
+
+  incomplete   units are missing
+  complete     every unit is done (and, for a whole campaign, its summary
+               was written)
+  no summary   every unit of the whole campaign is done but its summary was
+               not written (run the campaign command again: it shows why)
+
+It only reads the directories, so it can watch a running campaign. It exits
+1 if a directory cannot be read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			t := experiment.NewTable("directory", "kind", "seed", "shard", "done", "units", "state")
@@ -232,8 +255,13 @@ can watch a running campaign. It exits 1 if a directory cannot be read.`,
 					}
 				}
 				state := "complete"
-				if done < len(units) {
+				switch {
+				case done < len(units):
 					state = "incomplete"
+				case m.Shard == experiment.Whole:
+					if _, err := os.Stat(filepath.Join(d, summaryFile)); err != nil {
+						state = "no summary"
+					}
 				}
 				t.AddRow(d, m.Kind, strconv.FormatUint(m.Seed, 10), m.Shard.String(), strconv.Itoa(done), strconv.Itoa(len(units)), state)
 			}
@@ -248,6 +276,6 @@ can watch a running campaign. It exits 1 if a directory cannot be read.`,
 			return nil
 		},
 	}
-	expCmd.AddCommand(status)
+	expCmd.AddCommand(stopsAtOnce(status))
 	rootCmd.AddCommand(expCmd)
 }

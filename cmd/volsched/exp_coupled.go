@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	coupledcampaign "github.com/volsched/volsched/coupled/campaign"
+	"github.com/volsched/volsched/reproduction"
 )
 
 // coupledKind is the manifest kind of the seed-002 campaign.
@@ -92,12 +93,12 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 	registerSummarizer(coupledKind, func(ctx context.Context, dir string, w io.Writer) error {
 		return coupledcampaign.SummarizeDir(dir, w, os.Stderr)
 	})
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:  "tables-002",
 		Order: 40,
 		Title: "seed 002 §VII: Tables I and II (17 heuristics for tightly-coupled applications) and Figure 2",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return coupledcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
-		},
+		}),
 	})
 }

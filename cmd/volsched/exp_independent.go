@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	itercampaign "github.com/volsched/volsched/iterative/campaign"
+	"github.com/volsched/volsched/reproduction"
 )
 
 func init() {
@@ -61,12 +62,13 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	fl.BoolVar(&p.Sticky, "sticky", p.Sticky, "queued tasks stay on their processor instead of being reassigned at every slot (not the paper's reading)")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(itercampaign.Kind, itercampaign.SummarizeDir)
-	registerReproduction(reproduction{
-		Name:  itercampaign.ReproductionName,
-		Order: 30,
-		Title: "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	registerReproduction(reproduction.Reproduction{
+		Name:    itercampaign.ReproductionName,
+		Resumes: true,
+		Order:   30,
+		Title:   "seed 001 §7: Table 2 (average dfb and wins of the 17 heuristics) and Figure 2",
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			return itercampaign.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
-		},
+		}),
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,19 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
+// exptestParams are the parameters of the test campaign; Validate refuses
+// negative units (runCampaign must call it before the first unit).
+type exptestParams struct {
+	Units int `json:"units"`
+}
+
+func (p *exptestParams) Validate() error {
+	if p.Units < 0 {
+		return fmt.Errorf("exptest: units = %d, want ≥ 0", p.Units)
+	}
+	return nil
+}
+
 // A campaign kind that exists only in the test binary ("exptest"), to test
 // runCampaign and `exp merge` end to end through the real CLI.
 func init() {
@@ -35,7 +49,7 @@ func init() {
 			return runCampaign(cmd.Context(), f, campaign[float64]{
 				Kind:   "exptest",
 				Units:  units,
-				Params: map[string]int{"units": units},
+				Params: exptestParams{Units: units},
 				Work: func(ctx context.Context, u int) (float64, error) {
 					if announce {
 						fmt.Fprintf(cmd.ErrOrStderr(), "exptest: unit %d started\n", u)
@@ -68,6 +82,12 @@ func init() {
 		sum := 0.0
 		for _, r := range rs { // in unit order: the same sum whatever the shards
 			sum += r
+		}
+		if math.IsNaN(sum) {
+			return fmt.Errorf("the sum is not a number")
+		}
+		if err := os.WriteFile(filepath.Join(dir, summaryFile), fmt.Appendf(nil, "%.17g\n", sum), 0o644); err != nil {
+			return err
 		}
 		_, err = fmt.Fprintf(w, "exptest sum %.17g over %d units\n", sum, len(rs))
 		return err
@@ -232,4 +252,67 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestExpMergeLeavesNothingOnFailure: shards whose merged summary cannot be
+// made (a result that is not the kind's type) are not merged: merge exits
+// non-zero without saying "merged" and leaves no directory; a whole
+// campaign whose summary failed is not called complete by status; a grid
+// the parameters' Validate refuses is refused before any unit runs.
+func TestExpMergeLeavesNothingOnFailure(t *testing.T) {
+	tmp := t.TempDir()
+	var dirs []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(tmp, fmt.Sprintf("s%d", i))
+		if _, e, c := runCLI(t, "", "exp", "exptest", "--units", "4", "--shard", fmt.Sprintf("%d/2", i), "--out", d); c != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, c, e)
+		}
+		dirs = append(dirs, d)
+	}
+	bad := filepath.Join(dirs[1], experiment.ResultsFileName(experiment.Shard{Index: 2, Count: 2}))
+	if err := os.WriteFile(bad, []byte("{\"unit\":1,\"result\":\"garbage\"}\n{\"unit\":3,\"result\":0.5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{filepath.Join(tmp, "merged"), filepath.Join(tmp, "empty")} {
+		if strings.HasSuffix(out, "empty") {
+			os.Mkdir(out, 0o755)
+		}
+		o, e, code := runCLI(t, "", append([]string{"exp", "merge", "--out", out}, dirs...)...)
+		if code == 0 || strings.Contains(e, "merged 2 shard") || o != "" || !strings.Contains(e, "unit 1") {
+			t.Errorf("merge with an undecodable result: exit %d, stdout %q, stderr %q; want a failure naming unit 1 and no 'merged'", code, o, e)
+		}
+		entries, err := os.ReadDir(out)
+		if strings.HasSuffix(out, "empty") {
+			if err != nil || len(entries) != 0 {
+				t.Errorf("the empty --out after the failed merge: %v, %v; want it empty", entries, err)
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the failed merge left %s: %v", out, entries)
+		}
+	}
+
+	// A whole campaign whose summary fails keeps its units but is not
+	// complete for status.
+	whole := filepath.Join(tmp, "whole")
+	if _, _, c := runCLI(t, "", "exp", "exptest", "--units", "2", "--out", whole); c != 0 {
+		t.Fatal("whole run failed")
+	}
+	os.Remove(filepath.Join(whole, summaryFile))
+	res := filepath.Join(whole, experiment.ResultsFileName(experiment.Whole))
+	if err := os.WriteFile(res, []byte("{\"unit\":0,\"result\":1}\n{\"unit\":1,\"result\":\"x\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _, _ := runCLI(t, "", "exp", "status", whole)
+	if !strings.Contains(st, "no summary") || strings.Contains(st, "complete") {
+		t.Errorf("status of a whole campaign without its summary:\n%s", st)
+	}
+
+	// Validate runs before the first unit: nothing is written.
+	neg := filepath.Join(tmp, "neg")
+	if _, e, c := runCLI(t, "", "exp", "exptest", "--units", "-3", "--out", neg); c != 2 || !strings.Contains(e, "units = -3") {
+		t.Errorf("negative units: exit %d, stderr %q; want exit 2 from Validate", c, e)
+	}
+	if _, err := os.Stat(neg); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused campaign left %s", neg)
+	}
 }

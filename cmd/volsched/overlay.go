@@ -13,6 +13,7 @@ import (
 
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/overlay/accuracy"
+	"github.com/volsched/volsched/reproduction"
 )
 
 // overlayCmd is the parent of the seed-004 commands (decentralized
@@ -82,11 +83,11 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 	acc.Flags().StringVar(&distance, "distance", "mse", "distance of the clustering: mse (the authors': mean squared deviation of the nodes from the sum) loss (availability lost, this project's first reading) or stars (dp only: the authors' l distance and l cells, no sample reduction; docs/reproduction-004.md)")
 	overlayCmd.AddCommand(acc)
 
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:  "overlay",
 		Order: 400,
 		Title: "seed 004 Tables 2 and 3: aggregation accuracy of IBP, MMP and DP summaries",
-		Run:   reproduceOverlay,
+		Run:   printsOnly(reproduceOverlay),
 	})
 }
 

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
+	simcampaign "github.com/volsched/volsched/oversim/campaign"
 )
 
 func writeSummary(t *testing.T, dir string, r oversim.Result) string {
@@ -29,7 +31,7 @@ func writeSummary(t *testing.T, dir string, r oversim.Result) string {
 func TestOverlaySFMaxFigure(t *testing.T) {
 	d := t.TempDir()
 	run := func(name, sch string, sf int, tasks uint64, mi float64) string {
-		return writeSummary(t, filepath.Join(d, name), oversim.Result{Policy: "ibp", Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
+		return writeSummary(t, filepath.Join(d, name), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
 			Scheduler: sch, SFMax: sf, TasksFinished: tasks, ComputationFinishedMI: mi})
 	}
 	o64, o9 := run("o64", "", 64, 110, 1.6e6), run("o9", "", 9, 100, 1.5e6)
@@ -55,22 +57,9 @@ func TestOverlaySFMaxFigure(t *testing.T) {
 			t.Errorf("%s: %v, or no line named central-0ns", f, err)
 		}
 	}
-	// The series: overlay by increasing SF_max, references flat over 9..64.
-	var rs []*oversim.Result
-	for _, dir := range []string{o64, c, o9} {
-		var x oversim.Result
-		b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-		json.Unmarshal(b, &x)
-		rs = append(rs, &x)
-	}
-	s := againstSFMax(rs, nil, 9, 64, func(r *oversim.Result) float64 { return float64(r.TasksFinished) })
-	if len(s) != 2 || s[0].Name != "overlay" || s[0].X[0] != 9 || s[0].Y[1] != 110 || s[1].Name != "centralized" || s[1].X[1] != 64 || s[1].Y[0] != 80 {
-		t.Fatalf("series %+v", s)
-	}
-
-	dp := writeSummary(t, filepath.Join(d, "dp"), oversim.Result{Policy: "dp", Nodes: 100})
+	dp := writeSummary(t, filepath.Join(d, "dp"), oversim.Result{Policy: overlay.PolicyDP, Nodes: 100})
 	// A run on the embedded workload model and one on the data's files.
-	model := writeSummary(t, filepath.Join(d, "model"), oversim.Result{Policy: "ibp", Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
+	model := writeSummary(t, filepath.Join(d, "model"), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 100, Hours: 60, SimulatedSeconds: 216000,
 		SFMax: 16, TasksFinished: 1, Workload: "embedded model m"})
 	for _, bad := range [][]string{
 		{"--out", filepath.Join(d, "x"), filepath.Join(d, "missing")},
@@ -115,7 +104,7 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 	old := writeSummary(t, filepath.Join(d, "old"), o81)
 	o81.SFMax = 9
 	headerOnly := writeSummary(t, filepath.Join(d, "header"), o81)
-	os.WriteFile(filepath.Join(headerOnly, "timeline.csv"), []byte(timelineHeader+"\n"), 0o644)
+	os.WriteFile(filepath.Join(headerOnly, "timeline.csv"), []byte(simcampaign.TimelineHeader+"\n"), 0o644)
 	out, errs, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), dirs[0], dirs[1], old, headerOnly)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -166,7 +155,7 @@ func TestOverlaySFMaxFigureMakespan(t *testing.T) {
 func TestOverlaySizeFigure(t *testing.T) {
 	d := t.TempDir()
 	run := func(name, policy, sch string, nodes int, hours, simulated, tput, peak float64) string {
-		return writeSummary(t, filepath.Join(d, name), oversim.Result{Policy: policy, Nodes: nodes, Hours: hours, Link: "fast",
+		return writeSummary(t, filepath.Join(d, name), oversim.Result{Policy: policyOf(t, policy), Nodes: nodes, Hours: hours, Link: "fast",
 			SimulatedSeconds: simulated * 3600, Scheduler: sch, ThroughputTasksPerHour: tput,
 			PeakLinkUse: []des.LinkUse{{Window: des.Second, Fraction: peak}, {Window: 10 * des.Second, Fraction: peak / 2}}})
 	}
@@ -202,16 +191,16 @@ func TestOverlaySizeFigure(t *testing.T) {
 	// (1.1 h: 3960 s, but 1.1*3600 > 3960 in floating point) is accepted.
 	var f []string
 	for _, n := range []int{1000, 2000} {
-		f = append(f, writeSummary(t, filepath.Join(d, fmt.Sprint("f", n)), oversim.Result{Policy: "mmp", Nodes: n, Hours: 1.1, Link: "fast",
+		f = append(f, writeSummary(t, filepath.Join(d, fmt.Sprint("f", n)), oversim.Result{Policy: overlay.PolicyMMP, Nodes: n, Hours: 1.1, Link: "fast",
 			SimulatedSeconds: 3960, ThroughputTasksPerHour: 1}))
 	}
 	f1, f2 := f[0], f[1]
 	if _, errs, code := runCLI(t, "", "overlay", "size-figure", "--out", filepath.Join(d, "g"), f1, f2); code != 0 {
 		t.Errorf("runs of 1.1 h refused: exit %d: %s", code, errs)
 	}
-	seed2 := writeSummary(t, filepath.Join(d, "seed2"), oversim.Result{Policy: "dp", Nodes: 2000, Hours: 60, Link: "fast", Seed: 2,
+	seed2 := writeSummary(t, filepath.Join(d, "seed2"), oversim.Result{Policy: overlay.PolicyDP, Nodes: 2000, Hours: 60, Link: "fast", Seed: 2,
 		SimulatedSeconds: 216000, ThroughputTasksPerHour: 1})
-	churn := writeSummary(t, filepath.Join(d, "churn"), oversim.Result{Policy: "ibp", Nodes: 8000, Hours: 60, Link: "fast",
+	churn := writeSummary(t, filepath.Join(d, "churn"), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 8000, Hours: 60, Link: "fast",
 		SimulatedSeconds: 216000, ChurnMedianMinutes: 30})
 	c := run("c", "ibp", "centralized", 8000, 60, 60, 1, 0)
 	h12 := run("h12", "ibp", "", 8000, 12, 12, 1, 0)
@@ -243,7 +232,7 @@ func TestOverlayFailureFigure(t *testing.T) {
 	k := 0
 	run := func(policy string, nodes int, churn, frac, at, mi float64) string {
 		k++
-		return writeSummary(t, filepath.Join(d, strconv.Itoa(k)), oversim.Result{Policy: policy, Nodes: nodes, Hours: 60, Link: "fast", SFMax: 225,
+		return writeSummary(t, filepath.Join(d, strconv.Itoa(k)), oversim.Result{Policy: policyOf(t, policy), Nodes: nodes, Hours: 60, Link: "fast", SFMax: 225,
 			SimulatedSeconds: 216000, ChurnMedianMinutes: churn, CatastropheFraction: frac, CatastropheHours: at, ComputationFinishedMI: mi})
 	}
 	ok := []string{run("ibp", 1000, 0, 0, 0, 200), run("ibp", 1000, 60, 0, 0, 180), run("ibp", 1000, 5, 0, 0, 100),
@@ -283,7 +272,7 @@ func TestOverlayFailureFigure(t *testing.T) {
 	badJSON := filepath.Join(d, "badjson")
 	os.MkdirAll(badJSON, 0o755)
 	os.WriteFile(filepath.Join(badJSON, "summary.json"), []byte("{"), 0o644)
-	otherSeed := writeSummary(t, filepath.Join(d, "seed"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, Link: "fast", SFMax: 225,
+	otherSeed := writeSummary(t, filepath.Join(d, "seed"), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 1000, Hours: 60, Link: "fast", SFMax: 225,
 		SimulatedSeconds: 216000, Seed: 7, ChurnMedianMinutes: 15, ComputationFinishedMI: 1})
 	for name, bad := range map[string][]string{
 		"zero base":      {run("mmp", 1000, 0, 0, 0, 0), run("mmp", 1000, 30, 0, 0, 1)},
@@ -295,7 +284,7 @@ func TestOverlayFailureFigure(t *testing.T) {
 		"other network":  {ok[0], run("ibp", 2000, 30, 0, 0, 1)},
 		"both kinds":     {ok[0], run("ibp", 1000, 30, 0.1, 24, 1)},
 		"two times":      {ok[0], ok[3], run("ibp", 1000, 0, 0.4, 12, 1)},
-		"reference run":  {ok[0], writeSummary(t, filepath.Join(d, "c"), oversim.Result{Policy: "ibp", Nodes: 1000, Hours: 60, SimulatedSeconds: 216000, Scheduler: "random"})},
+		"reference run":  {ok[0], writeSummary(t, filepath.Join(d, "c"), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 1000, Hours: 60, SimulatedSeconds: 216000, Scheduler: "random"})},
 		"missing --out":  {"overlay"},
 	} {
 		args := append([]string{"overlay", "failure-figure", "--out", filepath.Join(d, "x")}, bad...)
@@ -306,4 +295,39 @@ func TestOverlayFailureFigure(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and a message", name, code, errs)
 		}
 	}
+}
+
+// TestOverlayFigureFolderOfRuns: a folder of run directories (the README's
+// `sfmax-figure --out PREFIX results/004/paper-ibp/`) stands for its runs;
+// a stopped run in it is left out with a note, while the same run named on
+// its own is refused.
+func TestOverlayFigureFolderOfRuns(t *testing.T) {
+	d := t.TempDir()
+	runs := filepath.Join(d, "runs")
+	run := func(name, sch string, sf int, simulated float64) string {
+		return writeSummary(t, filepath.Join(runs, name), oversim.Result{Policy: overlay.PolicyIBP, Nodes: 100, Hours: 60, SimulatedSeconds: simulated,
+			Scheduler: sch, SFMax: sf, TasksFinished: 100, ComputationFinishedMI: 1e6})
+	}
+	run("a-overlay-64", "", 64, 216000)
+	run("b-overlay-9", "", 9, 216000)
+	run("c-central", "centralized", 225, 216000)
+	stopped := run("d-central-stopped", "centralized", 225, 30000)
+	os.WriteFile(filepath.Join(runs, "notes.txt"), []byte("not a run"), 0o644)
+	out, e, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig"), runs)
+	if code != 0 || !strings.Contains(e, "left out") || !strings.Contains(e, "d-central-stopped") || strings.Count(out, "centralized") < 1 {
+		t.Fatalf("folder of runs: exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	if _, e, code := runCLI(t, "", "overlay", "sfmax-figure", "--out", filepath.Join(d, "fig2"), filepath.Join(runs, "a-overlay-64"), stopped); code != 2 || !strings.Contains(e, "stopped at") {
+		t.Errorf("a stopped run named on its own: exit %d, stderr %q; want it refused", code, e)
+	}
+}
+
+// policyOf parses a policy's name.
+func policyOf(t *testing.T, name string) overlay.Policy {
+	t.Helper()
+	p, err := overlay.ParsePolicy(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

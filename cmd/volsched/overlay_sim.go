@@ -2,18 +2,13 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -24,6 +19,7 @@ import (
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/oversim"
+	simcampaign "github.com/volsched/volsched/oversim/campaign"
 	"github.com/volsched/volsched/workload"
 )
 
@@ -102,22 +98,28 @@ func (f *simFlags) config() (*oversim.Config, error) {
 			return nil, usagef("--fail %s: the failure time %v is not before the end of the run (--hours %g)", f.fail, cat.At.Duration(), f.hours)
 		}
 	}
-	if f.detect < 0 {
-		return nil, usagef("--detect %v: want >= 0", f.detect)
+	length := des.Seconds(f.hours * 3600)
+	if f.detect < 0 || des.Time(f.detect) > oversim.MaxDuration {
+		return nil, usagef("--detect %v: want 0 to %v", f.detect, oversim.MaxDuration.Duration())
 	}
-	if f.sample < 0 {
-		return nil, usagef("--sample %v: want >= 0", f.sample)
+	if f.sample < 0 || (f.sample > 0 && length/des.Time(f.sample) > oversim.MaxTimelineRows) {
+		return nil, usagef("--sample %v: want 0 (no timeline) or an interval of at least %v (at most %d timeline rows in --hours %g)",
+			f.sample, max((length/oversim.MaxTimelineRows).Duration(), time.Nanosecond), oversim.MaxTimelineRows, f.hours)
 	}
-	if f.probeEvery < 0 || (f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0))) {
-		return nil, usagef("--probe-every %v, --probe-tasks %d, --probe-length %g: want an interval >= 0, 1 to %d tasks and a length > 0 MI", f.probeEvery, f.probeTasks, f.probeLength, 1<<24)
+	if f.probeEvery < 0 || (f.probeEvery > 0 && length/des.Time(f.probeEvery) > oversim.MaxProbes) {
+		return nil, usagef("--probe-every %v: want 0 (no probes) or an interval of at least %v (at most %d probe requests in --hours %g)",
+			f.probeEvery, max((length/oversim.MaxProbes).Duration(), time.Nanosecond), oversim.MaxProbes, f.hours)
+	}
+	if f.probeEvery > 0 && (f.probeTasks < 1 || f.probeTasks > 1<<24 || !(f.probeLength > 0 && f.probeLength <= workload.MaxLengthMI)) {
+		return nil, usagef("--probe-tasks %d, --probe-length %g: want 1 to %d tasks and a length in (0, %g] MI", f.probeTasks, f.probeLength, 1<<24, workload.MaxLengthMI)
 	}
 	switch f.scheduler {
 	case "overlay", "centralized", "random":
 	default:
 		return nil, usagef("--scheduler %q: want overlay, centralized or random", f.scheduler)
 	}
-	if f.centralPerNode < 0 {
-		return nil, usagef("--central-per-node %v: want >= 0", f.centralPerNode)
+	if f.centralPerNode < 0 || des.Time(f.centralPerNode) > oversim.MaxCentralPerNode {
+		return nil, usagef("--central-per-node %v: want 0 to %v", f.centralPerNode, oversim.MaxCentralPerNode.Duration())
 	}
 	if f.out == "" {
 		return nil, usagef("--out: want a directory for the results")
@@ -162,7 +164,7 @@ func (f *simFlags) config() (*oversim.Config, error) {
 		}
 		jobs, skipped, err := workload.FromSWF(raw, workload.SWFOptions{Nodes: f.nodes, PowerMIPS: f.swfPower})
 		if err != nil {
-			return nil, fmt.Errorf("--swf: %w", err)
+			return nil, fmt.Errorf("--swf %s: %w", f.swf, err)
 		}
 		if skipped > 0 {
 			fmt.Fprintf(os.Stderr, "swf: skipped %d jobs with unknown run time, unknown processor count or more than 2^31-1 processors\n", skipped)
@@ -202,177 +204,23 @@ func readWorkloadParams(path string) (workload.Params, error) {
 
 const paramsUsage = "JSON file of workload and node parameters over the defaults (fields: 'volsched overlay workload --print-params'; durations in ns)"
 
-// simRun is how runOverlaySim runs: checkpoints and interruptions.
-type simRun struct {
-	progress        bool
-	checkpointEvery time.Duration // 0: only on SIGINT/SIGTERM
-	resume          bool
-	interruptAt     uint64 // > 0: stop after this many events as if interrupted (tests)
+// stderrProgress is how a long run shows its progress on standard error:
+// a redrawn line on a terminal, a line now and then in a log.
+func stderrProgress() simcampaign.ProgressMode {
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		return simcampaign.TerminalProgress
+	}
+	return simcampaign.LogProgress
 }
 
-// errInjected is the interruption of --interrupt-at-events.
-var errInjected = errors.New("interrupted at the requested event count (--interrupt-at-events)")
-
-// runOverlaySim runs one simulation, writing DIR/timeline.csv as it goes
-// and DIR/summary.json at the end. It writes DIR/checkpoint.bin every
-// checkpointEvery of wall time and when the context is cancelled, resumes
-// from it with resume, and removes it when the run ends.
-func runOverlaySim(ctx context.Context, c *oversim.Config, out string, o simRun) (*oversim.Result, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+// inputErr makes the package's *simcampaign.InputError a usage error (exit
+// status 2).
+func inputErr(err error) error {
+	var ie *simcampaign.InputError
+	if errors.As(err, &ie) {
+		return usageError{err}
 	}
-	ckptPath := filepath.Join(out, oversim.CheckpointFile)
-	_, statErr := os.Stat(ckptPath)
-	switch {
-	case o.resume && statErr != nil:
-		return nil, usagef("--resume: no checkpoint to resume from in --out %s (%v)", out, statErr)
-	case !o.resume && statErr == nil:
-		return nil, usagef("--out %s holds the checkpoint of an unfinished run (%s): pass --resume to continue it, or choose another --out", out, ckptPath)
-	}
-	s, err := oversim.New(c)
-	if err != nil {
-		return nil, err
-	}
-	tlPath := filepath.Join(out, "timeline.csv")
-	var tl *os.File
-	if o.resume {
-		if err := s.LoadCheckpoint(ckptPath); err != nil {
-			var me *oversim.MismatchError
-			if errors.As(err, &me) {
-				return nil, usagef("--resume: %v", err)
-			}
-			return nil, err
-		}
-		if tl, err = reopenTimeline(tlPath, s.TimelineRows()); err != nil {
-			return nil, err
-		}
-	} else {
-		if tl, err = os.Create(tlPath); err != nil {
-			return nil, fmt.Errorf("timeline: %w", err)
-		}
-		// wall_s (seconds of the run's wall time, over all its sittings) is
-		// the only column that is not reproducible; it shows where the run
-		// spends its time.
-		fmt.Fprintln(tl, timelineHeader)
-	}
-	defer tl.Close()
-	var werr error
-	_, wall0 := s.Spent()
-	wallStart := time.Now()
-	s.OnSample(func(x oversim.Sample) {
-		_, e := fmt.Fprintf(tl, "%g,%d,%d,%d,%d,%s,%d,%d,%d,%d,%d,%s,%s,%.1f\n", x.Time.Seconds(), x.JobsSubmitted, x.TasksSubmitted,
-			x.TasksFinished, x.TasksFinishedInTime, strconv.FormatFloat(x.ComputationFinishedMI, 'g', -1, 64),
-			x.TasksUnallocated, x.TasksAborted, x.Events, x.Pending, x.JobsCompleted,
-			strconv.FormatFloat(x.MakespanMax, 'g', -1, 64), strconv.FormatFloat(x.RowMakespanMax, 'g', -1, 64),
-			wall0+time.Since(wallStart).Seconds())
-		if e == nil {
-			e = tl.Sync()
-		}
-		if e != nil && werr == nil {
-			werr = e
-		}
-	})
-	if o.progress {
-		start, events0 := time.Now(), s.Events()
-		s.OnProgress(func(now des.Time, events uint64) {
-			fmt.Fprintf(os.Stderr, "\r%s simulated of %s, %d events, %.0f events/s   ", now.Duration().Round(time.Second),
-				c.Length.Duration(), events, float64(events-events0)/time.Since(start).Seconds())
-		})
-	}
-	saved := func(n int64, took time.Duration) string {
-		return fmt.Sprintf("checkpoint written at %v simulated, %d events (%s, %.1f MB in %.1f s)",
-			s.Now().Duration().Round(time.Millisecond), s.Events(), ckptPath, float64(n)/1e6, took.Seconds())
-	}
-	if o.checkpointEvery > 0 {
-		last := time.Now()
-		s.OnCheckpoint(func() bool { return time.Since(last) >= o.checkpointEvery }, func() error {
-			t0 := time.Now()
-			n, err := s.SaveCheckpoint(ckptPath)
-			if err != nil {
-				return err
-			}
-			last = time.Now()
-			fmt.Fprintf(os.Stderr, "\r%s\n", saved(n, last.Sub(t0)))
-			return nil
-		})
-	}
-	if o.interruptAt > 0 {
-		s.StopAt(o.interruptAt)
-	}
-	r, runErr := s.Run(ctx)
-	if o.progress {
-		fmt.Fprintln(os.Stderr)
-	}
-	if errors.Is(runErr, oversim.ErrStopped) {
-		runErr = errInjected
-	}
-	interrupted := runErr != nil && (ctx.Err() != nil || runErr == errInjected)
-	if interrupted {
-		// Save the state first: nothing already computed is lost.
-		t0 := time.Now()
-		n, err := s.SaveCheckpoint(ckptPath)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "interrupted; the checkpoint could not be written: %v\n", err)
-		} else {
-			fmt.Fprintf(os.Stderr, "interrupted; %s: run the same command with --resume to continue\n", saved(n, time.Since(t0)))
-		}
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("timeline: %w", werr)
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(out, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("summary: %w", err)
-	}
-	if runErr != nil {
-		return r, fmt.Errorf("simulation stopped at %v simulated (partial summary written): %w", des.Time(r.SimulatedSeconds*1e9), runErr)
-	}
-	// The run is complete: its checkpoint is of no further use.
-	if err := os.Remove(ckptPath); err != nil && !os.IsNotExist(err) {
-		return r, fmt.Errorf("checkpoint: %w", err)
-	}
-	if !r.Conserved() {
-		return r, fmt.Errorf("internal error: task accounting does not balance (see summary.json)")
-	}
-	return r, nil
-}
-
-const timelineHeader = "time_s,jobs_submitted,tasks_submitted,tasks_finished,tasks_finished_in_time,computation_finished_mi,tasks_unallocated,tasks_aborted,events,pending_events,jobs_completed,makespan_max_s,row_makespan_max_s,wall_s"
-
-// reopenTimeline opens the timeline of a resumed run for appending, after
-// its header and its first rows rows (those written before the
-// checkpoint; the rows after them, written past it, will be written again
-// identically).
-func reopenTimeline(path string, rows uint64) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
-	}
-	br := bufio.NewReader(f)
-	var off int64
-	for k := uint64(0); k <= rows; k++ { // the header, then rows rows
-		line, err := br.ReadString('\n')
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("timeline of the resumed run %s: %d rows, the checkpoint was taken after %d", path, max(int64(k)-1, 0), rows)
-		}
-		if k == 0 && strings.TrimSuffix(line, "\n") != timelineHeader {
-			f.Close()
-			return nil, fmt.Errorf("timeline of the resumed run %s: unexpected header %q", path, line)
-		}
-		off += int64(len(line))
-	}
-	if err := f.Truncate(off); err == nil {
-		_, err = f.Seek(off, io.SeekStart)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("timeline of the resumed run: %w", err)
-	}
-	return f, nil
+	return err
 }
 
 func init() {
@@ -404,6 +252,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return err
 			}
+			if f.checkpointEvery < 0 || (f.checkpointEvery > 0 && f.checkpointEvery < time.Second) {
+				return usagef("--checkpoint-every %v: want 0 (only when interrupted) or at least 1s (each checkpoint writes the whole state)", f.checkpointEvery)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if f.cpuProfile != "" {
@@ -427,16 +278,13 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 					}
 				}()
 			}
-			if f.checkpointEvery < 0 {
-				return usagef("--checkpoint-every %v: want a duration >= 0 (0: only when interrupted)", f.checkpointEvery)
-			}
-			r, err := runOverlaySim(ctx, c, f.out, simRun{progress: term.IsTerminal(int(os.Stderr.Fd())),
-				checkpointEvery: f.checkpointEvery, resume: f.resume, interruptAt: f.interruptAt})
+			r, err := simcampaign.RunDir(ctx, c, f.out, simcampaign.RunOptions{Log: os.Stderr, Progress: stderrProgress(),
+				CheckpointEvery: f.checkpointEvery, Resume: f.resume, InterruptAt: f.interruptAt})
 			if r != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s, %d nodes, %.3g h: %d tasks finished of %d submitted, %d events in %.1f s (%.0f events/s), %.0f heap bytes per node\n",
 					c.Policy, c.Nodes, r.SimulatedSeconds/3600, r.TasksFinished, r.TasksSubmitted, r.Events, r.WallSeconds, r.EventsPerSecond, r.BytesPerNode)
 			}
-			return err
+			return inputErr(err)
 		},
 	}
 	fl := cmd.Flags()
@@ -507,11 +355,9 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 			if err != nil {
 				return err
 			}
-			jobs, err := workload.Generate(&p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
-			if err != nil {
-				return err
-			}
-			return workload.WriteTrace(cmd.OutOrStdout(), jobs)
+			// Streamed: memory proportional to the nodes, and Ctrl-C stops
+			// it (the jobs written so far stay on standard output).
+			return workload.WriteGenerated(cmd.Context(), cmd.OutOrStdout(), &p, d, wf.seed, wf.nodes, des.Seconds(wf.hours*3600))
 		},
 	}
 	gen.Flags().IntVar(&wf.nodes, "nodes", 1000, "number of nodes (one user each)")
@@ -520,5 +366,5 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 	gen.Flags().StringVar(&wf.data, "data", "", dataUsage)
 	gen.Flags().StringVar(&wf.params, "params", "", paramsUsage)
 	gen.Flags().BoolVar(&wf.printParams, "print-params", false, "print the parameters (the defaults, or --params over them) as JSON and exit")
-	overlayCmd.AddCommand(gen)
+	overlayCmd.AddCommand(stopsAtOnce(gen))
 }

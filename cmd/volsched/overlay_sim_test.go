@@ -205,7 +205,7 @@ func TestOverlaySimParams(t *testing.T) {
 }
 
 // TestReproduceOverlaySimQuick: the reduced reproduction writes every table
-// and figure as CSV and SVG, and a second run with the same --out reuses
+// and figure as CSV, SVG and PNG, and a second run with the same --out reuses
 // each run's stored result (resumption) and prints the same tables.
 func TestReproduceOverlaySimQuick(t *testing.T) {
 	if testing.Short() {
@@ -223,20 +223,24 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 	if !strings.Contains(out1, "Workload: the embedded model "+workload.Embedded().Name) || strings.Contains(out1, "skipped") {
 		t.Fatalf("the reproduction does not say it ran on the embedded model:\n%s", out1)
 	}
-	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig10.csv", "fig10-slow.svg", "fig10-fast.svg",
-		"fig11.csv", "fig11.svg", "fig12-17.csv", "fig12-17-ibp.svg", "fig12-17-mmp.svg", "fig12-17-dp.svg",
-		"fig18.csv", "fig18.svg", "catastrophe.svg"} {
+	for _, f := range []string{"table4.csv", "fig9.csv", "fig9.svg", "fig9.png", "fig10.csv", "fig10-slow.svg", "fig10-slow.png",
+		"fig10-fast.svg", "fig10-fast.png", "fig11.csv", "fig11.svg", "fig11.png", "fig12-17.csv", "fig12-17-ibp.svg",
+		"fig12-17-ibp.png", "fig12-17-mmp.svg", "fig12-17-mmp.png", "fig12-17-dp.svg", "fig12-17-dp.png",
+		"fig18.csv", "fig18.svg", "fig18.png", "catastrophe.svg", "catastrophe.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, "overlay-sim-"+f))
 		if err != nil || len(b) == 0 {
 			t.Errorf("overlay-sim-%s: %v (%d bytes)", f, err, len(b))
 		}
 	}
-	runs, err := filepath.Glob(filepath.Join(dir, "overlay-sim-runs", "*.json"))
-	if err != nil || len(runs) == 0 {
-		t.Fatalf("no stored runs: %v", err)
+	// The runs are the units of a campaign: remove one stored run, and the
+	// second pass recomputes it alone.
+	results := filepath.Join(dir, "overlay-sim-runs", "results-1-of-1.jsonl")
+	b, err := os.ReadFile(results)
+	lines := strings.SplitAfter(string(b), "\n")
+	if err != nil || len(lines) < 3 {
+		t.Fatalf("stored runs: %v, %d lines", err, len(lines))
 	}
-	// Remove one stored run: the second pass recomputes it alone.
-	if err := os.Remove(runs[0]); err != nil {
+	if err := os.WriteFile(results, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out2, errOut, code := runCLI(t, "", args...)
@@ -254,5 +258,12 @@ func TestReproduceOverlaySimQuick(t *testing.T) {
 	}
 	if strip(out1) != strip(out2) {
 		t.Fatalf("resumed reproduction differs:\n%s\n---\n%s", out1, out2)
+	}
+	// The runs kept were not run again: the file is those lines and the
+	// removed run's, appended.
+	b2, err := os.ReadFile(results)
+	kept := strings.Join(lines[1:], "")
+	if err != nil || !strings.HasPrefix(string(b2), kept) || strings.Count(string(b2[len(kept):]), "\n") != 1 {
+		t.Fatalf("second pass: %v; want the %d kept lines and one more", err, len(lines)-2)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/redundant"
+	"github.com/volsched/volsched/reproduction"
 )
 
 // labOptions are the options of the seed-003 laboratory figures.
@@ -63,8 +65,9 @@ func runLabFigure(ctx context.Context, w io.Writer, o labOptions) error {
 		cfg.Points = pts
 	}
 	prog := experiment.NewProgress(fmt.Sprintf("seed 003 figure %d", o.figure))
-	prog.Start(redundant.LabWork(o.figure, grid, o.reps), 0)
-	cfg.Progress = prog.Add
+	reps, work := redundant.LabWork(o.figure, grid, o.reps)
+	prog.StartWork(reps, 0, work, 0)
+	cfg.Progress = func(n int, w float64) { prog.AddWork(n, w) }
 	f, err := redundant.LabFigure(ctx, o.figure, grid, cfg)
 	prog.Finish()
 	if err != nil {
@@ -177,29 +180,29 @@ Figure 4 is recomputed from the start.`,
 			if o.figure < 1 || o.figure > 4 {
 				return usagef("--figure %d: want 1, 2, 3 or 4", o.figure)
 			}
-			if o.reps < 1 {
-				return usagef("--reps %d: want at least 1", o.reps)
+			if o.reps < 1 || o.reps > redundant.MaxReps {
+				return usagef("--reps %d: want 1 to %d", o.reps, redundant.MaxReps)
 			}
-			if o.step < 0 || o.step > 1 {
-				return usagef("--step %v: want a step in (0, 1]", o.step)
+			if cmd.Flags().Changed("step") && !(o.step >= redundant.MinStep && o.step <= 1) {
+				return usagef("--step %v: want a step in [%g, 1] (at most %d points per curve)", o.step, redundant.MinStep, int(1/redundant.MinStep)+1)
 			}
 			for _, m := range o.ms {
-				if m < 2 {
-					return usagef("--ms: %d hosts, want at least 2", m)
+				if m < 2 || m > redundant.MaxHosts {
+					return usagef("--ms: %d hosts, want 2 to %d", m, redundant.MaxHosts)
 				}
 			}
-			if o.moves < 0 {
-				return usagef("--moves-per-host %d: want a number >= 0 (0: the default, 300)", o.moves)
+			if o.moves < 0 || o.moves > redundant.MaxMovesPerHost {
+				return usagef("--moves-per-host %d: want a number from 0 (the default, 300) to %d", o.moves, redundant.MaxMovesPerHost)
 			}
-			if o.workers < 1 {
-				return usagef("--workers %d: want at least 1", o.workers)
+			if o.workers < 1 || o.workers > redundant.MaxWorkers {
+				return usagef("--workers %d: want 1 to %d", o.workers, redundant.MaxWorkers)
 			}
 			var err error
 			if o.algos, err = parseAlgos(algos); err != nil {
 				return err
 			}
-			if tr.sabC < 0 {
-				return usagef("--sab-c %v: want a number >= 0", tr.sabC)
+			if !(tr.sabC >= 0) || math.IsInf(tr.sabC, 0) {
+				return usagef("--sab-c %v: want a finite number >= 0", tr.sabC)
 			}
 			if o.figure == 4 {
 				tr.lab = o
@@ -224,11 +227,12 @@ Figure 4 is recomputed from the start.`,
 	f.Float64Var(&tr.sabC, "sab-c", 0, "figure 4: SAB's constant C of Eq. 7, in operations (default: the longest availability interval of the trace)")
 	expCmd.AddCommand(cmd)
 
-	registerReproduction(reproduction{
-		Name:  "redundant",
-		Order: 300,
-		Title: "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
-		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
+	registerReproduction(reproduction.Reproduction{
+		Name:    "redundant",
+		Resumes: true,
+		Order:   300,
+		Title:   "seed 003: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
+		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
 			reps := 2000
 			if opt.Quick {
 				reps = 200
@@ -248,6 +252,6 @@ Figure 4 is recomputed from the start.`,
 			tr := traceFigOptions{lab: labOptions{figure: 4, reps: reps, seed: opt.Seed, workers: runtime.NumCPU(), quick: opt.Quick,
 				algos: []string{"ea", "epb", "ppb", "gls"}, out: opt.OutDir}}
 			return runTraceFigure(ctx, w, tr)
-		},
+		}),
 	})
 }

@@ -50,34 +50,11 @@ func openLabPoints(dir string, h labPointsHeader) (*labPointFile, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	s := &labPointFile{points: map[string]labPoint{}}
-	keep := 0 // bytes of data to keep (complete, valid lines)
-	if len(data) > 0 {
-		lines := bytes.SplitAfter(data, []byte("\n"))
-		var got labPointsHeader
-		if !bytes.HasSuffix(lines[0], []byte("\n")) || json.Unmarshal(lines[0], &got) != nil {
-			return nil, fmt.Errorf("%s: line 1 is not a figure header; remove the file or choose another --out", path)
-		}
-		if err := sameLabConfig(path, got, h); err != nil {
-			return nil, err
-		}
-		keep = len(lines[0])
-		for i, l := range lines[1:] {
-			if len(l) == 0 {
-				continue
-			}
-			var p labPoint
-			complete := bytes.HasSuffix(l, []byte("\n"))
-			if err := json.Unmarshal(l, &p); err != nil || !complete {
-				if i == len(lines)-2 { // the last line: torn by an interruption
-					break
-				}
-				return nil, fmt.Errorf("%s: line %d is damaged (%v); remove the file to recompute", path, i+2, err)
-			}
-			s.points[p.Key] = p
-			keep += len(l)
-		}
+	points, keep, err := parseLabPoints(data, path, h)
+	if err != nil {
+		return nil, err
 	}
+	s := &labPointFile{points: points}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -98,6 +75,44 @@ func openLabPoints(dir string, h labPointsHeader) (*labPointFile, error) {
 		}
 	}
 	return s, nil
+}
+
+// parseLabPoints reads the contents of a points file written for the
+// configuration h: the points by key and how many bytes are complete,
+// valid lines to keep (a torn last line, left by an interruption, is not
+// kept). A file of another configuration or damaged before its last line
+// is an error.
+func parseLabPoints(data []byte, path string, h labPointsHeader) (map[string]labPoint, int, error) {
+	points := map[string]labPoint{}
+	keep := 0 // bytes of data to keep (complete, valid lines)
+	if len(data) == 0 {
+		return points, 0, nil
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var got labPointsHeader
+	if !bytes.HasSuffix(lines[0], []byte("\n")) || json.Unmarshal(lines[0], &got) != nil {
+		return nil, 0, fmt.Errorf("%s: line 1 is not a figure header; remove the file or choose another --out", path)
+	}
+	if err := sameLabConfig(path, got, h); err != nil {
+		return nil, 0, err
+	}
+	keep = len(lines[0])
+	for i, l := range lines[1:] {
+		if len(l) == 0 {
+			continue
+		}
+		var p labPoint
+		complete := bytes.HasSuffix(l, []byte("\n"))
+		if err := json.Unmarshal(l, &p); err != nil || !complete {
+			if i == len(lines)-2 { // the last line: torn by an interruption
+				break
+			}
+			return nil, 0, fmt.Errorf("%s: line %d is damaged (%v); remove the file to recompute", path, i+2, err)
+		}
+		points[p.Key] = p
+		keep += len(l)
+	}
+	return points, keep, nil
 }
 
 func sameLabConfig(path string, got, want labPointsHeader) error {

@@ -9,15 +9,16 @@ import (
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/reproduction"
 	"github.com/volsched/volsched/stream"
 )
 
 func init() {
-	registerReproduction(reproduction{
+	registerReproduction(reproduction.Reproduction{
 		Name:  "analytic",
 		Order: 10,
 		Title: "seeds 001/002 analytic results against Monte Carlo simulation of the Markov chain",
-		Run:   reproduceAnalytic,
+		Run:   printsOnly(reproduceAnalytic),
 	})
 }
 

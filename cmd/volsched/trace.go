@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
 )
@@ -33,8 +35,8 @@ func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
 		Anneal: redundant.AnnealOptions{MovesPerHost: o.lab.moves}}
 	var studies []*redundant.TraceStudy
 	if o.traceFile != "" {
-		if !(o.taskSize > 0) {
-			return usagef("--task-size %v: want a task size > 0 (seconds of availability) with --trace", o.taskSize)
+		if !(o.taskSize > 0) || math.IsInf(o.taskSize, 0) {
+			return usagef("--task-size %v: want a finite task size > 0 (seconds of availability) with --trace", o.taskSize)
 		}
 		data, source, err := readInput(o.traceFile, os.Stdin)
 		if err != nil {
@@ -82,7 +84,12 @@ func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
 	}
 	for _, s := range studies {
 		fmt.Fprintln(w)
+		prog := experiment.NewProgress("seed 003 figure 4 (" + s.Name + ")")
+		s.Config.Progress = func(n int, w float64) { prog.AddWork(n, w) }
+		reps, work := s.Work()
+		prog.StartWork(reps, 0, work, 0)
 		f, err := s.Run(ctx)
+		prog.Finish()
 		if err != nil {
 			return err
 		}
@@ -142,7 +149,11 @@ host and pooled, under "markov".`,
 			}
 			d := tr.AvailabilityDurations()
 			for i := range d {
-				d[i] *= rate
+				x := d[i] * rate
+				if d[i] > 0 && !(x >= 0x1p-1000 && x <= 0x1p1000) {
+					return usagef("--rate %g: a duration of %g s becomes %g, out of the range the fits handle (2^-1000 to 2^1000)", rate, d[i], x)
+				}
+				d[i] = x
 			}
 			fits, err := trace.FitAll(d)
 			if err != nil {
@@ -152,6 +163,18 @@ host and pooled, under "markov".`,
 			if err != nil {
 				return err
 			}
+			type fitJSON struct { // trace.Fit by the JSON convention (null: not finite)
+				Name   string          `json:"name"`
+				Params []jsonnum.Float `json:"params"`
+				LogLik jsonnum.Float   `json:"log_likelihood"`
+				KS     jsonnum.Float   `json:"ks"`
+				KSP    jsonnum.Float   `json:"ks_p"`
+				N      int             `json:"samples"`
+			}
+			var fj []fitJSON
+			for _, f := range fits {
+				fj = append(fj, fitJSON{f.Name, jsonnum.Floats(f.Params), jsonnum.Float(f.LogLik), jsonnum.Float(f.KS), jsonnum.Float(f.KSP), f.N})
+			}
 			out := struct {
 				Trace     string        `json:"trace"`
 				Hosts     int           `json:"hosts"`
@@ -159,9 +182,9 @@ host and pooled, under "markov".`,
 				End       float64       `json:"end"`
 				Rate      float64       `json:"rate"`
 				Intervals int           `json:"intervals"`
-				Fits      []trace.Fit   `json:"fits"`
+				Fits      []fitJSON     `json:"fits"`
 				Markov    *markovReport `json:"markov,omitempty"`
-			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fits, markov}
+			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fj, markov}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
@@ -207,7 +230,7 @@ intervals (mean one hour; the paper gives no model of them).
 	gen.Flags().Uint64Var(&seed, "seed", 1, "seed")
 	gen.Flags().StringVar(&out, "out", "", "file to write (default standard output)")
 
-	traceCmd.AddCommand(fit, gen)
+	traceCmd.AddCommand(stopsAtOnce(fit), stopsAtOnce(gen))
 	rootCmd.AddCommand(traceCmd)
 }
 

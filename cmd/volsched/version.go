@@ -82,3 +82,22 @@ commit time dates the code.`,
 		},
 	})
 }
+
+// versionString is the version in one phrase, for pages and logs:
+// "(devel), commit 5023cc8 (dirty)".
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	v := readVersion(bi, ok)
+	s := v.Version
+	if v.Commit != "" {
+		c := v.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		s += ", commit " + c
+		if v.Modified == "true" {
+			s += " (with uncommitted changes)"
+		}
+	}
+	return s
+}

@@ -22,12 +22,3 @@ func siteDistributions(dir string) (*workload.Distributions, error) {
 	}
 	return d, nil
 }
-
-// workloadName is how a run's summary names its workload: its Workload
-// field, empty for the empirical files or a trace.
-func workloadName(w string) string {
-	if w == "" {
-		return "empirical files or trace"
-	}
-	return w
-}
