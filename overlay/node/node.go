@@ -450,6 +450,10 @@ func (n *Node) loop() {
 		select {
 		case in := <-n.inbox:
 			n.receive(in)
+			n.drain()
+			if in.t < fMax {
+				n.ctr.handled[in.t].Add(1)
+			}
 		case f := <-n.calls:
 			f()
 		case <-timer.C:

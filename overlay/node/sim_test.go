@@ -162,7 +162,7 @@ func TestSameDecisionsAsSimulator(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Every task placed or returned, then every update up.
-				waitFor(t, 20*time.Second, "request settled", func() (bool, string) {
+				waitFor(t, 60*time.Second, "request settled", func() (bool, string) {
 					s, _ := cl.nodes[submitter].Status()
 					for _, b := range s.Bags {
 						if b.ID == id {
@@ -202,27 +202,26 @@ func TestSameDecisionsAsSimulator(t *testing.T) {
 	}
 }
 
-// quiet waits until no overlay, claim or assignment frame has been sent
-// by any node for a while.
+// waitQuiet waits until no overlay, claim, assignment or blob frame is in
+// flight (every one queued by a node has been handled by its receiver)
+// and none has been sent for a while (a loaded machine can hold a frame
+// back longer than any fixed pause).
 func (cl *cluster) waitQuiet(t *testing.T) {
 	t.Helper()
 	last, stable := uint64(0), 0
-	waitFor(t, 20*time.Second, "quiescence", func() (bool, string) {
-		var k uint64
+	waitFor(t, 60*time.Second, "quiescence", func() (bool, string) {
+		var queued, handled uint64
 		for _, nd := range cl.nodes {
-			s, ok := nd.Status()
-			if !ok {
-				continue
-			}
-			for _, ty := range []string{"overlay", "claim", "assign", "blob-get", "blob-data"} {
-				k += s.Traffic.ByType[ty]
+			for _, ty := range []FrameType{fOverlay, fClaim, fAssign, fBlobGet, fBlobData} {
+				queued += nd.ctr.queued[ty].Load()
+				handled += nd.ctr.handled[ty].Load()
 			}
 		}
-		if k == last {
+		if queued == last && handled == queued {
 			stable++
 		} else {
-			stable, last = 0, k
+			stable, last = 0, queued
 		}
-		return stable >= 10, fmt.Sprint(k)
+		return stable >= 10, fmt.Sprintf("%d frames queued, %d handled", queued, handled)
 	})
 }

@@ -36,6 +36,10 @@ type counters struct {
 	byTypeOut                          [fMax]atomic.Uint64
 	byTypeIn                           [fMax]atomic.Uint64
 	byteTypeOut                        [fMax]atomic.Uint64
+	// queued: frames put in a peer's queue; handled: frames the node's
+	// loop has finished handling. Summed over a cluster, equal counts of
+	// a type mean none is in flight (the tests' quiescence).
+	queued, handled [fMax]atomic.Uint64
 }
 
 // Traffic is a snapshot of a node's message counts since it started.
@@ -289,6 +293,9 @@ func (t *transport) send(addr string, frame []byte) {
 	t.mu.Unlock()
 	select {
 	case p.q <- frame:
+		if len(frame) > 4 && frame[4] < byte(fMax) {
+			t.ctr.queued[frame[4]].Add(1)
+		}
 	default:
 		t.ctr.dropped.Add(1)
 	}
