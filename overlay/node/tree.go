@@ -830,18 +830,41 @@ func (n *Node) fatherLost(t time.Time, self, f Ref, fv View, lost time.Time, cut
 		if t.Sub(lost) > wait {
 			v := fv
 			v.Self = f
-			if v.Left.ID == self.ID {
+			isLeaf := n.leaf != nil && n.leaf.self.Same(self)
+			switch {
+			case v.Left.ID == self.ID:
 				v.Left = self
-			} else if v.Right.ID == self.ID {
+			case v.Right.ID == self.ID:
 				v.Right = self
+			case n.gone(v.Left):
+				// A stale view: self took the place of a vertex of this
+				// node that has since removed itself (its father's
+				// heartbeat naming self never came).
+				v.Left, v.LeftLeaf = self, isLeaf
+			case n.gone(v.Right):
+				v.Right, v.RightLeaf = self, isLeaf
+			default:
+				// self is not f's child in the view: taking f over with
+				// it would make a root that does not know self; wait for
+				// the cut instead.
+				v.Self = Ref{}
 			}
-			n.adopt(v, f.Node, nil)
-			return
+			if !v.Self.None() {
+				n.adopt(v, f.Node, nil)
+				return
+			}
 		}
 	}
 	if t.Sub(lost) > n.orphanWait() {
 		cut()
 	}
+}
+
+// gone says whether v was a routing vertex of this node that removed
+// itself (not one handed to another node).
+func (n *Node) gone(v Ref) bool {
+	to, ok := n.moved[v.ID]
+	return v.Node == n.self && ok && to == "" && n.routers[v.ID] == nil
 }
 
 // dissolve removes router r, whose child s is gone (deadNode: the node of

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/overlay"
 )
 
 // maxDepthSpread returns the leaves' minimum and maximum depth.
@@ -121,5 +123,60 @@ func dumpTree(t testing.TB, nodes []*Node) {
 		for _, r := range s.Routers {
 			t.Logf("    router %v father %v left %v right %v kids %+v %+v lost %v detached %v", r.View.Self, r.View.Father, r.View.Left, r.View.Right, r.Kids[0], r.Kids[1], r.Lost, r.Detached)
 		}
+	}
+}
+
+// TestRootTakeoverFromStaleView: a leaf whose father is the root, silent,
+// takes the root over with the root's last view; when that view is stale
+// (it still names, in self's place, a vertex of this node that has since
+// removed itself — seen under load in TestProcessesWithSIGKILL, where the
+// adopted root then knew neither child and was adopted again forever), the
+// taken-over root has self as its child; with a view naming neither self
+// nor such a vertex, nothing is taken over (the leaf waits to be cut off).
+func TestRootTakeoverFromStaleView(t *testing.T) {
+	cr := sharedCreds(t)
+	lns, _ := listeners(t, 1)
+	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { n.tr.close(); n.st.close() }() // never started
+	other := "127.0.0.1:1"
+	self := Ref{ID: 7, Node: n.self}
+	root := Ref{ID: 0, Node: other}
+	for _, c := range []struct {
+		name  string
+		right Ref
+		moved bool
+		want  bool
+	}{
+		{"current view", self, false, true},
+		{"stale view, the vertex self replaced removed itself", Ref{ID: 6, Node: n.self}, true, true},
+		{"stale view naming something else", Ref{ID: 9, Node: other}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n.routers = map[overlay.Addr]*routerRole{}
+			n.moved = map[overlay.Addr]string{}
+			if c.moved {
+				n.moved[c.right.ID] = ""
+			}
+			n.leaf = n.newLeaf(self, root)
+			fv := View{Self: root, Left: Ref{ID: 1, Node: other}, Right: c.right, RightLeaf: c.right.Same(self)}
+			now := time.Now()
+			cut := false
+			n.fatherLost(now, self, root, fv, now.Add(-3*n.adoptWait()), func() { cut = true })
+			r := n.routers[0]
+			switch {
+			case cut:
+				t.Fatal("cut off before the orphan wait")
+			case !c.want && r != nil:
+				t.Fatalf("took the root over with a view that does not name self: %+v", r.view)
+			case c.want && r == nil:
+				t.Fatal("the root was not taken over")
+			case c.want && (!r.view.Right.Same(self) || !r.view.RightLeaf || !r.view.Left.Same(fv.Left) || r.view.Self.Node != n.self):
+				t.Fatalf("taken-over root %+v: want self %v as its right child (a leaf), left %v", r.view, self, fv.Left)
+			}
+		})
 	}
 }
