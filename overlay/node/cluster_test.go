@@ -168,9 +168,18 @@ func (cl *cluster) client(i int) *Client {
 	return c
 }
 
-// waitFor polls cond until it holds or the timeout passes.
+// waitSlack multiplies every waitFor timeout. The timeouts only bound a
+// failing test (nothing asserts a time): they are what each step takes on
+// a loaded machine, times waitSlack for a CI machine running every
+// package's tests at once on two cores (a step of TestManyDaemons, the
+// longest, gives up after 1 to 3 minutes).
+const waitSlack = 2
+
+// waitFor polls cond until it holds or the timeout (times waitSlack)
+// passes.
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
+	timeout *= waitSlack
 	end := time.Now().Add(timeout)
 	var last string
 	for time.Now().Before(end) {
