@@ -396,6 +396,9 @@ func (n *Node) onJoin(from string, j *Join) {
 	if j.To.Node != n.self {
 		return
 	}
+	if j.Node == n.self && j.Attach.None() && n.joined() {
+		return // this node's own join, answered meanwhile
+	}
 	if n.leaf != nil && n.leaf.self.ID == j.To.ID {
 		if n.leaf.father.None() && n.joined() {
 			n.splitRootLeaf(j)
@@ -495,15 +498,17 @@ func (n *Node) splitRootLeaf(j *Join) {
 
 // onWelcome: this node's join succeeded.
 func (n *Node) onWelcome(from string, w *Welcome) {
-	if n.joinAt.IsZero() {
-		return // not joining (a late duplicate)
-	}
 	if w.Router.Self.Node != n.self || w.Leaf.Node != n.self || !w.Router.Right.Same(w.Leaf) {
 		n.invalid(from, "welcome", errString2("vertices not played by this node"))
 		return
 	}
+	if n.joinAt.IsZero() {
+		n.declineWelcome(w) // not joining (a late duplicate)
+		return
+	}
 	if !n.joinAttach.None() && !w.Leaf.Same(n.joinAttach) {
-		return // the answer to an earlier join
+		n.declineWelcome(w) // the answer to an earlier join
+		return
 	}
 	now := time.Now()
 	v := w.Router
@@ -516,12 +521,14 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 	switch {
 	case fresh:
 		if n.leaf != nil {
+			n.declineWelcome(w)
 			return
 		}
 		n.leaf = n.newLeaf(w.Leaf, v.Self)
 		n.leaf.fview = v
 	case n.joinLeaf:
 		if n.leaf == nil || !n.leaf.self.Same(w.Leaf) {
+			n.declineWelcome(w)
 			return
 		}
 		if old := n.leaf.father; !old.None() {
@@ -533,6 +540,7 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 	default:
 		r := n.routers[w.Leaf.ID]
 		if r == nil {
+			n.declineWelcome(w)
 			return
 		}
 		r.detached = false
@@ -562,6 +570,20 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 	if fresh {
 		n.stepLeafTick()
 	}
+}
+
+// declineWelcome undoes the split a welcome this node does not take
+// stands for (a join answered twice: the splitter has already put the new
+// vertex, played by nobody, in the leaf's place): the leaf goes back
+// under the splitter, or is the root again if it was the root.
+func (n *Node) declineWelcome(w *Welcome) {
+	v := w.Router
+	n.logf("declines vertex %v (a join already answered): leaf %v goes back under %v", v.Self, v.Left, v.Father)
+	if v.Father.None() {
+		n.sendCtl(v.Left.Node, &SetFather{Vertex: v.Left, Father: Ref{}})
+		return
+	}
+	n.sendCtl(v.Father.Node, &ReplaceChild{Vertex: v.Father, Old: v.Self, New: v.Left, NewView: View{Self: v.Left, Father: v.Father}})
 }
 
 type errString2 string

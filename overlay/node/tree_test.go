@@ -180,3 +180,39 @@ func TestRootTakeoverFromStaleView(t *testing.T) {
 		})
 	}
 }
+
+// TestLateWelcomeDeclined: a welcome for a join already answered (seen in
+// TestManyDaemons under load: a node's second join split a leaf again, and
+// the new vertex, played by nobody, was taken over and removed forever)
+// is declined: the splitter is told to put the leaf back in the new
+// vertex's place.
+func TestLateWelcomeDeclined(t *testing.T) {
+	cr := sharedCreds(t)
+	lns, _ := listeners(t, 1)
+	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { n.tr.close(); n.st.close() }() // never started
+	other := "127.0.0.1:1"
+	splitter := Ref{ID: 3, Node: n.self} // the split happened at this node's own router
+	l := Ref{ID: 5, Node: other}
+	v := Ref{ID: 1 << 25, Node: n.self}
+	w := &Welcome{Leaf: Ref{ID: 1<<25 + 1, Node: n.self},
+		Router: View{Self: v, Father: splitter, Left: l, LeftLeaf: true, Right: Ref{ID: 1<<25 + 1, Node: n.self}, RightLeaf: true}}
+	n.leaf = n.newLeaf(Ref{ID: 9, Node: n.self}, Ref{ID: 3, Node: n.self}) // joined already
+	n.onWelcome(other, w)
+	if n.routers[v.ID] != nil {
+		t.Fatal("took the vertex of a late welcome")
+	}
+	var rc *ReplaceChild
+	for _, c := range n.localCtl {
+		if x, ok := c.m.(*ReplaceChild); ok {
+			rc = x
+		}
+	}
+	if rc == nil || !rc.Vertex.Same(splitter) || !rc.Old.Same(v) || !rc.New.Same(l) || !rc.NewView.IsLeaf() {
+		t.Fatalf("declined welcome: %+v; want the splitter %v told to replace %v by leaf %v", rc, splitter, v, l)
+	}
+}
