@@ -49,9 +49,17 @@ const (
 	// Replace gives the configuration no estimate (P = 0, E = +∞): any
 	// configuration the building block can build replaces it.
 	Replace
+	// Together multiplies P by the probability that the members, from
+	// their current states, are all UP together at a later slot before any
+	// goes DOWN (ReunionOf), and adds to E the expected time to that slot
+	// given that it comes. The all-UP estimate's P_comm·P+(S)^(W−done−1)
+	// counts the current slot as the first of the W − done slots of
+	// computation left; with a RECLAIMED member the reunion slot is that
+	// first one, so P = Reunion.P·P_comm·P+(S)^(W−done−1).
+	Together
 )
 
-var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace"}
+var reclaimedNames = []string{AsUp: "asup", Wait: "wait", Replace: "replace", Together: "together"}
 
 func (r ReclaimedValue) String() string {
 	if r < 0 || int(r) >= len(reclaimedNames) {
@@ -70,7 +78,7 @@ func ParseReclaimed(s string) (ReclaimedValue, error) {
 			return ReclaimedValue(i), nil
 		}
 	}
-	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait or replace", s)
+	return AsUp, fmt.Errorf("reclaimed = %q, want asup, wait, replace or together", s)
 }
 
 // Running is the configuration in force when a decision is taken.

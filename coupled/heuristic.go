@@ -271,6 +271,12 @@ type Evaluator struct {
 	// one exp and two pow per candidate.
 	es  [][]float64
 	lnd [][]float64
+	// lnd[q] is filled on demand (logPNotDown), up to lndL = the table's
+	// horizon; lndTail[q] holds ln P_ND at lndL − 2 and lndL − 1 (the
+	// geometric extrapolation beyond). A communication phase is short, so
+	// most of the horizon is never asked for.
+	lndL    int
+	lndTail [][2]float64
 	// greedy step state
 	inS []bool
 	nq  []int
@@ -293,6 +299,11 @@ type Evaluator struct {
 	dirty   []int
 	// fresh is RebuildSnapshot's snapshot without task data.
 	fresh *Snapshot
+
+	// reunions caches the Together reading's Reunion by members and
+	// RECLAIMED members; reunionMs is its scratch.
+	reunions  map[reunionKey]reunionEntry
+	reunionMs []int
 
 	// Calls counts the non-random Choose calls, Hits those answered
 	// without evaluating any candidate, Evals the candidates evaluated,
@@ -382,6 +393,8 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		order:   make([]int, 0, p),
 		es:      make([][]float64, p),
 		lnd:     make([][]float64, p),
+		lndTail: make([][2]float64, p),
+		lndL:    tab.Horizon(),
 		inS:     make([]bool, p),
 		ups:     make([]int, 0, p),
 		n1:      make([]int, p),
@@ -419,9 +432,8 @@ func NewEvaluator(tab *analytic.Table, plat Platform, m int, f analytic.Form) (*
 		for n := range e.es[q] {
 			e.es[q][n] = tab.ExpectedTimeSingle(q, float64(n), f)
 		}
-		e.lnd[q] = make([]float64, L)
-		for t := range L {
-			e.lnd[q][t] = math.Log(tab.PNotDown(q, float64(t)))
+		if L >= 2 {
+			e.lndTail[q] = [2]float64{math.Log(tab.PNotDown(q, float64(L-2))), math.Log(tab.PNotDown(q, float64(L-1)))}
 		}
 	}
 	return e, nil
@@ -466,18 +478,28 @@ func (e *Evaluator) compValue(st analytic.Stats, W int, pcomm, ecomm float64) Va
 // logPNotDown is ln P_ND^{(q)}(s), interpolated linearly in the logarithm
 // between integer slots as Table.PNotDown does.
 func (e *Evaluator) logPNotDown(q int, s float64) float64 {
-	l := e.lnd[q]
-	if n := len(l); s >= float64(n-1) {
+	if n := e.lndL; s >= float64(n-1) {
 		// Beyond the horizon P_ND decays geometrically at the rate the last
 		// two slots show (the tail there is below the table's ε).
 		if n < 2 {
 			return math.Log(e.tab.PNotDown(q, s))
 		}
-		return l[n-1] + (s-float64(n-1))*(l[n-1]-l[n-2])
+		tl := e.lndTail[q]
+		return tl[1] + (s-float64(n-1))*(tl[1]-tl[0])
 	}
 	lo := math.Floor(s)
 	i := int(lo)
-	if f := s - lo; f != 0 {
+	f := s - lo
+	need := i + 1
+	if f != 0 {
+		need = i + 2
+	}
+	l := e.lnd[q]
+	for t := len(l); t < need; t++ {
+		l = append(l, math.Log(e.tab.PNotDown(q, float64(t))))
+	}
+	e.lnd[q] = l
+	if f != 0 {
 		return (1-f)*l[i] + f*l[i+1]
 	}
 	return l[i]
@@ -677,16 +699,21 @@ func (e *Evaluator) Value(c Config, s *Snapshot, done int) Value {
 
 // reclaimedValue corrects v, the §V estimate of the running configuration
 // c, for its members that are not UP in s (RECLAIMED: a DOWN member ends
-// the configuration) by rule rv (Wait or Replace).
+// the configuration) by rule rv (Wait, Replace or Together).
 func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedValue) Value {
 	wait, found := 0.0, false
+	var rkey uint64
 	for _, q := range c.Order {
 		if s.up(q) {
 			continue
 		}
 		found = true
+		rkey ^= e.bit[q]
 		if rv == Replace {
 			return Value{P: 0, E: math.Inf(1)}
+		}
+		if rv == Together {
+			continue
 		}
 		P := e.tab.Chain(q).P
 		pru, prd, prr := P[1][0], P[1][2], P[1][1]
@@ -697,10 +724,56 @@ func (e *Evaluator) reclaimedValue(v Value, c Config, s *Snapshot, rv ReclaimedV
 			wait = max(wait, 1/(1-prr))
 		}
 	}
-	if found {
-		v.E += wait
+	if !found {
+		return v
 	}
+	if rv == Together {
+		r := e.reunion(c, s, rkey)
+		v.P *= r.P
+		v.E += r.E
+		return v
+	}
+	v.E += wait
 	return v
+}
+
+// reunionKey identifies a configuration's members and which of them are
+// RECLAIMED.
+type reunionKey struct{ set, reclaimed uint64 }
+
+// reunion is ReunionOf for the members of c in their states of s, cached
+// by members and RECLAIMED members (rkey).
+func (e *Evaluator) reunion(c Config, s *Snapshot, rkey uint64) Reunion {
+	ms := append(e.reunionMs[:0], c.Order...)
+	slices.Sort(ms)
+	e.reunionMs = ms
+	key := reunionKey{e.keyOf(ms), rkey}
+	if r, ok := e.reunions[key]; ok && (e.exact || slices.Equal(r.members, ms)) {
+		return r.Reunion
+	}
+	chains := make([]availability.Chain, len(ms))
+	states := make([]availability.State, len(ms))
+	for i, q := range ms {
+		chains[i], states[i] = e.tab.Chain(q), s.States[q]
+	}
+	r, err := ReunionOf(chains, states)
+	if err != nil { // a DOWN member: the configuration is broken, not valued here
+		return Reunion{}
+	}
+	if e.reunions == nil || len(e.reunions) >= maxCache {
+		e.reunions = make(map[reunionKey]reunionEntry)
+	}
+	ent := reunionEntry{Reunion: r}
+	if !e.exact {
+		ent.members = slices.Clone(ms)
+	}
+	e.reunions[key] = ent
+	return r
+}
+
+type reunionEntry struct {
+	Reunion
+	members []int // when keys are not exact
 }
 
 // Choose builds a configuration with the building block b (a passive

@@ -38,6 +38,12 @@ type Decider struct {
 	// the loop's counters: processors with a task in this round, and those
 	// of them wanted; the contention factor.
 	nActive, watched, factor int
+	// loopBudget > 0: the tasks the loop may place before it gives way to
+	// the rank shortcut (rankOrLoop).
+	loopBudget int
+	// forceRank (tests): 0 lets rankOrLoop choose; 1 takes the rank; 2 the
+	// loop with rankOrLoop's budget; 3 the loop with a budget of 1 task.
+	forceRank int
 }
 
 // Decide runs heuristic h on the snapshot and returns its decisions in the
@@ -126,7 +132,14 @@ func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand,
 		case random:
 			return d.decideRandomPrefix(h, s, rng, out, up)
 		case (s.ExtraReplicas <= 0 || up <= len(s.Tasks)) && (!h.Contention() || up <= s.NCom):
-			return d.decideByRank(h, s, out)
+			// Both give the wanted processors' first picks of the full
+			// decision, in its order: take the cheaper (rankFirst), and
+			// leave the loop for the rank when it runs over its budget.
+			budget, rankFirst := d.rankOrLoop(s, unstarted(s))
+			if rankFirst {
+				return d.decideByRank(h, s, out)
+			}
+			d.loopBudget = budget
 		}
 	}
 	d.nActive, d.watched, d.factor = queued, 0, 1
@@ -139,12 +152,20 @@ func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand,
 		}
 	}
 	var q int
+	start, budget := len(out), d.loopBudget
+	d.loopBudget = 0
 	for task := range s.Tasks {
 		if s.Tasks[task].Copies != 0 {
 			continue
 		}
 		if out, q = d.assign(h, s, rng, out, task, false); q < 0 || d.done() {
 			return out
+		}
+		if budget > 0 {
+			if budget--; budget == 0 {
+				// Over the estimate: the rank shortcut gives the same picks.
+				return d.decideByRank(h, s, out[:start])
+			}
 		}
 	}
 	if s.ExtraReplicas <= 0 || up <= len(s.Tasks) {
@@ -318,6 +339,44 @@ func unstarted(s *Snapshot) int {
 		}
 	}
 	return k
+}
+
+// rankOrLoop chooses, for a decision both the rank shortcut and the
+// greedy loop with early stop can make (they return the same picks of the
+// wanted processors, in the same order), the one expected to be cheaper,
+// counting key evaluations and comparisons. The rank costs about
+// (up + k) per wanted processor (k unstarted tasks). The loop costs up per
+// task placed, and stops once StopAfter wanted processors have a task:
+// about StopAfter·up/wanted tasks when the wanted processors are spread
+// through the greedy order (all of them wanted: StopAfter tasks), at most
+// k. It returns rankFirst, or the loop's budget in tasks: past it, the
+// loop gives way to the rank, so a wrong guess costs at most about twice
+// the rank's price. Only the speed depends on the choice.
+func (d *Decider) rankOrLoop(s *Snapshot, k int) (budget int, rankFirst bool) {
+	up, wanted := len(d.el), 0
+	for _, q := range d.el {
+		if d.want[q] {
+			wanted++
+		}
+	}
+	if wanted == 0 || k == 0 {
+		return 0, true // the rank returns at once
+	}
+	rankCost := wanted * (up + min(k, up))
+	loopTasks := min(k, (d.stopAfter*up+wanted-1)/wanted)
+	budget = max(1, rankCost/up)
+	switch d.forceRank {
+	case 1:
+		return 0, true
+	case 2:
+		return budget, false
+	case 3:
+		return 1, false
+	}
+	if loopTasks*up >= rankCost {
+		return 0, true
+	}
+	return budget, false
 }
 
 // decideByRank computes, for a greedy heuristic with no replica to place,

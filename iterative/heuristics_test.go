@@ -349,13 +349,19 @@ func TestRankShortcutMatchesGreedy(t *testing.T) {
 				return u
 			}
 			want := used(full)
-			got := used(d.DecideWith(h, s, &Hints{Want: watch, StopAfter: stop}, nil, nil))
-			if len(got) != len(want) {
-				t.Fatalf("it %d %v: shortcut %v, greedy %v (full %v)", it, h, got, want, full)
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("it %d %v: shortcut %v, greedy %v (full %v)", it, h, got, want, full)
+			// Every way the shortcut may go: chosen by cost, the rank, the
+			// loop, the loop giving way to the rank after one task.
+			for force := 0; force <= 3; force++ {
+				d.forceRank = force
+				got := used(d.DecideWith(h, s, &Hints{Want: watch, StopAfter: stop}, nil, nil))
+				d.forceRank = 0
+				if len(got) != len(want) {
+					t.Fatalf("it %d %v force %d: shortcut %v, greedy %v (full %v)", it, h, force, got, want, full)
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("it %d %v force %d: shortcut %v, greedy %v (full %v)", it, h, force, got, want, full)
+					}
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package redundant
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,9 @@ func TestPaperClaimsFigure2(t *testing.T) {
 	if !strings.Contains(c[2].Ours, "µ=0.3: +12.5 %") {
 		t.Fatalf("EPB over EA claim %q", c[2].Ours)
 	}
+	if c[1].PaperPct != 22 || math.Abs(c[1].OursPct-22) > 1e-9 || !math.IsNaN(c[2].PaperPct) || !math.IsNaN(c[2].OursPct) {
+		t.Fatalf("numbers of the claims: %+v", c)
+	}
 }
 
 func TestPaperClaimsFigure3(t *testing.T) {
@@ -30,7 +34,23 @@ func TestPaperClaimsFigure3(t *testing.T) {
 		{Name: "PPB R0=0.4", Y: []float64{0.25, 0.12}},
 	}}
 	c := PaperClaims(f)
-	if len(c) != 2 || c[0].Ours != "+22.5 %" || c[1].Ours != "+15.0 %" {
+	if len(c) != 2 || c[0].Ours != "+22.5 %" || c[1].Ours != "+15.0 %" || c[0].PaperPct != 24 || math.Abs(c[1].OursPct-15) > 1e-9 {
 		t.Fatalf("claims %+v, want PPB +22.5 %% and EPB +15.0 %%", c)
+	}
+}
+
+func TestCaptionNumbers(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{3757.4, "3757"}, {39000, "39000"}, {0.0125, "0.0125"}, {0.71234, "0.712"}, {1e9, "10^9"}, {1.4934e10, "1.49×10^10"}, {73.9, "73.9"}} {
+		if got := readable(c.x); got != c.want {
+			t.Errorf("readable(%g) = %q, want %q", c.x, got, c.want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 2000: "2,000", 1234567: "1,234,567", -2000: "-2,000"} {
+		if got := grouped(n); got != want {
+			t.Errorf("grouped(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

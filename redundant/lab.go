@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -112,8 +113,11 @@ type Figure struct {
 	Name, Title    string
 	XLabel, YLabel string
 	Params         string
-	X              []float64
-	Series         []Series
+	// Caption describes the run in sentences for a drawn figure: the
+	// seed, the parameters, the instances, how each point is computed.
+	Caption string
+	X       []float64
+	Series  []Series
 }
 
 // forEachRep runs f(rep) for rep in [0, reps) on cfg.Workers goroutines.
@@ -330,6 +334,14 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 		}
 		f.Title = fmt.Sprintf("Figure %d: %d tasks on %d hosts", figure, n, m)
 		f.Params = fmt.Sprintf("n=%d tasks, m=%d hosts, reps=%d, seed=%d, anneal=%+v", n, m, cfg.Reps, cfg.Seed, cfg.Anneal.withDefaults())
+		curves := "one curve per µ, σ swept"
+		if figure == 2 {
+			curves = "σ = 0.3, µ swept"
+		}
+		f.Caption = fmt.Sprintf("Seed %d. %d tasks on %d hosts whose failure probabilities are drawn from GDFN(µ, σ) (%s); "+
+			"each point is the mean, over %d instances, of the success probability R_sys of each algorithm's allocation; "+
+			"EA Eq.5 is Eq. 5's closed form for EA. %s",
+			cfg.Seed, n, m, curves, cfg.Reps, annealCaption(cfg.Anneal))
 		f.X = xs
 		for fi, v := range fixed {
 			suffix := fmt.Sprintf(" µ=%g", v)
@@ -362,6 +374,9 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 		f.Name, f.XLabel, f.YLabel = "fig3", "m (hosts)", "n/m"
 		f.Title = "Figure 3: n/m reachable at success rate R0 (µ=0.5, σ=0.3)"
 		f.Params = fmt.Sprintf("µ=0.5, σ=0.3, reps=%d, seed=%d, anneal=%+v", cfg.Reps, cfg.Seed, cfg.Anneal.withDefaults())
+		f.Caption = fmt.Sprintf("Seed %d. m hosts whose failure probabilities are drawn from GDFN(µ = 0.5, σ = 0.3); "+
+			"for each of %d instances per point, the largest number of tasks n whose allocation keeps R_sys ≥ R0 (bisection on n), "+
+			"divided by m, averaged. %s", cfg.Seed, cfg.Reps, annealCaption(cfg.Anneal))
 		for _, m := range grid.Ms {
 			f.X = append(f.X, float64(m))
 		}
@@ -384,6 +399,24 @@ func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Fi
 		}
 	}
 	return f, nil
+}
+
+// annealCaption describes the annealing budget of PPB and EPB.
+func annealCaption(a AnnealOptions) string {
+	a = a.withDefaults()
+	return fmt.Sprintf("PPB and EPB: simulated annealing, %d proposals per host (at least %s).", a.MovesPerHost, grouped(a.MinMoves))
+}
+
+// grouped writes n with thousands separated by commas (2,000).
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + grouped(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // LabWork is the number of repetitions LabFigure runs and their estimated

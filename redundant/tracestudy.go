@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/trace"
@@ -87,6 +88,11 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 		Title: fmt.Sprintf("Figure 4 (%s): success vs grid size, n/m ≈ %g", s.Name, s.Ratio),
 		Params: fmt.Sprintf("trace %s: %d hosts, %.1f days; log-normal fit µ=%.3f σ=%.3f (ops); rate %.4g ops/s; t=%.3g ops (%.4g s); SAB C=%.4g ops; reps=%d; seed=%d",
 			s.Name, len(s.Trace.Nodes), (s.Trace.End-s.Trace.Start)/86400, s.Fit.Params[0], s.Fit.Params[1], s.Rate, s.TaskOps, s.TaskOps/s.Rate, s.C, cfg.Reps, cfg.Seed)}
+	f.Caption = fmt.Sprintf("Seed %d. Trace %s: %d hosts, %.1f days; φ is the log-normal fitted to its availability intervals "+
+		"(µ = %.3f, σ = %.3f, in operations at %s operations/s); tasks of %s operations (%s h); n = round(%g m) tasks on m hosts available at a random time; "+
+		"each point is the success frequency over %d allocation times, the outcome replayed from the trace; SAB's C = %s operations. %s",
+		cfg.Seed, s.Name, len(s.Trace.Nodes), (s.Trace.End-s.Trace.Start)/86400, s.Fit.Params[0], s.Fit.Params[1], readable(s.Rate),
+		readable(s.TaskOps), readable(s.TaskOps/s.Rate/3600), s.Ratio, cfg.Reps, readable(s.C), annealCaption(cfg.Anneal))
 	for _, a := range algos {
 		f.Series = append(f.Series, Series{Name: algoLabel(a), Y: make([]float64, len(s.Ms)), SE: make([]float64, len(s.Ms))})
 	}
@@ -187,4 +193,24 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 		s.Skipped += k
 	}
 	return f, nil
+}
+
+// readable writes x for a caption: whole numbers from 1,000 (3757,
+// 39000), 3 significant digits below (0.712, 73.9), powers of ten from
+// 10^6 (10^9, 1.49×10^10).
+func readable(x float64) string {
+	switch {
+	case x == 0 || math.IsNaN(x) || math.IsInf(x, 0):
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case math.Abs(x) < 1000:
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	case math.Abs(x) < 1e6:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	e := int(math.Floor(math.Log10(math.Abs(x))))
+	m := x / math.Pow(10, float64(e))
+	if math.Abs(m-1) < 5e-3 {
+		return fmt.Sprintf("10^%d", e)
+	}
+	return fmt.Sprintf("%.3g×10^%d", m, e)
 }

@@ -2,21 +2,31 @@ package whatif
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/stream"
 )
 
-// Stream labels of a trial's availability. Chain or semi-Markov worker q
-// draws from stream (seed, labelWhatif, trial, labelWorker, q); trace t
-// draws its offset, then its drawn hosts, from (seed, labelWhatif, trial,
-// labelTrace, t). A worker's availability therefore depends only on the
+// Stream labels of a trial. Chain or semi-Markov worker q draws from
+// stream (seed, labelWhatif, trial, labelWorker, q); trace t draws its
+// offset, then its drawn hosts, from (seed, labelWhatif, trial, labelTrace,
+// t); a random heuristic from DecideStream. A worker's availability therefore depends only on the
 // seed, the trial and its position in the platform.
 const (
 	labelWhatif = 0x3a7f1f
 	labelWorker = 1
 	labelTrace  = 2
+	labelDecide = 3
 )
+
+// DecideStream is the random stream of heuristic number h (its position in
+// the model's list of heuristics) in a trial: (seed, labelWhatif, trial,
+// labelDecide, h). It is independent of the availability's streams, so the
+// random heuristics' draws do not change a trial's states.
+func DecideStream(seed, trial uint64, h int) *rand.Rand {
+	return stream.New(seed, labelWhatif, trial, labelDecide, uint64(h))
+}
 
 // Trial is one trial's availability, ready for a simulation.
 type Trial struct {

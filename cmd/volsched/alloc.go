@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -10,75 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/volsched/volsched/experiment"
-	"github.com/volsched/volsched/internal/jsonnum"
 	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/stream"
 )
-
-// allocInput is the FILE of `volsched alloc --probs FILE`: either the
-// failure probabilities p, or host ages with a task size and an
-// availability-interval distribution (Eq. 3), or, for SAB, ages, a size and
-// the constant C of Eq. 7.
-type allocInput struct {
-	P    []float64 `json:"p"`
-	Ages []float64 `json:"ages"`
-	Size *float64  `json:"size"`
-	Dist *struct {
-		Name   string    `json:"name"`
-		Params []float64 `json:"params"`
-	} `json:"dist"`
-	C *float64 `json:"C"`
-}
-
-type allocOutput struct {
-	Algo       string          `json:"algo"`
-	Tasks      int             `json:"tasks"`
-	Hosts      int             `json:"hosts"`
-	Seed       uint64          `json:"seed"`
-	Allocation []int           `json:"allocation"`
-	Rsys       jsonnum.Float   `json:"r_sys"`
-	LogRsys    jsonnum.Float   `json:"log_r_sys"` // null: -Inf (R_sys = 0)
-	Optimal    *bool           `json:"optimal,omitempty"`
-	P          []jsonnum.Float `json:"p,omitempty"`
-}
-
-func parseAllocInput(data []byte, source, algo string) ([]float64, error) {
-	var in allocInput
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("%s: %w (want {\"p\": [...]} or {\"ages\": [...], \"size\": t, \"dist\": {\"name\": ..., \"params\": [...]}} or, for sab, {\"ages\": [...], \"size\": t, \"C\": c})", source, err)
-	}
-	if algo == "sab" {
-		if in.Ages == nil || in.Size == nil || in.C == nil {
-			return nil, fmt.Errorf("%s: algo sab needs \"ages\", \"size\" and \"C\" (Eq. 7)", source)
-		}
-		p, err := redundant.SABProbs(in.Ages, *in.Size, *in.C)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		return p, redundant.ValidateProbs(p, source+": ages")
-	}
-	switch {
-	case in.P != nil && in.Ages == nil:
-		return in.P, redundant.ValidateProbs(in.P, source)
-	case in.P == nil && in.Ages != nil:
-		if in.Size == nil || in.Dist == nil {
-			return nil, fmt.Errorf("%s: \"ages\" needs \"size\" and \"dist\" (Eq. 3)", source)
-		}
-		d, err := redundant.NewIntervalDistribution(in.Dist.Name, in.Dist.Params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: dist: %w", source, err)
-		}
-		p, err := redundant.FailureProbs(d, in.Ages, *in.Size)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		return p, redundant.ValidateProbs(p, source+": ages")
-	default:
-		return nil, fmt.Errorf("%s: give either \"p\" or \"ages\" (with \"size\" and \"dist\"), not both or neither", source)
-	}
-}
 
 // phaseProgress shows a long allocation's progress on standard error
 // (experiment.Progress: a redrawn line on a terminal, a line every 30 s in
@@ -177,7 +110,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 				if err != nil {
 					return err
 				}
-				if p, err = parseAllocInput(data, source, algo); err != nil {
+				if p, err = redundant.ParseAllocInput(data, source, algo); err != nil {
 					return err
 				}
 			case gdfn != "":
@@ -215,16 +148,10 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if err != nil {
 				return err
 			}
-			out := allocOutput{Algo: algo, Tasks: tasks, Hosts: len(p), Seed: seed, Allocation: res.X, Rsys: jsonnum.Float(res.Rsys), LogRsys: jsonnum.Float(res.LogRsys)}
-			if algo == "exact" {
-				out.Optimal = &res.Optimal
-				if !res.Optimal {
-					fmt.Fprintf(cmd.ErrOrStderr(), "volsched alloc: exact search stopped after %d nodes: the allocation is the best found, not proven optimal\n", maxNodes)
-				}
+			if algo == "exact" && !res.Optimal {
+				fmt.Fprintf(cmd.ErrOrStderr(), "volsched alloc: exact search stopped after %d nodes: the allocation is the best found, not proven optimal\n", maxNodes)
 			}
-			if gdfn != "" || algo == "sab" {
-				out.P = jsonnum.Floats(p)
-			}
+			out := redundant.NewAllocReport(algo, tasks, seed, p, res, gdfn != "" || algo == "sab")
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			return enc.Encode(out)
 		},

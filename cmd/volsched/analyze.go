@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,46 +12,7 @@ import (
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/internal/jsonnum"
 )
-
-// The analyses' JSON follows the project's convention for numbers
-// (internal/jsonnum): an infinite expectation (conditioned on an event of
-// probability 0, or a sum that diverges) is written as null.
-type stationaryJSON struct {
-	Up        jsonnum.Float `json:"up"`
-	Reclaimed jsonnum.Float `json:"reclaimed"`
-	Down      jsonnum.Float `json:"down"`
-}
-
-type chainAnalysis struct {
-	Stationary   stationaryJSON `json:"stationary"`
-	PPlus        jsonnum.Float  `json:"p_plus"`
-	ExpectedTime jsonnum.Float  `json:"expected_time"` // null: +Inf (the processor never returns UP)
-	PUDExact     jsonnum.Float  `json:"p_ud_exact"`
-	PUDApprox    jsonnum.Float  `json:"p_ud_approx"`
-	Work         int            `json:"work"`
-}
-
-type setAnalysis struct {
-	Processors              int             `json:"processors"`
-	Work                    int             `json:"work"`
-	PPlus                   jsonnum.Float   `json:"p_plus"`
-	PSuccess                jsonnum.Float   `json:"p_success"`
-	ExpectedTimePublished   jsonnum.Float   `json:"expected_time_published"`   // null: +Inf
-	ExpectedTimeConditional jsonnum.Float   `json:"expected_time_conditional"` // null: +Inf
-	EU                      jsonnum.Float   `json:"e_u"`                       // null: +Inf (no member can go DOWN)
-	A                       jsonnum.Float   `json:"a"`                         // null: +Inf (no member can go DOWN)
-	Ec                      jsonnum.Float   `json:"e_c"`
-	Epsilon                 float64         `json:"epsilon"`
-	Terms                   int             `json:"terms"`
-	NCom                    int             `json:"ncom,omitempty"`
-	Comm                    []jsonnum.Float `json:"comm,omitempty"`
-	ECommPublished          *jsonnum.Float  `json:"e_comm,omitempty"` // null: +Inf
-	PCommPublished          *jsonnum.Float  `json:"p_comm,omitempty"`
-	ECommConditional        *jsonnum.Float  `json:"e_comm_conditional,omitempty"` // null: +Inf
-	PCommConditional        *jsonnum.Float  `json:"p_comm_conditional,omitempty"`
-}
 
 func init() {
 	var chainFile, setFile, commList string
@@ -114,7 +76,7 @@ message naming the problem.`,
 				if err != nil {
 					return err
 				}
-				return enc.Encode(analyzeChain(c, work))
+				return enc.Encode(analytic.AnalyzeChain(c, work))
 			}
 			data, name, err := readInput(setFile, cmd.InOrStdin())
 			if err != nil {
@@ -137,7 +99,10 @@ message naming the problem.`,
 					return err
 				}
 			}
-			res, err := analyzeSet(chains, work, eps, ncom, comm)
+			res, err := analytic.AnalyzeSet(chains, work, eps, ncom, comm)
+			if errors.Is(err, analytic.ErrDegenerate) {
+				return fmt.Errorf("analyze: %w", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -168,58 +133,4 @@ func parseComm(s string, n int) ([]float64, error) {
 		out[i] = v
 	}
 	return out, nil
-}
-
-func analyzeChain(c availability.Chain, work int) chainAnalysis {
-	pi := c.Stationary()
-	return chainAnalysis{
-		Stationary:   stationaryJSON{Up: jsonnum.Float(pi[0]), Reclaimed: jsonnum.Float(pi[1]), Down: jsonnum.Float(pi[2])},
-		PPlus:        jsonnum.Float(analytic.PPlus(c)),
-		ExpectedTime: jsonnum.Float(analytic.ExpectedTime(c, float64(work))),
-		PUDExact:     jsonnum.Float(analytic.PUDExact(c, work)),
-		PUDApprox:    jsonnum.Float(analytic.PUDApprox(c, float64(work))),
-		Work:         work,
-	}
-}
-
-func analyzeSet(chains []availability.Chain, work int, eps float64, ncom int, comm []float64) (setAnalysis, error) {
-	tab, err := analytic.NewTable(chains, analytic.Options{Epsilon: eps})
-	if err != nil {
-		return setAnalysis{}, err
-	}
-	all := make([]int, len(chains))
-	for i := range all {
-		all[i] = i
-	}
-	st := tab.SetOf(all...).Stats()
-	W := float64(work)
-	res := setAnalysis{
-		Processors:              len(chains),
-		Work:                    work,
-		PPlus:                   jsonnum.Float(st.PPlus),
-		PSuccess:                jsonnum.Float(st.PSuccess(W)),
-		ExpectedTimePublished:   jsonnum.Float(st.ExpectedTime(W, analytic.Published)),
-		ExpectedTimeConditional: jsonnum.Float(st.ExpectedTime(W, analytic.Conditional)),
-		EU:                      jsonnum.Float(st.EU),
-		A:                       jsonnum.Float(st.A),
-		Ec:                      jsonnum.Float(st.Ec),
-		Epsilon:                 eps,
-		Terms:                   st.Terms,
-	}
-	if comm != nil {
-		res.NCom, res.Comm = ncom, jsonnum.Floats(comm)
-		for _, f := range []analytic.Form{analytic.Published, analytic.Conditional} {
-			e := jsonnum.Float(tab.EComm(all, comm, ncom, f))
-			p := jsonnum.Float(tab.PComm(all, float64(e)))
-			if f == analytic.Published {
-				res.ECommPublished, res.PCommPublished = &e, &p
-			} else {
-				res.ECommConditional, res.PCommConditional = &e, &p
-			}
-		}
-	}
-	if math.IsNaN(st.PPlus) {
-		return res, fmt.Errorf("analyze: P+(S) is not a number; the chains are degenerate")
-	}
-	return res, nil
 }

@@ -22,8 +22,12 @@ availability chains drawn from the papers' generator (UP/RECLAIMED/DOWN on
 purpose), runs an example application (jacobi or hashchain), shows the
 progress every second, and ends with the measured makespan next to the slot
 simulator's prediction for the same chains, heuristic and the measured
-T_prog, T_data and w_q. Everything runs on this machine, over TLS on
-loopback; --dir keeps the master's state (database, events, FTA trace).`,
+T_prog, T_data and w_q. The examples compute in milliseconds, less than a
+slot, which the model counts as a whole slot: each task therefore waits
+--task-slots slots after computing, so that the two can be compared.
+Everything runs on this machine, over TLS on loopback; --dir keeps the
+master's state (database, events, FTA trace). Ctrl-C stops it and prints
+what it measured so far.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if o.Workers < 1 || o.Workers > 256 {
@@ -40,6 +44,9 @@ loopback; --dir keeps the master's state (database, events, FTA trace).`,
 			}
 			if o.NCom < 1 {
 				return usagef("--ncom %d: want ≥ 1", o.NCom)
+			}
+			if o.TaskSlots < 0 || o.TaskSlots > 100 {
+				return usagef("--task-slots %d: want 0..100", o.TaskSlots)
 			}
 			log, err := newLogger(logLevel, "text")
 			if err != nil {
@@ -62,6 +69,7 @@ loopback; --dir keeps the master's state (database, events, FTA trace).`,
 	f.IntVar(&o.NCom, "ncom", 3, "at most this many transfers at once")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the chains and of the emulation")
 	f.StringVar(&o.Dir, "dir", "", "keep the demo's files (application, state, caches) here")
+	f.IntVar(&o.TaskSlots, "task-slots", 3, "every task waits this many slots after computing (the examples compute in milliseconds, the model counts less than a slot as a slot); 0: none")
 	f.StringVar(&logLevel, "log-level", "error", "the master's log level")
 	rootCmd.AddCommand(cmd)
 }

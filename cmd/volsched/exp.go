@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -51,16 +46,13 @@ then:
   volsched exp merge --out run run-1 run-2 ... run-8`,
 }
 
-// summarizer computes and writes the summary of a complete campaign
-// directory of its kind (summary.json, CSV, SVG files in dir; the
-// human-readable tables to w).
-type summarizer func(ctx context.Context, dir string, w io.Writer) error
-
-var summarizers = map[string]summarizer{}
+// summarizers are the campaign kinds `volsched exp merge` (and
+// runCampaign) can summarize.
+var summarizers = experiment.Summarizers{}
 
 // summaryFile is the file every summarizer writes into the campaign
 // directory.
-const summaryFile = "summary.json"
+const summaryFile = experiment.SummaryFile
 
 // registerSummarizer makes `volsched exp merge` (and runCampaign) call fn
 // on a merged directory whose manifest has this kind. Call it from an init
@@ -68,27 +60,7 @@ const summaryFile = "summary.json"
 // DIR/summaryFile when it succeeds: `exp status` calls a whole campaign
 // complete only then.
 func registerSummarizer(kind string, fn func(ctx context.Context, dir string, w io.Writer) error) {
-	if _, dup := summarizers[kind]; dup {
-		panic(fmt.Sprintf("registerSummarizer: kind %q registered twice", kind)) // programming error, at init
-	}
-	summarizers[kind] = fn
-}
-
-// summarize runs the summarizer registered for kind on dir.
-func summarize(ctx context.Context, kind, dir string, w io.Writer) error {
-	fn, ok := summarizers[kind]
-	if !ok {
-		kinds := make([]string, 0, len(summarizers))
-		for k := range summarizers {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		return fmt.Errorf("no summary for campaigns of kind %q (known kinds: %s)", kind, strings.Join(kinds, ", "))
-	}
-	if err := fn(ctx, dir, w); err != nil {
-		return fmt.Errorf("summary of %s: %w", dir, err)
-	}
-	return nil
+	summarizers.Register(kind, fn)
 }
 
 // campaignFlags are the flags every campaign command shares. Add them with
@@ -108,15 +80,8 @@ func addCampaignFlags(cmd *cobra.Command, f *campaignFlags) {
 	cmd.Flags().StringVar(&f.Out, "out", "", "campaign directory (required): manifest, results as they finish, summary")
 }
 
-// campaign is what runCampaign needs to run one: Kind and Units of the
-// manifest, and Params, the kind-specific parameters that determine the
-// results (any JSON-encodable value; compared on resume and merge).
-type campaign[R any] struct {
-	Kind   string
-	Units  int
-	Params any
-	Work   func(ctx context.Context, unit int) (R, error)
-}
+// campaign is what runCampaign needs to run one (experiment.Campaign).
+type campaign[R any] = experiment.Campaign[R]
 
 // runCampaign validates the shared flags, runs c in f.Out (resuming what is
 // there), and, when the shard is the whole campaign (1/1) and every unit is
@@ -134,19 +99,15 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 	if err != nil {
 		return usageError{err}
 	}
-	if err := experiment.ValidateParams(c.Params); err != nil {
+	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	if c.Units > experiment.MaxUnits || c.Units < 0 {
-		return usagef("campaign %s: %d units, want at most %d (fewer scenarios or a smaller grid)", c.Kind, c.Units, experiment.MaxUnits)
-	}
-	params, err := experiment.CanonicalJSON(c.Params)
+	m, err := c.Manifest(f.Seed, shard)
 	if err != nil {
-		return fmt.Errorf("campaign %s parameters: %w", c.Kind, err)
+		return err
 	}
-	m := experiment.Manifest{Kind: c.Kind, Seed: f.Seed, Units: c.Units, Params: params, Shard: shard}
 	stopWatch := watchSecondSignal(ctx, stderr)
-	err = experiment.Run(ctx, f.Out, m, f.Workers, c.Work, experiment.NewProgress(c.Kind+" "+shard.String()))
+	err = c.Run(ctx, f.Out, m, f.Workers, nil)
 	stopWatch()
 	if err != nil {
 		return err
@@ -156,7 +117,7 @@ func runCampaign[R any](ctx context.Context, f campaignFlags, c campaign[R], w, 
 			shard, c.Kind, f.Out, f.Out)
 		return nil
 	}
-	return summarize(ctx, c.Kind, f.Out, w)
+	return summarizers.Summarize(ctx, c.Kind, f.Out, w)
 }
 
 // watchSecondSignal: once ctx is cancelled (the first Ctrl-C or SIGTERM,
@@ -202,20 +163,13 @@ merge exits non-zero listing them.`,
 			}
 			// The summary's tables are printed only once it succeeded; if it
 			// fails, merge leaves nothing behind.
-			var tables bytes.Buffer
-			m, err := experiment.MergeSummarized(out, dirs, func(m experiment.Manifest, dir string) error {
-				fn, ok := summarizers[m.Kind]
-				if !ok {
-					return summarize(cmd.Context(), m.Kind, dir, &tables) // the error naming the known kinds
-				}
-				return fn(cmd.Context(), dir, &tables)
-			})
+			m, tables, err := summarizers.Merge(cmd.Context(), out, dirs)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shard directories of campaign %s (seed %d, %d units) into %s\n",
 				len(dirs), m.Kind, m.Seed, m.Units, out)
-			_, err = cmd.OutOrStdout().Write(tables.Bytes())
+			_, err = cmd.OutOrStdout().Write(tables)
 			return err
 		},
 	}
@@ -241,29 +195,14 @@ It only reads the directories, so it can watch a running campaign. It exits
 			t := experiment.NewTable("directory", "kind", "seed", "shard", "done", "units", "state")
 			var failed []string
 			for _, d := range dirs {
-				m, _, present, err := experiment.Load[json.RawMessage](d)
+				st, err := experiment.ReadStatus(d)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "volsched: %s: %v\n", d, err)
 					failed = append(failed, d)
 					continue
 				}
-				units := m.Shard.Units(m.Units)
-				done := 0
-				for _, u := range units {
-					if present[u] {
-						done++
-					}
-				}
-				state := "complete"
-				switch {
-				case done < len(units):
-					state = "incomplete"
-				case m.Shard == experiment.Whole:
-					if _, err := os.Stat(filepath.Join(d, summaryFile)); err != nil {
-						state = "no summary"
-					}
-				}
-				t.AddRow(d, m.Kind, strconv.FormatUint(m.Seed, 10), m.Shard.String(), strconv.Itoa(done), strconv.Itoa(len(units)), state)
+				m := st.Manifest
+				t.AddRow(d, m.Kind, strconv.FormatUint(m.Seed, 10), m.Shard.String(), strconv.Itoa(st.Done), strconv.Itoa(st.Units), st.State)
 			}
 			if t.Len() > 0 {
 				if err := t.WriteText(cmd.OutOrStdout()); err != nil {

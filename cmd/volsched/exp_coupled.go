@@ -12,9 +12,6 @@ import (
 	"github.com/volsched/volsched/reproduction"
 )
 
-// coupledKind is the manifest kind of the seed-002 campaign.
-const coupledKind = "coupled"
-
 func init() {
 	var f campaignFlags
 	var partial bool
@@ -64,7 +61,7 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 			params := c
 			seed := f.Seed
 			return runCampaign(cmd.Context(), f, campaign[coupledcampaign.UnitResult]{
-				Kind:   coupledKind,
+				Kind:   coupledcampaign.Kind,
 				Units:  params.Units(),
 				Params: params,
 				Work: func(ctx context.Context, u int) (coupledcampaign.UnitResult, error) {
@@ -86,11 +83,11 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 	fl.StringVar(&c.Form, "form", c.Form, "E(S)(W): published (Theorem 5.1) or conditional")
 	fl.StringVar(&c.Rebuild, "rebuild", "", "how a proactive heuristic builds and measures a new configuration: holdings (default: with the data held), fresh (as at the iteration start, no task data) or scratch (fresh, and a switch re-sends every member's task data); docs/model-002.md")
 	fl.IntVar(&c.Mu, "mu", 0, "bound μ on the tasks of every processor (0: unbounded, the default; §III.C)")
-	fl.StringVar(&c.Reclaimed, "reclaimed", "", "how a proactive heuristic values a running configuration with a RECLAIMED member: asup (default: §V's all-UP estimates), wait (chance and time of the member's return), replace (no estimate: replaced); docs/model-002.md")
+	fl.StringVar(&c.Reclaimed, "reclaimed", "", "how a proactive heuristic values a running configuration with a RECLAIMED member: asup (default: §V's all-UP estimates), wait (chance and time of the member's return), replace (no estimate: replaced), together (chance and time of all members UP together again before any goes DOWN); docs/model-002.md")
 	fl.StringVar(&c.Random, "random", "", "RANDOM's draw: tasks (default: each task to a uniformly drawn UP processor) or distinct (to different processors while possible)")
 	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
-	registerSummarizer(coupledKind, func(ctx context.Context, dir string, w io.Writer) error {
+	registerSummarizer(coupledcampaign.Kind, func(ctx context.Context, dir string, w io.Writer) error {
 		return coupledcampaign.SummarizeDir(dir, w, os.Stderr)
 	})
 	registerReproduction(reproduction.Reproduction{

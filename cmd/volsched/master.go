@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,7 +18,7 @@ import (
 
 func init() {
 	var o master.Options
-	var appDir, logLevel, logFormat string
+	var appDir, logLevel, logFormat, pprofAddr string
 	cmd := &cobra.Command{
 		Use:   "master --app DIR --state DIR",
 		Short: "Run an application on volatile workers, scheduled live by the seed-001 heuristics",
@@ -45,6 +48,12 @@ output is in --state/output; the workers' availability as an FTA trace in
 			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
 				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
 			}
+			if o.DownAfter != 0 && o.DownAfter <= o.Heartbeat {
+				return usagef("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
+			}
+			if o.Rate < 0 {
+				return usagef("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
+			}
 			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
 				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
 			}
@@ -57,6 +66,11 @@ output is in --state/output; the workers' availability as an FTA trace in
 				return err
 			}
 			o.Logger, o.App = log, app
+			if pprofAddr != "" {
+				if err := servePprof(pprofAddr); err != nil {
+					return err
+				}
+			}
 			srv, err := master.New(o)
 			if err != nil {
 				return err
@@ -95,6 +109,7 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f.Int64Var(&o.Rate, "rate", 0, "limit every blob download to this many bytes/s (0: none; for demos)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
+	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof, no authentication) on this loopback address, e.g. 127.0.0.1:6060 (measurements: docs/benchmarks.md)")
 
 	token := &cobra.Command{Use: "token", Short: "Manage the workers' tokens (stored hashed in STATE/master.db)"}
 	var tokState string
@@ -145,4 +160,28 @@ func openState(dir string) (*master.DB, error) {
 		return nil, err
 	}
 	return master.OpenDB(dir)
+}
+
+// servePprof serves net/http/pprof on a loopback address (it has no
+// authentication: never on a public interface).
+func servePprof(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usagef("--pprof %q: want a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT): the profiles have no authentication", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof %s: %v", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go http.Serve(ln, mux)
+	return nil
 }

@@ -2,108 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/internal/jsonnum"
-	"github.com/volsched/volsched/redundant"
 	"github.com/volsched/volsched/trace"
 )
-
-// traceFigOptions are the options of seed 003's trace-driven Figure 4.
-type traceFigOptions struct {
-	lab       labOptions
-	traceFile string  // user trace (FTA); empty: the synthetic presets
-	taskSize  float64 // with traceFile: task size in seconds
-	sabC      float64 // SAB's C in operations (0: the longest availability interval)
-}
-
-// runTraceFigure runs Figure 4 on the synthetic UCB and Entropia traces,
-// or on a user's FTA trace.
-func runTraceFigure(ctx context.Context, w io.Writer, o traceFigOptions) error {
-	cfg := redundant.LabConfig{Algos: o.lab.algos, Reps: o.lab.reps, Seed: o.lab.seed, Workers: o.lab.workers,
-		Anneal: redundant.AnnealOptions{MovesPerHost: o.lab.moves}}
-	var studies []*redundant.TraceStudy
-	if o.traceFile != "" {
-		if !(o.taskSize > 0) || math.IsInf(o.taskSize, 0) {
-			return usagef("--task-size %v: want a finite task size > 0 (seconds of availability) with --trace", o.taskSize)
-		}
-		data, source, err := readInput(o.traceFile, os.Stdin)
-		if err != nil {
-			return err
-		}
-		tr, err := trace.ReadFTA(bytes.NewReader(data), source)
-		if err != nil {
-			return err
-		}
-		h := len(tr.Nodes)
-		var ms []int
-		for _, fr := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6} {
-			if m := int(math.Round(fr * float64(h))); m >= 2 && (len(ms) == 0 || m > ms[len(ms)-1]) {
-				ms = append(ms, m)
-			}
-		}
-		if len(ms) == 0 {
-			return fmt.Errorf("%s: %d hosts, want at least 4 for Figure 4", source, h)
-		}
-		name := strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
-		studies = append(studies, &redundant.TraceStudy{Name: name, Trace: tr, Rate: 1, TaskOps: o.taskSize, Ratio: 0.6, Ms: ms})
-	} else {
-		for _, p := range trace.Presets() {
-			ms := []int{5, 10, 15, 20, 25, 30, 35, 40}
-			if p.Name == "entropia" {
-				ms = []int{20, 40, 60, 80, 100, 120, 140, 160}
-			}
-			if o.lab.quick {
-				ms = []int{ms[0], ms[len(ms)/2], ms[len(ms)-1]}
-			}
-			studies = append(studies, &redundant.TraceStudy{Name: p.Name, Trace: trace.Generate(p, o.lab.seed),
-				Rate: p.OpsPerSecond, TaskOps: p.TaskOps, Ratio: 0.6, Ms: ms})
-		}
-		fmt.Fprintln(w, "Table 1 of the paper (fits of the real traces) next to the log-normal fit of the synthetic traces generated from it:")
-		fmt.Fprintln(w, "  UCB      paper µ=16.42 σ=2.419 (80 hosts, 46 days)    Entropia paper µ=18.76 σ=2.188 (232 hosts, 1 month)")
-	}
-	for _, s := range studies {
-		s.Config = cfg
-		s.C = o.sabC
-		if err := s.Prepare(); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  %-8s fit   µ=%.3f σ=%.3f  KS D=%.4f (p=%.3g, %d intervals incl. those cut by the trace ends)\n",
-			s.Name, s.Fit.Params[0], s.Fit.Params[1], s.Fit.KS, s.Fit.KSP, s.Fit.N)
-	}
-	for _, s := range studies {
-		fmt.Fprintln(w)
-		prog := experiment.NewProgress("seed 003 figure 4 (" + s.Name + ")")
-		s.Config.Progress = func(n int, w float64) { prog.AddWork(n, w) }
-		reps, work := s.Work()
-		prog.StartWork(reps, 0, work, 0)
-		f, err := s.Run(ctx)
-		prog.Finish()
-		if err != nil {
-			return err
-		}
-		if s.Skipped > 0 {
-			fmt.Fprintf(w, "(%d allocation times redrawn: fewer than m hosts available)\n", s.Skipped)
-		}
-		if err := reportFigure(w, f, o.lab.out); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w, "\nthe paper (§4.2): ranking PPB > EPB > EA as in the laboratory; PPB's lead grows with the grid;")
-	fmt.Fprintln(w, "SAB good on small grids, close to EA on large ones; all decrease with the grid size.")
-	return nil
-}
 
 func init() {
 	traceCmd := &cobra.Command{
@@ -176,14 +85,14 @@ host and pooled, under "markov".`,
 				fj = append(fj, fitJSON{f.Name, jsonnum.Floats(f.Params), jsonnum.Float(f.LogLik), jsonnum.Float(f.KS), jsonnum.Float(f.KSP), f.N})
 			}
 			out := struct {
-				Trace     string        `json:"trace"`
-				Hosts     int           `json:"hosts"`
-				Start     float64       `json:"start"`
-				End       float64       `json:"end"`
-				Rate      float64       `json:"rate"`
-				Intervals int           `json:"intervals"`
-				Fits      []fitJSON     `json:"fits"`
-				Markov    *markovReport `json:"markov,omitempty"`
+				Trace     string                     `json:"trace"`
+				Hosts     int                        `json:"hosts"`
+				Start     float64                    `json:"start"`
+				End       float64                    `json:"end"`
+				Rate      float64                    `json:"rate"`
+				Intervals int                        `json:"intervals"`
+				Fits      []fitJSON                  `json:"fits"`
+				Markov    *availability.MarkovReport `json:"markov,omitempty"`
 			}{source, len(tr.Nodes), tr.Start, tr.End, rate, len(d), fj, markov}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
@@ -251,18 +160,8 @@ func (m markovFlags) check() error {
 	return nil
 }
 
-// markovReport is trace fit's "markov" section.
-type markovReport struct {
-	Slot        float64                    `json:"slot_seconds"`
-	Unavailable string                     `json:"unavailable_as"`
-	Slots       int                        `json:"slots"`
-	Pooled      []availability.SojournTest `json:"pooled"`
-	Hosts       []availability.HostMarkov  `json:"hosts"`
-	Rejected    map[string]int             `json:"hosts_rejected_at_1pct"`
-}
-
 // report runs the test (nil when --slot is 0).
-func (m markovFlags) report(tr *trace.Trace, source string) (*markovReport, error) {
+func (m markovFlags) report(tr *trace.Trace, source string) (*availability.MarkovReport, error) {
 	if m.slot == 0 {
 		return nil, nil
 	}
@@ -271,17 +170,5 @@ func (m markovFlags) report(tr *trace.Trace, source string) (*markovReport, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: --slot %v: %w", source, m.slot, err)
 	}
-	pooled, hosts, err := availability.TraceMarkov(sl, availability.DefaultPrior())
-	if err != nil {
-		return nil, err
-	}
-	rej := map[string]int{}
-	for _, h := range hosts {
-		for _, t := range h.Tests {
-			if t.P < 0.01 {
-				rej[t.Name]++
-			}
-		}
-	}
-	return &markovReport{Slot: m.slot, Unavailable: m.unavailable, Slots: sl.Len, Pooled: pooled, Hosts: hosts, Rejected: rej}, nil
+	return availability.ReportMarkov(sl, un)
 }

@@ -19,7 +19,7 @@ func init() {
 	var masterFlag, token, tokenFile, cache, fingerprint, caFile string
 	var reclaim, reclaimCmd, emulate, emulateStart, logLevel, logFormat string
 	var reclaimLoad float64
-	var probeEvery time.Duration
+	var probeEvery, emulateSlot time.Duration
 	var emulateSeed uint64
 	var exitWhenDone bool
 	cmd := &cobra.Command{
@@ -83,7 +83,10 @@ wipes the cache).`,
 				if err != nil {
 					return err
 				}
-				o.Emulate, o.EmulateSeed, o.Probe = &ch, emulateSeed, nil
+				o.Emulate, o.EmulateSeed, o.EmulateSlot, o.Probe = &ch, emulateSeed, emulateSlot, nil
+				if emulateSlot < 0 || (emulateSlot == 0 && emulateStart != "u" && emulateStart != "r" && emulateStart != "up" && emulateStart != "reclaimed") {
+					return usagef("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", emulateStart)
+				}
 				switch emulateStart {
 				case "stationary":
 					pi := ch.Stationary()
@@ -138,6 +141,7 @@ wipes the cache).`,
 	f.StringVar(&emulate, "emulate", "", "follow this 3-state chain (JSON) one draw per slot, for tests and demos")
 	f.Uint64Var(&emulateSeed, "emulate-seed", 1, "seed of the emulated chain's draws")
 	f.StringVar(&emulateStart, "emulate-start", "u", "emulated state at start: u, r, d or stationary")
+	f.DurationVar(&emulateSlot, "emulate-slot", 0, "the emulation's slot (the master's --slot; needed with --emulate-start d or stationary; 0: learnt at registration)")
 	f.BoolVar(&exitWhenDone, "exit-when-done", false, "exit when the master's application is finished")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")

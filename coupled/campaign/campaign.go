@@ -17,6 +17,10 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
+// Kind is the kind of the campaign's manifest (experiment.Manifest.Kind),
+// the name `volsched exp merge` and `exp status` know it by.
+const Kind = "coupled"
+
 // CampaignParams are the parameters of the §VII.A campaign that determine
 // its results.
 type CampaignParams struct {
@@ -191,6 +195,10 @@ func (c *CampaignParams) options() slotsim.Options {
 		Reclaimed:      rv,
 		RandomDistinct: c.Random == RandomDistinct}}
 }
+
+// SimOptions are the simulation options of the campaign's readings, as
+// RunUnit uses them (for other studies of the same grid).
+func (c *CampaignParams) SimOptions() slotsim.Options { return c.options() }
 
 // Units is the number of units: one per scenario.
 func (c *CampaignParams) Units() int { return len(c.Tasks) * len(c.NCom) * len(c.WMin) * c.Scenarios }

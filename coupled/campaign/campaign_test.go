@@ -45,7 +45,7 @@ func TestValidate(t *testing.T) {
 		{"rebuild", func(c *CampaignParams) { c.Rebuild = "foo" }, []string{`rebuild = "foo"`, "want"}},
 		{"mu negative", func(c *CampaignParams) { c.Mu = -1 }, []string{"mu = -1", "want ≥ 0"}},
 		{"mu too small", func(c *CampaignParams) { c.P, c.Mu = 4, 2 }, []string{"mu = 2 with p = 4", "p·mu = 8 < m = 10"}},
-		{"reclaimed", func(c *CampaignParams) { c.Reclaimed = "later" }, []string{`reclaimed = "later"`, "want asup, wait or replace"}},
+		{"reclaimed", func(c *CampaignParams) { c.Reclaimed = "later" }, []string{`reclaimed = "later"`, "want asup, wait, replace or together"}},
 		{"random", func(c *CampaignParams) { c.Random = "some" }, []string{`random = "some"`, "want"}},
 	}
 	for _, tc := range cases {

@@ -200,6 +200,13 @@ type Simulator struct {
 	sharing Sharing
 	// observe, when set (tests), sees every decision of every run.
 	observe func(decision)
+	// beliefs are RunBelieving's during its run; believed and believedEval
+	// the last chains an evaluator was built for, and it (kept across
+	// runs); rebuilds counts the evaluators built.
+	beliefs      *Beliefs
+	believed     []availability.Chain
+	believedEval *coupled.Evaluator
+	rebuilds     int
 }
 
 // Sharing counts how much the heuristics of a Simulator shared: runs split
@@ -267,7 +274,7 @@ func (sm *Simulator) Run(ctx context.Context, av Availability, rngs []*rand.Rand
 // (RANDOM and scripted heuristics alone).
 func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
 	e, hs := sm.e, sm.hs
-	sim := &simulation{e: e, plat: e.Platform(), app: sm.app, hs: hs, opt: sm.opt, res: make([]Result, len(hs)), observe: sm.observe}
+	sim := &simulation{sm: sm, e: e, plat: e.Platform(), app: sm.app, hs: hs, opt: sm.opt, res: make([]Result, len(hs)), observe: sm.observe}
 	p := sim.plat.P()
 	sim.states = make([]availability.State, p)
 	byBuild := map[coupled.Criterion]*run{}
@@ -312,13 +319,23 @@ func (sim *simulation) run(ctx context.Context, av Availability) ([]Result, erro
 				return nil, fmt.Errorf("simulate %s: slot %d: %w", hs[sim.runs[0].members[0]].Name, t, err)
 			}
 		}
+		if sim.sm.beliefs != nil {
+			if err := sim.believe(t); err != nil {
+				return nil, err
+			}
+		}
 		sim.slot(t, av)
+		if sim.sm.beliefs != nil {
+			sim.sm.beliefs.View.Observe(sim.states)
+		}
 	}
 	return sim.res, nil
 }
 
 // simulation is SimulateAll's state: the runs in progress and the results.
 type simulation struct {
+	sm     *Simulator
+	epoch  int // the view's epoch of the evaluator (with beliefs)
 	e      *coupled.Evaluator
 	plat   coupled.Platform
 	app    coupled.Application

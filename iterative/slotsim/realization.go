@@ -35,6 +35,18 @@ type Realization struct {
 	// slot t (none at slot 0).
 	chq   []int32
 	chOff []int
+
+	// Believe's view and the criteria it gives: crit0 at slot 0, then
+	// bel[belOff[t]:belOff[t+1]] change at slot t; chains are the view's
+	// chains as last recorded.
+	view   *availability.View
+	chains []availability.Chain
+	crit0  []iterative.Criteria
+	bel    []belief
+	belOff []int
+	// Recomputed counts the processors' criteria recomputed after a
+	// re-estimation changed their chain (for measurements).
+	Recomputed int
 }
 
 // NewRealization starts the realization of processors whose states come
@@ -151,5 +163,8 @@ func (r *Realization) extend(t int) {
 			r.states = append(r.states, a)
 		}
 		r.chOff = append(r.chOff, len(r.chq))
+		if r.view != nil {
+			r.observe(r.n)
+		}
 	}
 }

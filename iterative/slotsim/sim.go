@@ -84,6 +84,10 @@ type Simulator struct {
 	in   *iterative.Instance
 	opt  iterative.Options
 	crit []iterative.Criteria
+	// base are the criteria of the instance's chains; crit differs from
+	// them after a run on a believing realization (believed).
+	base     []iterative.Criteria
+	believed bool
 
 	// Log, when not nil, receives the events of the next runs.
 	Log *[]Event
@@ -177,6 +181,7 @@ func New(in *iterative.Instance, opt iterative.Options) (*Simulator, error) {
 	for q, c := range in.Chains {
 		s.crit[q] = iterative.NewCriteria(c)
 	}
+	s.base = slices.Clone(s.crit)
 	p := len(in.Chains)
 	s.procs = make([]procState, p)
 	s.active = make([]int8, p)
@@ -266,7 +271,9 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 // Run simulates the instance under heuristic h on the availability
 // realization real until all iterations are done and returns the makespan
 // in slots. Random heuristics draw from rng (it may be nil for the greedy
-// ones).
+// ones). The heuristic believes the instance's chains, or, when real has a
+// view (Realization.Believe), the chains the view has estimated from the
+// slots before the current one.
 //
 // A slot: the processors going DOWN lose their program and copies; the
 // begun transfers of processors that can progress compete for the n_com
@@ -284,7 +291,18 @@ func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand
 	}
 	in := s.in
 	p := len(in.Chains)
+	if real.p != p {
+		return 0, fmt.Errorf("realization of %d processors for an instance of %d", real.p, p)
+	}
 	s.reset()
+	believing := real.view != nil
+	if believing {
+		copy(s.crit, real.crit0)
+		s.believed = true
+	} else if s.believed {
+		copy(s.crit, s.base)
+		s.believed = false
+	}
 	s.hints.Weights = nil
 	if h.IsRandom() { // the heuristic's weights, computed once
 		s.weights = resizeF(s.weights, p)
@@ -302,6 +320,15 @@ func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand
 		}
 		s.Stats.Slots++
 		st := real.At(t)
+		if believing && t > 0 {
+			// The criteria re-estimated from the slots up to t − 1.
+			for _, b := range real.beliefsAt(t) {
+				s.crit[b.q] = b.crit
+				if s.hints.Weights != nil {
+					s.weights[b.q] = b.crit.Weight(h, in.W[b.q])
+				}
+			}
+		}
 		view := st
 		if decideObserve && t > 0 {
 			view = real.At(t - 1)

@@ -121,8 +121,91 @@ func (s *Store) Put(data []byte) (string, error) {
 
 // PutReader stores the bytes of r, which must hash to want (when want is
 // not empty), reading at most limit bytes (0: no limit). It returns the
-// digest; on a mismatch nothing is stored and the error wraps ErrDigest.
+// digest once the blob is durable (file and directory synced); on a
+// mismatch nothing is stored and the error wraps ErrDigest.
 func (s *Store) PutReader(r io.Reader, want string, limit int64) (string, error) {
+	d, err := s.putReader(r, want, limit)
+	if err != nil {
+		return "", err
+	}
+	return d, syncDir(filepath.Dir(s.Path(d)))
+}
+
+// Adopt moves the files at paths into the store (they must be on the
+// store's file system; up to parallel at once: their syncs overlap) and
+// returns their digests once all are durable (each file synced, then each
+// directory they were renamed into, once). Moving a file, instead of
+// copying it, creates no new file: on some file systems creating one costs
+// more than everything else here.
+func (s *Store) Adopt(paths []string, parallel int) ([]string, error) {
+	digests := make([]string, len(paths))
+	errs := make(chan error, len(paths))
+	sem := make(chan struct{}, max(parallel, 1))
+	for i, p := range paths {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			var err error
+			digests[i], err = s.adopt(p)
+			errs <- err
+		}()
+	}
+	var first error
+	for range paths {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	dirs := map[string]bool{}
+	for _, d := range digests {
+		dirs[filepath.Dir(s.Path(d))] = true
+	}
+	for dir := range dirs {
+		if err := syncDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	return digests, nil
+}
+
+func (s *Store) adopt(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	if err == nil {
+		err = f.Sync()
+	}
+	f.Close()
+	if err != nil {
+		return "", err
+	}
+	d := hex.EncodeToString(h.Sum(nil))
+	if s.Has(d) {
+		return d, os.Remove(p)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.Path(d)), 0o755); err != nil {
+		return "", err
+	}
+	return d, os.Rename(p, s.Path(d))
+}
+
+// syncDir makes a directory's entries (a rename into it) durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func (s *Store) putReader(r io.Reader, want string, limit int64) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "put-")
 	if err != nil {
 		return "", err
@@ -181,7 +264,10 @@ func (s *Store) commit(d string, write func(*os.File) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path(d)), 0o755); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), s.Path(d))
+	if err := os.Rename(tmp.Name(), s.Path(d)); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(s.Path(d)))
 }
 
 // Remove deletes blob d and any partial download of it.

@@ -43,6 +43,11 @@ type Options struct {
 	Dir       string // working directory (kept); empty: a temporary one, removed
 	Binary    string // the volsched executable, for the worker processes
 	Logger    *slog.Logger
+	// TaskSlots: every task lasts at least this many slots more than the
+	// example's own computation (which takes milliseconds), so that the
+	// slot model applies: a task shorter than a slot counts as one. 0: the
+	// example as it is.
+	TaskSlots int
 }
 
 // Run runs the demo, printing to out.
@@ -69,6 +74,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	app, err := manifest.Load(appDir)
 	if err != nil {
 		return err
+	}
+	if o.TaskSlots > 0 {
+		if app, err = padTasks(app, o.Slot, o.TaskSlots); err != nil {
+			return err
+		}
 	}
 	state := filepath.Join(dir, "state")
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -102,6 +112,9 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	url := "https://" + srv.Addr()
 	fmt.Fprintf(out, "volsched demo: %s on %d emulated workers, heuristic %s, slot %v, n_com %d\n", o.App, o.Workers, o.Heuristic, o.Slot, o.NCom)
+	if o.TaskSlots > 0 {
+		fmt.Fprintf(out, "every task computes, then waits %d slots (--task-slots): the slot model counts anything shorter than a slot as a slot\n", o.TaskSlots)
+	}
 	fmt.Fprintf(out, "master %s (CA fingerprint %s…), state in %s\n", url, srv.Fingerprint()[:16], state)
 	rctx, cancel := context.WithTimeout(ctx, o.Limit)
 	defer cancel()
@@ -123,8 +136,9 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 		cmd := exec.Command(o.Binary, "worker", "--master", url, "--token", tokens[i], "--fingerprint", srv.Fingerprint(),
 			"--cache", filepath.Join(dir, fmt.Sprintf("cache-%02d", i)), "--emulate", cf, "--emulate-seed", fmt.Sprint(o.Seed*1000+uint64(i)),
-			"--emulate-start", "stationary", "--exit-when-done", "--log-level", "error")
+			"--emulate-start", "stationary", "--emulate-slot", o.Slot.String(), "--exit-when-done", "--log-level", "error")
 		cmd.Stderr = os.Stderr
+		dieWithParent(cmd)
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("starting worker %d: %v", i, err)
 		}
@@ -133,7 +147,6 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	// Progress, once a second.
 	tlsCfg, _ := pki.ClientConfigPinned(srv.Fingerprint())
 	cl := livepbconnect.NewMasterClient(&http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true}, Timeout: 10 * time.Second}, url)
-	var last *livepb.StatusResponse
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var runErr error
@@ -149,7 +162,6 @@ loop:
 			if err != nil {
 				continue
 			}
-			last = r.Msg
 			up, rec, down := 0, 0, 0
 			for _, w := range r.Msg.Workers {
 				switch w.State {
@@ -167,33 +179,47 @@ loop:
 		}
 	}
 	wall := time.Since(start)
-	if errors.Is(runErr, context.DeadlineExceeded) {
-		fmt.Fprintf(out, "stopped after %v (--minutes); the state is kept in %s\n", o.Limit, state)
-	} else if runErr != nil {
+	kept := "the state is kept in " + state
+	if o.Dir == "" {
+		kept = "the demo's temporary directory is removed (--dir keeps it)"
+	}
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(out, "interrupted after %v; %s\n", wall.Round(time.Millisecond), kept)
+	case errors.Is(runErr, context.DeadlineExceeded):
+		fmt.Fprintf(out, "stopped after %v (--minutes); %s\n", o.Limit, kept)
+	case runErr != nil:
 		return runErr
 	}
+	st := srv.FinalStatus()
 	iterTime, iters, err := master.IterationTime(state)
 	if err != nil {
 		return err
 	}
-	if iters == 0 || last == nil {
-		return fmt.Errorf("no iteration completed")
+	if iters == 0 {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("no iteration completed in %v", wall.Round(time.Millisecond))
 	}
 	fmt.Fprintf(out, "\n%d iterations in %v (%.1f s in iterations, the rest in the driver and start-up)\n", iters, wall.Round(time.Millisecond), iterTime.Seconds())
 	// The prediction: same chains, heuristic, measured T_prog, T_data, w_q.
+	byName := map[string]master.WorkerInfo{}
+	for _, w := range st.Workers {
+		byName[w.Name] = w
+	}
 	ws := make([]int, o.Workers)
-	meas := map[string]int32{}
-	for _, w := range last.Workers {
-		meas[w.Name] = w.W
-	}
 	for i := range ws {
-		ws[i] = max(1, int(meas[fmt.Sprintf("demo-%02d", i)]))
+		ws[i] = 1
+		if w, ok := byName[fmt.Sprintf("demo-%02d", i)]; ok {
+			ws[i] = max(1, w.W)
+		}
 	}
-	tasks := int(last.Tasks)
+	tasks := st.Tasks
 	if tasks == 0 {
 		tasks = 8
 	}
-	mean, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: int(last.Tprog), TData: int(last.Tdata), NCom: o.NCom,
+	mean, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom,
 		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed}, false)
 	if err != nil {
 		return err
@@ -201,21 +227,71 @@ loop:
 	measured := iterTime.Seconds() / o.Slot.Seconds()
 	fmt.Fprintf(out, "measured makespan   %7.1f slots (%.1f s)\n", measured, iterTime.Seconds())
 	fmt.Fprintf(out, "simulator predicts  %7.1f ± %.1f slots (%.1f s; 500 runs of the slot simulator, same chains and heuristic, T_prog %d, T_data %d, w_q %v)\n",
-		mean, sd, mean*o.Slot.Seconds(), last.Tprog, last.Tdata, compact(ws))
+		mean, sd, mean*o.Slot.Seconds(), st.TProg, st.TData, compact(ws))
+	if sd > 0 {
+		fmt.Fprintf(out, "the measured run is %.1f standard deviations of one simulated run from the simulator's mean\n", (measured-mean)/sd)
+	}
 	fmt.Fprintf(out, "\nworker   true P_uu  estimated P_uu  (transitions observed)\n")
-	for _, w := range last.Workers {
-		var i int
-		fmt.Sscanf(strings.TrimPrefix(w.Name, "demo-"), "%d", &i)
-		fmt.Fprintf(out, "%-8s %9.3f  %14.3f  (%.0f)\n", w.Name, chains[i].P[0][0], w.P[0], w.Transitions)
+	for i, ch := range chains {
+		name := fmt.Sprintf("demo-%02d", i)
+		if w, ok := byName[name]; ok {
+			fmt.Fprintf(out, "%-8s %9.3f  %14.3f  (%.0f)\n", name, ch.P[0][0], w.Chain.P[0][0], w.Transitions)
+		} else {
+			fmt.Fprintf(out, "%-8s %9.3f  %14s  (never came UP)\n", name, ch.P[0][0], "-")
+		}
 	}
 	if files, _ := os.ReadDir(filepath.Join(state, "output")); len(files) > 0 {
 		var names []string
 		for _, f := range files {
 			names = append(names, f.Name())
 		}
-		fmt.Fprintf(out, "\noutput: %s (%s)\n", filepath.Join(state, "output"), strings.Join(names, ", "))
+		if o.Dir == "" {
+			fmt.Fprintf(out, "\noutput: %s (removed with the demo's temporary directory: --dir keeps it)\n", strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(out, "\noutput: %s (%s)\n", filepath.Join(state, "output"), strings.Join(names, ", "))
+		}
 	}
 	return nil
+}
+
+// padTasks wraps the application's program (a file) in a directory with
+// run.sh, which runs it, then sleeps n slots in steps of one (so that a
+// task stopped while RECLAIMED loses the stopped time, give or take a
+// slot), and rewrites the manifest (volsched.json) to run it.
+func padTasks(app *manifest.App, slot time.Duration, n int) (*manifest.App, error) {
+	if app.ProgramIsDir {
+		return nil, fmt.Errorf("--task-slots: the program of %s is a directory; want a file", app.Manifest.Name)
+	}
+	data, err := os.ReadFile(app.ProgramPath)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(app.Dir, "demo-program")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Base(app.ProgramPath)
+	if err := os.WriteFile(filepath.Join(dir, base), data, 0o755); err != nil {
+		return nil, err
+	}
+	run := fmt.Sprintf("#!/bin/sh\n# volsched demo: the example's program, then %d slots of %v.\n\"$(dirname \"$0\")/%s\" \"$@\" || exit $?\ni=0\nwhile [ $i -lt %d ]; do sleep %.3f; i=$((i + 1)); done\n",
+		n, slot, base, n, slot.Seconds())
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(run), 0o755); err != nil {
+		return nil, err
+	}
+	m := app.Manifest
+	m.Program, m.Entry = "demo-program", "run.sh"
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(app.Dir, "volsched.json"), b, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(app.File); err != nil {
+		return nil, err
+	}
+	return manifest.Load(app.Dir)
 }
 
 func compact(ws []int) string {

@@ -115,3 +115,48 @@ func TestVolatileJacobi(t *testing.T) {
 	sameTree(t, readTree(t, filepath.Join(state, "output")), want)
 	checkEventLog(t, state, 3, 2)
 }
+
+// TestLargeResults: results above the inline limit (64 KiB) go by PUT
+// /blobs/DIGEST then SubmitResult; the output equals the sequential run's.
+func TestLargeResults(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"volsched.toml": "program = \"big.sh\"\ndriver = \"d.sh\"\n",
+		"big.sh":        "#!/bin/sh\nset -eu\n{ cat \"$1\"; i=0; while [ $i -lt 2000 ]; do echo \"line $i of task $VOLSCHED_TASK: 0123456789abcdef0123456789\"; i=$((i+1)); done; } > \"$2\"\n",
+		"d.sh": "#!/bin/sh\nset -eu\nif [ \"$1\" -eq 0 ]; then for t in a b c; do echo \"input $t\" > \"$3/$t\"; done; exit 0; fi\n" +
+			"for f in \"$2\"/*; do printf '%s %s %s\\n' \"$(basename \"$f\")\" \"$(wc -c < \"$f\")\" \"$(sha256sum < \"$f\" | cut -c1-16)\"; done > \"$VOLSCHED_OUTPUT/sizes.txt\"\n",
+	}
+	for f, c := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(c, "#!") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(c), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := reference(t, dir)
+	if !strings.Contains(want["sizes.txt"], "a 94898 ") { // results of 95 kB
+		t.Fatalf("reference: %q", want["sizes.txt"])
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	toks := addTokens(t, state, names(2)...)
+	c := startMaster(t, masterOptions(loadApp(t, dir), state))
+	for _, n := range names(2) {
+		c.addWorker(c.workerOptions(n, toks[n]))
+	}
+	if err := c.wait(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, readTree(t, filepath.Join(state, "output")), want)
+	big := 0
+	filepath.Walk(filepath.Join(state, "blobs", "sha256"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && info.Size() > 64<<10 {
+			big++
+		}
+		return nil
+	})
+	if big != 3 {
+		t.Errorf("%d blobs over 64 KiB in the master's store, want the 3 results (by PUT)", big)
+	}
+}

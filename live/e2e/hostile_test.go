@@ -96,7 +96,11 @@ func TestHostileResults(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	toks := addTokens(t, state, "evil")
 	tok := toks["evil"]
-	c := startMaster(t, masterOptions(loadApp(t, app), state))
+	opt := masterOptions(loadApp(t, app), state)
+	// This client heart-beats once: its session must not time out while
+	// the test talks to the master on a loaded machine.
+	opt.DownAfter = time.Minute
+	c := startMaster(t, opt)
 	hc, cl := rawClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -131,6 +135,11 @@ func TestHostileResults(t *testing.T) {
 	r, err := cl.SubmitResult(ctx, authed(&livepb.SubmitResultRequest{Session: sess, Iteration: 0, Task: 0, Attempt: 1, Digest: rd}, tok))
 	if err != nil || r.Msg.Accepted || !strings.Contains(r.Msg.Reason, "not uploaded") {
 		t.Fatalf("result without blob: %v %+v", err, r)
+	}
+	// An inline result whose bytes do not hash to the digest announced.
+	r, err = cl.SubmitResult(ctx, authed(&livepb.SubmitResultRequest{Session: sess, Iteration: 0, Task: 0, Attempt: 1, Digest: rd, Data: []byte("other bytes")}, tok))
+	if err != nil || r.Msg.Accepted || !strings.Contains(r.Msg.Reason, "hashes to") {
+		t.Fatalf("inline result with a wrong digest: %v %+v", err, r)
 	}
 	if code := put(result, rd); code != http.StatusNoContent {
 		t.Fatalf("PUT: %d", code)

@@ -3,12 +3,15 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,9 +21,10 @@ import (
 	"github.com/volsched/volsched/live/master"
 	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
+	"github.com/volsched/volsched/trace"
 )
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +58,7 @@ func (p *masterProc) exited() bool {
 	}
 }
 
-func startMasterProc(t *testing.T, bin string, args ...string) *masterProc {
+func startMasterProc(t testing.TB, bin string, args ...string) *masterProc {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"master"}, args...)...)
 	var stderr bytes.Buffer
@@ -71,7 +75,7 @@ func startMasterProc(t *testing.T, bin string, args ...string) *masterProc {
 	return p
 }
 
-func waitFile(t *testing.T, path string, limit time.Duration) string {
+func waitFile(t testing.TB, path string, limit time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
@@ -188,6 +192,7 @@ func TestMasterSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d kills, %d results acknowledged to workers", kills, len(acked))
 	checkEventLog(t, state, 3, 2)
+	checkTraceSpansRestarts(t, state)
 }
 
 // TestWorkersSIGKILL runs workers as volsched processes, kills two with
@@ -241,4 +246,42 @@ func TestWorkersSIGKILL(t *testing.T) {
 		t.Errorf("the restarted worker's cached program was not revalidated (no 'program cached' registration)")
 	}
 	checkEventLog(t, state, 3, 2)
+}
+
+// checkTraceSpansRestarts: availability.fta, written by the last master
+// process, holds what the earlier (killed) ones saw: intervals before the
+// last process's start.
+func checkTraceSpansRestarts(t *testing.T, state string) {
+	t.Helper()
+	ev, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lastStart float64
+	for _, line := range bytes.Split(ev, []byte("\n")) {
+		var r master.LogRecord
+		if json.Unmarshal(line, &r) == nil && r.Kind == master.LogStart {
+			ns, _ := strconv.ParseInt(r.Info, 10, 64)
+			lastStart = float64(ns) / 1e9
+		}
+	}
+	f, err := os.Open(filepath.Join(state, "availability.fta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.ReadFTA(f, "availability.fta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	earliest, n := math.Inf(1), 0
+	for _, node := range tr.Nodes {
+		for _, e := range node.Events {
+			earliest = math.Min(earliest, e.Start)
+			n++
+		}
+	}
+	if !(earliest < lastStart) {
+		t.Errorf("availability.fta: %d intervals, the earliest at %.3f, not before the last master's start %.3f: the killed masters' availability is lost", n, earliest, lastStart)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,18 +24,22 @@ import (
 	"github.com/volsched/volsched/live/pki"
 )
 
-// The load measurements of docs/benchmarks.md (not timed tests: they only
-// run with VOLSCHED_LOAD=1 and log what they measure):
+// The load measurements of docs/benchmarks.md: benchmarks, so that
+// `go test ./...` never runs them; each is one measurement of minutes that
+// logs what it measures and reports its main numbers as metrics:
 //
-//	VOLSCHED_LOAD=1 go test -run 'TestLoad' -v -timeout 30m ./live/e2e
+//	go test -run XXX -bench 'LoadCompletions$' -benchtime 1x -v -timeout 30m ./live/e2e
 //
 // The master is a volsched process; the workers are protocol clients in
 // this process that run no program (no-op tasks): on a Run they report the
 // input received, PUT a small result and submit it at once.
 
-func loadEnabled(t *testing.T) {
-	if os.Getenv("VOLSCHED_LOAD") == "" {
-		t.Skip("load measurement: set VOLSCHED_LOAD=1")
+// benchOnce refuses a second round: each benchmark is one measurement of
+// minutes (run them with -benchtime 1x); the testing package calls it again
+// only with a larger -benchtime.
+func benchOnce(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one measurement per run: use -benchtime 1x")
 	}
 }
 
@@ -65,7 +70,7 @@ func procRSS(pid int) int64 {
 }
 
 // noopApp: tasks tasks per iteration, iters iterations, a driver in sh.
-func noopApp(t *testing.T, tasks, iters int) string {
+func noopApp(t testing.TB, tasks, iters int) string {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "volsched.toml"), []byte("program = \"p.sh\"\ndriver = \"d.sh\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p.sh"), []byte("#!/bin/sh\ncp \"$1\" \"$2\"\n"), 0o755)
@@ -81,6 +86,7 @@ type fakeWorker struct {
 	done      *atomic.Int64
 	heartbeat time.Duration
 	runTasks  bool
+	put       bool // results by PUT (VOLSCHED_LOAD_PUT=1), else inline
 }
 
 func (f *fakeWorker) run(ctx context.Context, program string) {
@@ -146,14 +152,18 @@ func (f *fakeWorker) session(ctx context.Context, program string) {
 		}
 		res := []byte(fmt.Sprintf("%d %d\n", r.Iteration, r.Task))
 		d := blob.Sum(res)
-		req, _ := http.NewRequestWithContext(sctx, http.MethodPut, f.url+"/blobs/"+d, bytes.NewReader(res))
-		req.Header.Set("Authorization", "Bearer "+f.tok)
-		resp, err := f.hc.Do(req)
-		if err != nil {
-			return
+		sub := &livepb.SubmitResultRequest{Session: sess, Iteration: r.Iteration, Task: r.Task, Attempt: r.Attempt, Digest: d, ComputeNs: 1000, Data: res}
+		if f.put { // the blob path: PUT /blobs/DIGEST, then SubmitResult naming it
+			req, _ := http.NewRequestWithContext(sctx, http.MethodPut, f.url+"/blobs/"+d, bytes.NewReader(res))
+			req.Header.Set("Authorization", "Bearer "+f.tok)
+			resp, err := f.hc.Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			sub.Data = nil
 		}
-		resp.Body.Close()
-		sr, err := f.cl.SubmitResult(sctx, authed(&livepb.SubmitResultRequest{Session: sess, Iteration: r.Iteration, Task: r.Task, Attempt: r.Attempt, Digest: d, ComputeNs: 1000}, f.tok))
+		sr, err := f.cl.SubmitResult(sctx, authed(sub, f.tok))
 		if err == nil && sr.Msg.Accepted {
 			f.done.Add(1)
 		}
@@ -166,9 +176,41 @@ type loadRig struct {
 	fp    string
 	state string
 	toks  map[string]string
+	pprof string // the master's --pprof address, with VOLSCHED_LOAD_PROFILE
 }
 
-func startLoadMaster(t *testing.T, app string, workers int, args ...string) *loadRig {
+// profile saves the master's profile kind ("heap", or "profile?seconds=N"
+// for CPU) to VOLSCHED_LOAD_PROFILE/name, in the background for a CPU
+// profile; it does nothing without VOLSCHED_LOAD_PROFILE.
+func (r *loadRig) profile(t testing.TB, kind, name string) {
+	dir := os.Getenv("VOLSCHED_LOAD_PROFILE")
+	if dir == "" || r.pprof == "" {
+		return
+	}
+	get := func() {
+		resp, err := http.Get("http://" + r.pprof + "/debug/pprof/" + kind)
+		if err != nil {
+			t.Logf("profile %s: %v", kind, err)
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Logf("profile %s: %v", kind, err)
+			return
+		}
+		defer f.Close()
+		io.Copy(f, resp.Body)
+		t.Logf("profile saved: %s", filepath.Join(dir, name))
+	}
+	if strings.HasPrefix(kind, "profile") {
+		go get()
+		return
+	}
+	get()
+}
+
+func startLoadMaster(t testing.TB, app string, workers int, args ...string) *loadRig {
 	bin := volschedBinary(t)
 	state := filepath.Join(t.TempDir(), "state")
 	os.MkdirAll(state, 0o700)
@@ -182,12 +224,40 @@ func startLoadMaster(t *testing.T, app string, workers int, args ...string) *loa
 		t.Fatal(err)
 	}
 	addr := freePort(t)
-	p := startMasterProc(t, bin, append([]string{"--app", app, "--state", state, "--listen", addr, "--log-level", "error"}, args...)...)
+	args = append([]string{"--app", app, "--state", state, "--listen", addr, "--log-level", "error"}, args...)
+	pp := ""
+	if os.Getenv("VOLSCHED_LOAD_PROFILE") != "" {
+		pp = freePort(t)
+		args = append(args, "--pprof", pp)
+	}
+	p := startMasterProc(t, bin, args...)
 	fp := waitFile(t, filepath.Join(state, "fingerprint"), 60*time.Second)
-	return &loadRig{proc: p, url: "https://" + addr, fp: fp, state: state, toks: toks}
+	return &loadRig{proc: p, url: "https://" + addr, fp: fp, state: state, toks: toks, pprof: pp}
 }
 
-func (r *loadRig) workers(t *testing.T, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
+// memStats reads the master's memory from its /metrics: Go heap in use,
+// goroutine stacks, goroutines, resident set.
+func (r *loadRig) memStats(t testing.TB) string {
+	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true}, Timeout: 30 * time.Second}
+	resp, err := hc.Get(r.url + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	val := map[string]float64{}
+	for _, l := range strings.Split(string(body), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && !strings.HasPrefix(l, "#") {
+			v, _ := strconv.ParseFloat(f[1], 64)
+			val[f[0]] = v
+		}
+	}
+	return fmt.Sprintf("heap in use %.1f MB, stacks %.1f MB, %0.f goroutines, RSS %.1f MB",
+		val["go_memstats_heap_inuse_bytes"]/1e6, val["go_memstats_stack_inuse_bytes"]/1e6, val["go_goroutines"], val["process_resident_memory_bytes"]/1e6)
+}
+
+func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
 	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
 	program := ""
 	// the program digest: the master's only blob before the first iteration
@@ -202,16 +272,17 @@ func (r *loadRig) workers(t *testing.T, ctx context.Context, n, perClient int, h
 			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100}}
 			cl = livepbconnect.NewMasterClient(hc, r.url)
 		}
-		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, url: r.url, done: done, heartbeat: hb, runTasks: runTasks}
+		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
 		go f.run(ctx, program)
 	}
 }
 
-// TestLoadCompletions: 1,000 no-op workers (each with its own TLS
+// BenchmarkLoadCompletions: 1,000 no-op workers (each with its own TLS
 // connection); the completions per second the master sustains, its CPU and
 // its memory per worker.
-func TestLoadCompletions(t *testing.T) {
-	loadEnabled(t)
+func BenchmarkLoadCompletions(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
 	const p = 1000
 	app := noopApp(t, 2000, 10)
 	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--ncom", "50", "--down-after", "30s")
@@ -230,6 +301,7 @@ func TestLoadCompletions(t *testing.T) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	limit := time.After(10 * time.Minute)
+	secs := 0
 wait:
 	for {
 		select {
@@ -239,6 +311,13 @@ wait:
 			}
 			break wait
 		case <-tick.C:
+			switch secs++; secs {
+			case 5:
+				r.profile(t, "profile?seconds=20", "completions-cpu.pprof")
+			case 15:
+				r.profile(t, "heap", "completions-heap.pprof")
+				t.Logf("master memory under load: %s", r.memStats(t))
+			}
 			rssMax = max(rssMax, procRSS(r.proc.cmd.Process.Pid))
 			if c := procCPU(r.proc.cmd.Process.Pid); c > 0 {
 				cpuLast = c
@@ -252,15 +331,19 @@ wait:
 	iterTime, iters, _ := master.IterationTime(r.state)
 	t.Logf("%d results acknowledged; %d iterations of 2000 tasks; %.0f completions/s in iterations (%.1f s), %.0f/s wall (%.1f s, with driver runs and start-up)",
 		done.Load(), iters, float64(iters*2000)/iterTime.Seconds(), iterTime.Seconds(), float64(iters*2000)/wall.Seconds(), wall.Seconds())
-	t.Logf("master CPU %.1f s (from the first worker on); RSS %.1f MB idle, %.1f MB max with %d workers: %.1f KB per worker",
-		(cpuLast - cpu0).Seconds(), float64(rss0)/1e6, float64(rssMax)/1e6, p, float64(rssMax-rss0)/p/1e3)
+	t.Logf("master CPU %.1f s (from the first worker on): %.0f µs per completion; RSS %.1f MB idle, %.1f MB max with %d workers: %.1f KB per worker",
+		(cpuLast - cpu0).Seconds(), (cpuLast-cpu0).Seconds()*1e6/float64(iters*2000), float64(rss0)/1e6, float64(rssMax)/1e6, p, float64(rssMax-rss0)/p/1e3)
+	b.ReportMetric(float64(iters*2000)/iterTime.Seconds(), "completions/s")
+	b.ReportMetric((cpuLast-cpu0).Seconds()*1e6/float64(iters*2000), "master-µs/completion")
+	b.ReportMetric(float64(rssMax-rss0)/p/1e3, "KB/worker")
 }
 
-// TestLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
+// BenchmarkLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
 // connections of 100 sessions each); the master's CPU over 30 s of
 // steady state.
-func TestLoadHeartbeats(t *testing.T) {
-	loadEnabled(t)
+func BenchmarkLoadHeartbeats(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
 	const p = 10000
 	app := sleeperApp(t, time.Second, 100000, 1, 1)
 	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
@@ -286,12 +369,60 @@ func TestLoadHeartbeats(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	pid := r.proc.cmd.Process.Pid
 	cpu0, t0 := procCPU(pid), time.Now()
+	r.profile(t, "profile?seconds=25", "heartbeats-cpu.pprof")
 	time.Sleep(30 * time.Second)
+	r.profile(t, "heap", "heartbeats-heap.pprof")
 	cpu := procCPU(pid) - cpu0
 	el := time.Since(t0)
 	rss := procRSS(pid)
 	t.Logf("10,000 workers at 1 Hz: master CPU %.1f %% of one core over %.0f s; RSS %.1f MB (%.1f MB idle): %.1f KB per worker",
 		100*cpu.Seconds()/el.Seconds(), el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3)
+	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")
+	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
 	cancel()
 	_ = connect.CodeOf
+}
+
+// BenchmarkLoadConnectedWorkers: 1,000 workers each with its own TLS
+// connection, registered and heart-beating at 1 Hz, no task to run: the
+// master's memory per connected worker at steady state (RSS and Go's
+// accounts) and its CPU for their heart-beats.
+func BenchmarkLoadConnectedWorkers(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
+	const p = 1000
+	app := sleeperApp(t, time.Second, 100000, 1, 1)
+	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
+	time.Sleep(2 * time.Second)
+	pid := r.proc.cmd.Process.Pid
+	rss0 := procRSS(pid)
+	t.Logf("idle master: %s", r.memStats(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	r.workers(t, ctx, p, 1, time.Second, false, &done)
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
+		n := bytes.Count(b, []byte(`"k":"register"`))
+		if n >= p {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d registered", n, p)
+		}
+		time.Sleep(time.Second)
+	}
+	time.Sleep(10 * time.Second)
+	cpu0, t0 := procCPU(pid), time.Now()
+	r.profile(t, "profile?seconds=15", "connected-cpu.pprof")
+	time.Sleep(20 * time.Second)
+	cpu := procCPU(pid) - cpu0
+	el := time.Since(t0)
+	rss := procRSS(pid)
+	r.profile(t, "heap", "connected-heap.pprof")
+	t.Logf("%d connected workers at 1 Hz: master CPU %.1f %% of one core; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
+		p, 100*cpu.Seconds()/el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
+	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")
+	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
 }

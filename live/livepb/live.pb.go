@@ -130,6 +130,58 @@ func (x *RegisterRequest) GetVersion() string {
 	return ""
 }
 
+type StateSince struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	State         State                  `protobuf:"varint,1,opt,name=state,proto3,enum=volsched.live.v1.State" json:"state,omitempty"`
+	AgoNs         int64                  `protobuf:"varint,2,opt,name=ago_ns,json=agoNs,proto3" json:"ago_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateSince) Reset() {
+	*x = StateSince{}
+	mi := &file_live_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateSince) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateSince) ProtoMessage() {}
+
+func (x *StateSince) ProtoReflect() protoreflect.Message {
+	mi := &file_live_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateSince.ProtoReflect.Descriptor instead.
+func (*StateSince) Descriptor() ([]byte, []int) {
+	return file_live_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StateSince) GetState() State {
+	if x != nil {
+		return x.State
+	}
+	return State_STATE_UNSPECIFIED
+}
+
+func (x *StateSince) GetAgoNs() int64 {
+	if x != nil {
+		return x.AgoNs
+	}
+	return 0
+}
+
 type RegisterResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Worker        string                 `protobuf:"bytes,1,opt,name=worker,proto3" json:"worker,omitempty"`
@@ -146,7 +198,7 @@ type RegisterResponse struct {
 
 func (x *RegisterResponse) Reset() {
 	*x = RegisterResponse{}
-	mi := &file_live_proto_msgTypes[1]
+	mi := &file_live_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -158,7 +210,7 @@ func (x *RegisterResponse) String() string {
 func (*RegisterResponse) ProtoMessage() {}
 
 func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[1]
+	mi := &file_live_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -171,7 +223,7 @@ func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterResponse.ProtoReflect.Descriptor instead.
 func (*RegisterResponse) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{1}
+	return file_live_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RegisterResponse) GetWorker() string {
@@ -246,7 +298,7 @@ type WorkerMessage struct {
 
 func (x *WorkerMessage) Reset() {
 	*x = WorkerMessage{}
-	mi := &file_live_proto_msgTypes[2]
+	mi := &file_live_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -258,7 +310,7 @@ func (x *WorkerMessage) String() string {
 func (*WorkerMessage) ProtoMessage() {}
 
 func (x *WorkerMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[2]
+	mi := &file_live_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -271,7 +323,7 @@ func (x *WorkerMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerMessage.ProtoReflect.Descriptor instead.
 func (*WorkerMessage) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{2}
+	return file_live_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *WorkerMessage) GetSession() uint64 {
@@ -353,15 +405,22 @@ func (*WorkerMessage_TransferFailed) isWorkerMessage_Msg() {}
 func (*WorkerMessage_TaskFailed) isWorkerMessage_Msg() {}
 
 type Heartbeat struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	State         State                  `protobuf:"varint,1,opt,name=state,proto3,enum=volsched.live.v1.State" json:"state,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	State State                  `protobuf:"varint,1,opt,name=state,proto3,enum=volsched.live.v1.State" json:"state,omitempty"`
+	// since_back, in the first heart-beat of a session only: the worker's
+	// states since it came back (the start of the connection attempt that
+	// registered it, after an emulated DOWN its end), oldest first, as
+	// durations before this message on its own monotonic clock. The master
+	// corrects the slots it counted DOWN while the worker was connecting (a
+	// TLS handshake and a registration), not before it last heard from it.
+	SinceBack     []*StateSince `protobuf:"bytes,2,rep,name=since_back,json=sinceBack,proto3" json:"since_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_live_proto_msgTypes[3]
+	mi := &file_live_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +432,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[3]
+	mi := &file_live_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +445,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{3}
+	return file_live_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Heartbeat) GetState() State {
@@ -394,6 +453,13 @@ func (x *Heartbeat) GetState() State {
 		return x.State
 	}
 	return State_STATE_UNSPECIFIED
+}
+
+func (x *Heartbeat) GetSinceBack() []*StateSince {
+	if x != nil {
+		return x.SinceBack
+	}
+	return nil
 }
 
 type TransferDone struct {
@@ -407,7 +473,7 @@ type TransferDone struct {
 
 func (x *TransferDone) Reset() {
 	*x = TransferDone{}
-	mi := &file_live_proto_msgTypes[4]
+	mi := &file_live_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -419,7 +485,7 @@ func (x *TransferDone) String() string {
 func (*TransferDone) ProtoMessage() {}
 
 func (x *TransferDone) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[4]
+	mi := &file_live_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -432,7 +498,7 @@ func (x *TransferDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferDone.ProtoReflect.Descriptor instead.
 func (*TransferDone) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{4}
+	return file_live_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TransferDone) GetDigest() string {
@@ -466,7 +532,7 @@ type TransferFailed struct {
 
 func (x *TransferFailed) Reset() {
 	*x = TransferFailed{}
-	mi := &file_live_proto_msgTypes[5]
+	mi := &file_live_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +544,7 @@ func (x *TransferFailed) String() string {
 func (*TransferFailed) ProtoMessage() {}
 
 func (x *TransferFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[5]
+	mi := &file_live_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +557,7 @@ func (x *TransferFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferFailed.ProtoReflect.Descriptor instead.
 func (*TransferFailed) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{5}
+	return file_live_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TransferFailed) GetDigest() string {
@@ -520,7 +586,7 @@ type TaskFailed struct {
 
 func (x *TaskFailed) Reset() {
 	*x = TaskFailed{}
-	mi := &file_live_proto_msgTypes[6]
+	mi := &file_live_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +598,7 @@ func (x *TaskFailed) String() string {
 func (*TaskFailed) ProtoMessage() {}
 
 func (x *TaskFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[6]
+	mi := &file_live_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,7 +611,7 @@ func (x *TaskFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskFailed.ProtoReflect.Descriptor instead.
 func (*TaskFailed) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{6}
+	return file_live_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TaskFailed) GetIteration() int32 {
@@ -590,7 +656,7 @@ type MasterMessage struct {
 
 func (x *MasterMessage) Reset() {
 	*x = MasterMessage{}
-	mi := &file_live_proto_msgTypes[7]
+	mi := &file_live_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +668,7 @@ func (x *MasterMessage) String() string {
 func (*MasterMessage) ProtoMessage() {}
 
 func (x *MasterMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[7]
+	mi := &file_live_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +681,7 @@ func (x *MasterMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MasterMessage.ProtoReflect.Descriptor instead.
 func (*MasterMessage) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{7}
+	return file_live_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MasterMessage) GetMsg() isMasterMessage_Msg {
@@ -685,7 +751,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_live_proto_msgTypes[8]
+	mi := &file_live_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +763,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[8]
+	mi := &file_live_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +776,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{8}
+	return file_live_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Fetch) GetDigest() string {
@@ -749,7 +815,7 @@ type Run struct {
 
 func (x *Run) Reset() {
 	*x = Run{}
-	mi := &file_live_proto_msgTypes[9]
+	mi := &file_live_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -761,7 +827,7 @@ func (x *Run) String() string {
 func (*Run) ProtoMessage() {}
 
 func (x *Run) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[9]
+	mi := &file_live_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -774,7 +840,7 @@ func (x *Run) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Run.ProtoReflect.Descriptor instead.
 func (*Run) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{9}
+	return file_live_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Run) GetIteration() int32 {
@@ -837,7 +903,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_live_proto_msgTypes[10]
+	mi := &file_live_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -849,7 +915,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[10]
+	mi := &file_live_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -862,7 +928,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{10}
+	return file_live_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Cancel) GetIteration() int32 {
@@ -887,21 +953,25 @@ func (x *Cancel) GetAttempt() uint32 {
 }
 
 type SubmitResultRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
-	Iteration     int32                  `protobuf:"varint,2,opt,name=iteration,proto3" json:"iteration,omitempty"`
-	Task          int32                  `protobuf:"varint,3,opt,name=task,proto3" json:"task,omitempty"`
-	Attempt       uint32                 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	Digest        string                 `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
-	Size          int64                  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
-	ComputeNs     int64                  `protobuf:"varint,7,opt,name=compute_ns,json=computeNs,proto3" json:"compute_ns,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Session   uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	Iteration int32                  `protobuf:"varint,2,opt,name=iteration,proto3" json:"iteration,omitempty"`
+	Task      int32                  `protobuf:"varint,3,opt,name=task,proto3" json:"task,omitempty"`
+	Attempt   uint32                 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Digest    string                 `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
+	Size      int64                  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	ComputeNs int64                  `protobuf:"varint,7,opt,name=compute_ns,json=computeNs,proto3" json:"compute_ns,omitempty"`
+	// data: the result itself when it is small (at most 64 KiB): no PUT
+	// before; the master checks that it hashes to digest and stores it in
+	// its database with the result, in the same transaction.
+	Data          []byte `protobuf:"bytes,8,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubmitResultRequest) Reset() {
 	*x = SubmitResultRequest{}
-	mi := &file_live_proto_msgTypes[11]
+	mi := &file_live_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +983,7 @@ func (x *SubmitResultRequest) String() string {
 func (*SubmitResultRequest) ProtoMessage() {}
 
 func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[11]
+	mi := &file_live_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +996,7 @@ func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultRequest.ProtoReflect.Descriptor instead.
 func (*SubmitResultRequest) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{11}
+	return file_live_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SubmitResultRequest) GetSession() uint64 {
@@ -978,6 +1048,13 @@ func (x *SubmitResultRequest) GetComputeNs() int64 {
 	return 0
 }
 
+func (x *SubmitResultRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type SubmitResultResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Accepted      bool                   `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
@@ -988,7 +1065,7 @@ type SubmitResultResponse struct {
 
 func (x *SubmitResultResponse) Reset() {
 	*x = SubmitResultResponse{}
-	mi := &file_live_proto_msgTypes[12]
+	mi := &file_live_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1077,7 @@ func (x *SubmitResultResponse) String() string {
 func (*SubmitResultResponse) ProtoMessage() {}
 
 func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[12]
+	mi := &file_live_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1090,7 @@ func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultResponse.ProtoReflect.Descriptor instead.
 func (*SubmitResultResponse) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{12}
+	return file_live_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SubmitResultResponse) GetAccepted() bool {
@@ -1038,7 +1115,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_live_proto_msgTypes[13]
+	mi := &file_live_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1127,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[13]
+	mi := &file_live_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1140,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{13}
+	return file_live_proto_rawDescGZIP(), []int{14}
 }
 
 type WorkerStatus struct {
@@ -1082,7 +1159,7 @@ type WorkerStatus struct {
 
 func (x *WorkerStatus) Reset() {
 	*x = WorkerStatus{}
-	mi := &file_live_proto_msgTypes[14]
+	mi := &file_live_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1171,7 @@ func (x *WorkerStatus) String() string {
 func (*WorkerStatus) ProtoMessage() {}
 
 func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[14]
+	mi := &file_live_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1184,7 @@ func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerStatus.ProtoReflect.Descriptor instead.
 func (*WorkerStatus) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{14}
+	return file_live_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WorkerStatus) GetName() string {
@@ -1189,7 +1266,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_live_proto_msgTypes[15]
+	mi := &file_live_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1201,7 +1278,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[15]
+	mi := &file_live_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1214,7 +1291,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{15}
+	return file_live_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *StatusResponse) GetPhase() string {
@@ -1330,7 +1407,11 @@ const file_live_proto_rawDesc = "" +
 	"live.proto\x12\x10volsched.live.v1\"C\n" +
 	"\x0fRegisterRequest\x12\x16\n" +
 	"\x06cached\x18\x01 \x03(\tR\x06cached\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\xc8\x02\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"R\n" +
+	"\n" +
+	"StateSince\x12-\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x17.volsched.live.v1.StateR\x05state\x12\x15\n" +
+	"\x06ago_ns\x18\x02 \x01(\x03R\x05agoNs\"\xc8\x02\n" +
 	"\x10RegisterResponse\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\tR\x06worker\x12\x18\n" +
 	"\asession\x18\x02 \x01(\x04R\asession\x12\x17\n" +
@@ -1350,9 +1431,11 @@ const file_live_proto_rawDesc = "" +
 	"\x0ftransfer_failed\x18\x04 \x01(\v2 .volsched.live.v1.TransferFailedH\x00R\x0etransferFailed\x12?\n" +
 	"\vtask_failed\x18\x05 \x01(\v2\x1c.volsched.live.v1.TaskFailedH\x00R\n" +
 	"taskFailedB\x05\n" +
-	"\x03msg\":\n" +
+	"\x03msg\"w\n" +
 	"\tHeartbeat\x12-\n" +
-	"\x05state\x18\x01 \x01(\x0e2\x17.volsched.live.v1.StateR\x05state\"Y\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x17.volsched.live.v1.StateR\x05state\x12;\n" +
+	"\n" +
+	"since_back\x18\x02 \x03(\v2\x1c.volsched.live.v1.StateSinceR\tsinceBack\"Y\n" +
 	"\fTransferDone\x12\x16\n" +
 	"\x06digest\x18\x01 \x01(\tR\x06digest\x12\x1b\n" +
 	"\tactive_ns\x18\x02 \x01(\x03R\bactiveNs\x12\x14\n" +
@@ -1387,7 +1470,7 @@ const file_live_proto_rawDesc = "" +
 	"\x06Cancel\x12\x1c\n" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x12\n" +
 	"\x04task\x18\x02 \x01(\x05R\x04task\x12\x18\n" +
-	"\aattempt\x18\x03 \x01(\rR\aattempt\"\xc6\x01\n" +
+	"\aattempt\x18\x03 \x01(\rR\aattempt\"\xda\x01\n" +
 	"\x13SubmitResultRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x1c\n" +
 	"\titeration\x18\x02 \x01(\x05R\titeration\x12\x12\n" +
@@ -1396,7 +1479,8 @@ const file_live_proto_rawDesc = "" +
 	"\x06digest\x18\x05 \x01(\tR\x06digest\x12\x12\n" +
 	"\x04size\x18\x06 \x01(\x03R\x04size\x12\x1d\n" +
 	"\n" +
-	"compute_ns\x18\a \x01(\x03R\tcomputeNs\"J\n" +
+	"compute_ns\x18\a \x01(\x03R\tcomputeNs\x12\x12\n" +
+	"\x04data\x18\b \x01(\fR\x04data\"J\n" +
 	"\x14SubmitResultResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x0f\n" +
@@ -1453,52 +1537,55 @@ func file_live_proto_rawDescGZIP() []byte {
 }
 
 var file_live_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_live_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_live_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_live_proto_goTypes = []any{
 	(State)(0),                   // 0: volsched.live.v1.State
 	(*RegisterRequest)(nil),      // 1: volsched.live.v1.RegisterRequest
-	(*RegisterResponse)(nil),     // 2: volsched.live.v1.RegisterResponse
-	(*WorkerMessage)(nil),        // 3: volsched.live.v1.WorkerMessage
-	(*Heartbeat)(nil),            // 4: volsched.live.v1.Heartbeat
-	(*TransferDone)(nil),         // 5: volsched.live.v1.TransferDone
-	(*TransferFailed)(nil),       // 6: volsched.live.v1.TransferFailed
-	(*TaskFailed)(nil),           // 7: volsched.live.v1.TaskFailed
-	(*MasterMessage)(nil),        // 8: volsched.live.v1.MasterMessage
-	(*Fetch)(nil),                // 9: volsched.live.v1.Fetch
-	(*Run)(nil),                  // 10: volsched.live.v1.Run
-	(*Cancel)(nil),               // 11: volsched.live.v1.Cancel
-	(*SubmitResultRequest)(nil),  // 12: volsched.live.v1.SubmitResultRequest
-	(*SubmitResultResponse)(nil), // 13: volsched.live.v1.SubmitResultResponse
-	(*StatusRequest)(nil),        // 14: volsched.live.v1.StatusRequest
-	(*WorkerStatus)(nil),         // 15: volsched.live.v1.WorkerStatus
-	(*StatusResponse)(nil),       // 16: volsched.live.v1.StatusResponse
-	nil,                          // 17: volsched.live.v1.RegisterResponse.EnvEntry
+	(*StateSince)(nil),           // 2: volsched.live.v1.StateSince
+	(*RegisterResponse)(nil),     // 3: volsched.live.v1.RegisterResponse
+	(*WorkerMessage)(nil),        // 4: volsched.live.v1.WorkerMessage
+	(*Heartbeat)(nil),            // 5: volsched.live.v1.Heartbeat
+	(*TransferDone)(nil),         // 6: volsched.live.v1.TransferDone
+	(*TransferFailed)(nil),       // 7: volsched.live.v1.TransferFailed
+	(*TaskFailed)(nil),           // 8: volsched.live.v1.TaskFailed
+	(*MasterMessage)(nil),        // 9: volsched.live.v1.MasterMessage
+	(*Fetch)(nil),                // 10: volsched.live.v1.Fetch
+	(*Run)(nil),                  // 11: volsched.live.v1.Run
+	(*Cancel)(nil),               // 12: volsched.live.v1.Cancel
+	(*SubmitResultRequest)(nil),  // 13: volsched.live.v1.SubmitResultRequest
+	(*SubmitResultResponse)(nil), // 14: volsched.live.v1.SubmitResultResponse
+	(*StatusRequest)(nil),        // 15: volsched.live.v1.StatusRequest
+	(*WorkerStatus)(nil),         // 16: volsched.live.v1.WorkerStatus
+	(*StatusResponse)(nil),       // 17: volsched.live.v1.StatusResponse
+	nil,                          // 18: volsched.live.v1.RegisterResponse.EnvEntry
 }
 var file_live_proto_depIdxs = []int32{
-	17, // 0: volsched.live.v1.RegisterResponse.env:type_name -> volsched.live.v1.RegisterResponse.EnvEntry
-	4,  // 1: volsched.live.v1.WorkerMessage.heartbeat:type_name -> volsched.live.v1.Heartbeat
-	5,  // 2: volsched.live.v1.WorkerMessage.transfer_done:type_name -> volsched.live.v1.TransferDone
-	6,  // 3: volsched.live.v1.WorkerMessage.transfer_failed:type_name -> volsched.live.v1.TransferFailed
-	7,  // 4: volsched.live.v1.WorkerMessage.task_failed:type_name -> volsched.live.v1.TaskFailed
-	0,  // 5: volsched.live.v1.Heartbeat.state:type_name -> volsched.live.v1.State
-	9,  // 6: volsched.live.v1.MasterMessage.fetch:type_name -> volsched.live.v1.Fetch
-	10, // 7: volsched.live.v1.MasterMessage.run:type_name -> volsched.live.v1.Run
-	11, // 8: volsched.live.v1.MasterMessage.cancel:type_name -> volsched.live.v1.Cancel
-	0,  // 9: volsched.live.v1.WorkerStatus.state:type_name -> volsched.live.v1.State
-	15, // 10: volsched.live.v1.StatusResponse.workers:type_name -> volsched.live.v1.WorkerStatus
-	1,  // 11: volsched.live.v1.Master.Register:input_type -> volsched.live.v1.RegisterRequest
-	3,  // 12: volsched.live.v1.Master.Session:input_type -> volsched.live.v1.WorkerMessage
-	12, // 13: volsched.live.v1.Master.SubmitResult:input_type -> volsched.live.v1.SubmitResultRequest
-	14, // 14: volsched.live.v1.Master.Status:input_type -> volsched.live.v1.StatusRequest
-	2,  // 15: volsched.live.v1.Master.Register:output_type -> volsched.live.v1.RegisterResponse
-	8,  // 16: volsched.live.v1.Master.Session:output_type -> volsched.live.v1.MasterMessage
-	13, // 17: volsched.live.v1.Master.SubmitResult:output_type -> volsched.live.v1.SubmitResultResponse
-	16, // 18: volsched.live.v1.Master.Status:output_type -> volsched.live.v1.StatusResponse
-	15, // [15:19] is the sub-list for method output_type
-	11, // [11:15] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	0,  // 0: volsched.live.v1.StateSince.state:type_name -> volsched.live.v1.State
+	18, // 1: volsched.live.v1.RegisterResponse.env:type_name -> volsched.live.v1.RegisterResponse.EnvEntry
+	5,  // 2: volsched.live.v1.WorkerMessage.heartbeat:type_name -> volsched.live.v1.Heartbeat
+	6,  // 3: volsched.live.v1.WorkerMessage.transfer_done:type_name -> volsched.live.v1.TransferDone
+	7,  // 4: volsched.live.v1.WorkerMessage.transfer_failed:type_name -> volsched.live.v1.TransferFailed
+	8,  // 5: volsched.live.v1.WorkerMessage.task_failed:type_name -> volsched.live.v1.TaskFailed
+	0,  // 6: volsched.live.v1.Heartbeat.state:type_name -> volsched.live.v1.State
+	2,  // 7: volsched.live.v1.Heartbeat.since_back:type_name -> volsched.live.v1.StateSince
+	10, // 8: volsched.live.v1.MasterMessage.fetch:type_name -> volsched.live.v1.Fetch
+	11, // 9: volsched.live.v1.MasterMessage.run:type_name -> volsched.live.v1.Run
+	12, // 10: volsched.live.v1.MasterMessage.cancel:type_name -> volsched.live.v1.Cancel
+	0,  // 11: volsched.live.v1.WorkerStatus.state:type_name -> volsched.live.v1.State
+	16, // 12: volsched.live.v1.StatusResponse.workers:type_name -> volsched.live.v1.WorkerStatus
+	1,  // 13: volsched.live.v1.Master.Register:input_type -> volsched.live.v1.RegisterRequest
+	4,  // 14: volsched.live.v1.Master.Session:input_type -> volsched.live.v1.WorkerMessage
+	13, // 15: volsched.live.v1.Master.SubmitResult:input_type -> volsched.live.v1.SubmitResultRequest
+	15, // 16: volsched.live.v1.Master.Status:input_type -> volsched.live.v1.StatusRequest
+	3,  // 17: volsched.live.v1.Master.Register:output_type -> volsched.live.v1.RegisterResponse
+	9,  // 18: volsched.live.v1.Master.Session:output_type -> volsched.live.v1.MasterMessage
+	14, // 19: volsched.live.v1.Master.SubmitResult:output_type -> volsched.live.v1.SubmitResultResponse
+	17, // 20: volsched.live.v1.Master.Status:output_type -> volsched.live.v1.StatusResponse
+	17, // [17:21] is the sub-list for method output_type
+	13, // [13:17] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_live_proto_init() }
@@ -1506,13 +1593,13 @@ func file_live_proto_init() {
 	if File_live_proto != nil {
 		return
 	}
-	file_live_proto_msgTypes[2].OneofWrappers = []any{
+	file_live_proto_msgTypes[3].OneofWrappers = []any{
 		(*WorkerMessage_Heartbeat)(nil),
 		(*WorkerMessage_TransferDone)(nil),
 		(*WorkerMessage_TransferFailed)(nil),
 		(*WorkerMessage_TaskFailed)(nil),
 	}
-	file_live_proto_msgTypes[7].OneofWrappers = []any{
+	file_live_proto_msgTypes[8].OneofWrappers = []any{
 		(*MasterMessage_Fetch)(nil),
 		(*MasterMessage_Run)(nil),
 		(*MasterMessage_Cancel)(nil),
@@ -1523,7 +1610,7 @@ func file_live_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_live_proto_rawDesc), len(file_live_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -115,6 +115,25 @@ type PredictParams struct {
 	ExtraReplicas int
 	Runs          int
 	Seed          uint64
+	// Start, when not nil, is each processor's state at slot 0 (else drawn
+	// from the chains' stationary distributions, or UP for PredictFrom's
+	// allUp).
+	Start []availability.State
+}
+
+// fromState is a processor's availability starting in a given state,
+// then following its chain.
+type fromState struct {
+	chain availability.Chain
+	cur   availability.State
+	rng   *rand.Rand
+}
+
+func (f *fromState) State(t int) availability.State {
+	if t > 0 {
+		f.cur = f.chain.NextU(f.cur, f.rng.Float64())
+	}
+	return f.cur
 }
 
 // Predict runs the slot simulator Runs times (independent realizations of
@@ -149,7 +168,18 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 	var sum, sum2 float64
 	for r := 0; r < p.Runs; r++ {
 		rng := rand.New(rand.NewPCG(p.Seed, uint64(r)))
-		real := slotsim.NewRealization(slotsim.Markov(p.Chains, opt.Initial, rng))
+		var src []slotsim.Source
+		if p.Start != nil {
+			if len(p.Start) != len(p.Chains) {
+				return 0, 0, fmt.Errorf("%d initial states for %d processors", len(p.Start), len(p.Chains))
+			}
+			for q, c := range p.Chains {
+				src = append(src, &fromState{chain: c, cur: p.Start[q], rng: rng})
+			}
+		} else {
+			src = slotsim.Markov(p.Chains, opt.Initial, rng)
+		}
+		real := slotsim.NewRealization(src)
 		ms, err := sim.Run(h, real, rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
 		if err != nil {
 			return 0, 0, err

@@ -1,8 +1,12 @@
 package master
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/volsched/volsched/availability"
@@ -24,6 +28,7 @@ type ftaNode struct {
 	since int64
 	known bool
 	ev    []trace.Event
+	span  [][2]int64 // ns since the start: each interval of ev, start and end
 }
 
 func newFTARecorder(start time.Time) *ftaRecorder {
@@ -40,9 +45,40 @@ func (f *ftaRecorder) ensure(name string) *ftaNode {
 	return n
 }
 
-func (f *ftaRecorder) record(m *Machine, r LogRecord) {
+// record takes a log record of worker name into the trace.
+func (f *ftaRecorder) record(name string, r LogRecord) {
+	if name == "" {
+		return
+	}
 	var st availability.State
 	switch r.Kind {
+	case LogBackfill:
+		// The current state began at r.Since, not when the master learnt it.
+		n := f.ensure(name)
+		if !n.known || r.Since >= n.since {
+			return
+		}
+		// Shorten the interval before it when it touches (not beyond its
+		// start, which removes it); an interval that does not touch (a
+		// zero-length state between) is not overlapped.
+		since := r.Since
+		if k := len(n.span); k > 0 {
+			if last := n.span[k-1]; last[1] == n.since {
+				since = max(since, last[0])
+				if since == last[0] {
+					n.ev, n.span = n.ev[:k-1], n.span[:k-1]
+				} else {
+					n.ev[k-1].End, n.span[k-1][1] = f.at(since), since
+				}
+			} else {
+				since = max(since, last[1])
+			}
+		}
+		if since >= n.since {
+			return
+		}
+		n.since = since
+		return
 	case LogRegister:
 		st = availability.Up
 	case LogDown:
@@ -56,20 +92,90 @@ func (f *ftaRecorder) record(m *Machine, r LogRecord) {
 	default:
 		return
 	}
-	n := f.ensure(m.workers[r.Worker].name)
+	n := f.ensure(name)
 	if n.known && n.state == st {
 		return
 	}
-	f.close(n, r.T)
-	n.state, n.since, n.known = st, r.T, true
+	t := r.T
+	if n.known && t < n.since { // (a back-fill moved since past it)
+		t = n.since
+	}
+	f.close(n, t)
+	n.state, n.since, n.known = st, t, true
+}
+
+// replay takes into the trace what the earlier master processes of the
+// state directory saw, from their event log: each process's records from
+// its start record (which gives its start time) to its last one; between
+// two processes the workers' availability is unknown (no interval). A log
+// without start times (older) gives nothing.
+func (f *ftaRecorder) replay(path string) error {
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	var names map[int]string // the segment's workers by index
+	var offset, last int64   // the segment's start relative to f.start; its last record
+	inSeg := false
+	end := func() {
+		if !inSeg {
+			return
+		}
+		for _, n := range f.nodes {
+			if n.known {
+				f.close(n, offset+last)
+				n.known = false
+			}
+		}
+		inSeg = false
+	}
+	for sc.Scan() {
+		var r LogRecord
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		if r.Kind == LogStart {
+			end()
+			ns, err := strconv.ParseInt(r.Info, 10, 64)
+			if err != nil {
+				continue // no start time: skipped
+			}
+			names, offset, last, inSeg = map[int]string{}, ns-f.start.UnixNano(), r.T, true
+			continue
+		}
+		if !inSeg {
+			continue
+		}
+		last = r.T
+		if r.Kind == LogRegister {
+			names[r.Worker] = r.Name
+		}
+		r.T += offset
+		if r.Since != 0 {
+			r.Since += offset
+		}
+		f.record(names[r.Worker], r)
+	}
+	end()
+	return sc.Err()
+}
+
+// at is the FTA time (Unix seconds) of t ns since the start.
+func (f *ftaRecorder) at(t int64) float64 {
+	return float64(f.start.UnixNano())/1e9 + float64(t)/1e9
 }
 
 func (f *ftaRecorder) close(n *ftaNode, t int64) {
 	if !n.known || t <= n.since {
 		return
 	}
-	base := float64(f.start.UnixNano()) / 1e9
-	e := trace.Event{Available: n.state == availability.Up, Start: base + float64(n.since)/1e9, End: base + float64(t)/1e9}
+	e := trace.Event{Available: n.state == availability.Up, Start: f.at(n.since), End: f.at(t)}
 	switch n.state {
 	case availability.Reclaimed:
 		e.EndReason = "reclaimed"
@@ -77,11 +183,12 @@ func (f *ftaRecorder) close(n *ftaNode, t int64) {
 		e.EndReason = "down"
 	}
 	// Merge with the previous interval when it is the same kind and touches.
-	if k := len(n.ev); k > 0 && n.ev[k-1].Available == e.Available && n.ev[k-1].EndReason == e.EndReason && n.ev[k-1].End == e.Start {
-		n.ev[k-1].End = e.End
+	if k := len(n.ev); k > 0 && n.ev[k-1].Available == e.Available && n.ev[k-1].EndReason == e.EndReason && n.span[k-1][1] == n.since {
+		n.ev[k-1].End, n.span[k-1][1] = e.End, t
 		return
 	}
 	n.ev = append(n.ev, e)
+	n.span = append(n.span, [2]int64{n.since, t})
 }
 
 // write writes the trace up to now (ns since start) to path, atomically.
@@ -92,7 +199,7 @@ func (f *ftaRecorder) write(path string, now int64) error {
 		evs := append([]trace.Event(nil), n.ev...)
 		if n.known && now > n.since {
 			cp := *n
-			cp.ev = nil
+			cp.ev, cp.span = nil, nil
 			f.close(&cp, now)
 			evs = append(evs, cp.ev...)
 		}

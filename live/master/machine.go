@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/volsched/volsched/availability"
@@ -44,6 +46,7 @@ type worker struct {
 	known      bool // registered since this machine started
 	state      availability.State
 	lastHeard  int64
+	regAt      int64 // when its session registered (taken UP until its first heart-beat)
 	hasProgram bool
 	prog       *xfer
 	cur, next  *tcopy
@@ -53,8 +56,22 @@ type worker struct {
 	prev      availability.State
 	observed  bool
 	sinceCrit int
-	wSum      float64 // ns of computation of completed copies
-	wN        int
+	// The last observations (obs[j%obsRing] = the state counted for slot
+	// j, for j in (lastObs−nObs, lastObs]), so that a back-fill can
+	// correct them; backFloor: the master last heard from the worker's
+	// previous session then (a return cannot be claimed earlier).
+	obs        [obsRing]availability.State
+	lastObs    int64
+	nObs       int
+	backFloor  int64
+	backfilled bool    // this session's return was back-filled
+	wSum       float64 // ns of computation of completed copies
+	wN         int
+
+	// Failed transfers in a row (reset by a successful one), and the time
+	// before which the worker is given no transfer (backoff).
+	xferFails int
+	coolUntil int64
 }
 
 // xferOf is the worker's begun and unfinished transfer, if any.
@@ -73,9 +90,10 @@ func (w *worker) xferOf() *xfer {
 // up reports whether the master sees the worker UP.
 func (w *worker) up() bool { return w.session != 0 && w.state == availability.Up }
 
-// acceptor: UP, no transfer begun, able to take the program or a task.
-func (w *worker) acceptor() bool {
-	return w.up() && w.xferOf() == nil && (!w.hasProgram || w.cur == nil || w.next == nil)
+// acceptor: UP, no transfer begun, not backing off after failed
+// transfers, able to take the program or a task.
+func (w *worker) acceptor(now int64) bool {
+	return w.up() && w.xferOf() == nil && now >= w.coolUntil && (!w.hasProgram || w.cur == nil || w.next == nil)
 }
 
 type task struct {
@@ -120,9 +138,12 @@ type Machine struct {
 
 	progSum, dataSum float64 // ns
 	progN, dataN     int
+	wAllSum          float64 // ns of computation of all workers' completed copies
+	wAllN            int
 
 	completions int64
 	decisions   int64
+	unobserved  int64 // slot boundaries left out of the estimates (Tick late)
 
 	cmds []Command
 	log  []LogRecord
@@ -130,6 +151,9 @@ type Machine struct {
 	views []procView
 	watch []bool
 	picks []pick
+
+	jitter  *rand.Rand // the backoff's jitter (seeded: deterministic)
+	cooling int        // workers backing off
 }
 
 // NewMachine makes a machine; sessionBase should differ between runs of
@@ -143,7 +167,15 @@ func NewMachine(cfg Config, sessionBase uint64) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Machine{cfg: cfg, dec: d, byName: map[string]int{}, bySession: map[uint64]int{}, nextSess: sessionBase | 1}, nil
+	if cfg.BackoffBase == 0 {
+		cfg.BackoffBase = cfg.Slot
+	}
+	if cfg.BackoffMax == 0 {
+		cfg.BackoffMax = 64 * cfg.BackoffBase
+	}
+	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
+	return &Machine{cfg: cfg, dec: d, byName: map[string]int{}, bySession: map[uint64]int{}, nextSess: sessionBase | 1,
+		jitter: rand.New(rand.NewPCG(cfg.Seed, 0x6261636b6f6666))}, nil
 }
 
 // Config returns the machine's configuration.
@@ -212,15 +244,10 @@ func (m *Machine) W(q int) int {
 	if w.wN > 0 {
 		return m.slots(w.wSum / float64(w.wN))
 	}
-	sum, n := 0.0, 0
-	for _, o := range m.workers {
-		sum += o.wSum
-		n += o.wN
-	}
-	if n == 0 {
+	if m.wAllN == 0 {
 		return 1
 	}
-	return m.slots(sum / float64(n))
+	return m.slots(m.wAllSum / float64(m.wAllN))
 }
 
 // Chain is worker q's estimated chain.
@@ -273,6 +300,8 @@ func (m *Machine) Restore(s Saved) {
 	for _, sw := range s.Workers {
 		w := m.workers[m.ensure(sw.Name)]
 		w.est.Counts, w.wSum, w.wN = sw.Counts, sw.WSum, sw.WN
+		m.wAllSum += sw.WSum
+		m.wAllN += sw.WN
 		m.dec.setChain(w.q, w.est.Chain())
 	}
 }
@@ -328,13 +357,17 @@ func (m *Machine) Fail(now int64, msg string) {
 func (m *Machine) Register(now int64, name string, cached []string) (uint64, []string) {
 	m.advance(now)
 	w := m.workers[m.ensure(name)]
+	w.backFloor, w.backfilled = now, false // nothing to correct for a worker not seen before
+	if w.known {
+		w.backFloor = w.lastHeard
+	}
 	if w.session != 0 {
 		m.down(w, "registered again")
 	}
 	w.session = m.nextSess
 	m.nextSess += 2
 	m.bySession[w.session] = w.q
-	w.known, w.state, w.lastHeard = true, availability.Up, now
+	w.known, w.state, w.lastHeard, w.regAt = true, availability.Up, now, now
 	w.cached = map[string]bool{}
 	var keep []string
 	useful := map[string]bool{m.cfg.ProgramDigest: true}
@@ -353,6 +386,7 @@ func (m *Machine) Register(now int64, name string, cached []string) (uint64, []s
 		info = "program cached"
 	}
 	m.logf(LogRegister, w.q, m.iter, -1, info)
+	m.log[len(m.log)-1].Name = w.name
 	m.dirty = true
 	return w.session, keep
 }
@@ -372,7 +406,7 @@ func (m *Machine) Heartbeat(now int64, session uint64, st availability.State) er
 	if err != nil {
 		return err
 	}
-	w.lastHeard = now
+	w.lastHeard = max(w.lastHeard, now) // (the server gives quiet heart-beats at its tick, with the time they came)
 	if st == availability.Down {
 		m.down(w, "announced")
 		return nil
@@ -391,6 +425,92 @@ func (m *Machine) Heartbeat(now int64, session uint64, st availability.State) er
 	}
 	m.dirty = true
 	return nil
+}
+
+// StateSince is a worker's state since a moment (ns since the machine's
+// epoch), as it reports it when it registers again.
+type StateSince struct {
+	State availability.State
+	Since int64
+}
+
+// Backfill corrects the record of worker session's slots with what the
+// worker says of its return (once per session, in its first heart-beat):
+// its states since it came back, oldest first. The master counted those
+// slots DOWN (it had no session, the worker was connecting: a TLS
+// handshake and a registration, longer than a short slot); they become the
+// reported states, and so do the slots since the registration (counted UP:
+// the master did not know the worker's state before this heart-beat). Only
+// slots ending after the master last heard from the worker's previous
+// session and before now are corrected, at most the last obsRing of them. It returns the number of slots
+// corrected and the time the worker's return is taken to be (now when
+// none).
+func (m *Machine) Backfill(now int64, session uint64, back []StateSince) (int, int64) {
+	m.advance(now)
+	w, err := m.bySess(session)
+	if err != nil || len(back) == 0 || !w.observed || w.backfilled {
+		return 0, now
+	}
+	w.backfilled = true
+	from := max(back[0].Since, w.backFloor)
+	if from >= now {
+		return 0, now
+	}
+	n := m.rewrite(w, from, func(old availability.State, t int64) (availability.State, bool) {
+		// Slots counted DOWN (before the registration), and those ending
+		// after it: the master took the worker UP until this heart-beat
+		// told its state (a worker back RECLAIMED was counted UP then
+		// RECLAIMED, for as long as this heart-beat took to come).
+		if (old != availability.Down && t <= w.regAt) || t > now {
+			return old, false
+		}
+		st := back[0].State
+		for _, b := range back[1:] {
+			if b.Since <= t {
+				st = b.State
+			}
+		}
+		return st, true
+	})
+	m.log = append(m.log, LogRecord{T: m.now, Kind: LogBackfill, Worker: w.q, Iter: m.iter, Task: -1, Held: m.held, Since: from,
+		Info: fmt.Sprintf("back %v before it registered: %d slots corrected", time.Duration(now-from), n)})
+	return n, from
+}
+
+// rewrite replaces worker w's recorded observations of the slots ending at
+// or after from with f(old state, end of the slot) where f says so, and
+// corrects the estimator's counts of the transitions around them. The
+// oldest recorded slot is never rewritten (the transition into it is not
+// known any more). It returns the number of slots rewritten.
+func (m *Machine) rewrite(w *worker, from int64, f func(availability.State, int64) (availability.State, bool)) int {
+	if w.nObs < 2 {
+		return 0
+	}
+	slot := int64(m.cfg.Slot)
+	lo := w.lastObs - int64(w.nObs) + 1
+	first := max(lo+1, (from+slot-1)/slot-1) // slot j ends at (j+1)·slot ≥ from
+	if first > w.lastObs {
+		return 0
+	}
+	at := func(j int64) *availability.State { return &w.obs[((j%obsRing)+obsRing)%obsRing] }
+	for j := first; j <= w.lastObs; j++ {
+		w.est.Counts[*at(j - 1)][*at(j)]--
+	}
+	n := 0
+	for j := first; j <= w.lastObs; j++ {
+		if st, ok := f(*at(j), (j+1)*slot); ok && st != *at(j) {
+			*at(j) = st
+			n++
+		}
+	}
+	for j := first; j <= w.lastObs; j++ {
+		w.est.Observe(*at(j - 1), *at(j))
+	}
+	w.prev = *at(w.lastObs)
+	if n > 0 {
+		m.dec.setChain(w.q, w.est.Chain())
+	}
+	return n
 }
 
 // Disconnect: the worker's connection broke; it is DOWN.
@@ -513,10 +633,16 @@ func (m *Machine) TransferDone(now int64, session uint64, digest string, activeN
 		return nil // late (cancelled copy): harmless
 	}
 	m.release(w, x, "done")
+	w.xferFails = 0
 	if w.cached == nil {
 		w.cached = map[string]bool{}
 	}
 	w.cached[digest] = true
+	if x.program {
+		m.logf(LogReceived, w.q, m.iter, -1, "program")
+	} else {
+		m.logf(LogReceived, w.q, m.iter, x.cp.task, "data")
+	}
 	if x.program {
 		w.prog, w.hasProgram = nil, true
 		m.progSum += float64(activeNs)
@@ -547,12 +673,14 @@ func (m *Machine) TransferFailed(now int64, session uint64, digest, why string) 
 			if cp != nil && cp.xfer == nil && m.tasks[cp.task].digest == digest {
 				delete(w.cached, digest)
 				m.dropCopy(w, cp, "input not cached", false)
+				m.backoff(w)
 				break
 			}
 		}
 		return nil
 	}
 	m.release(w, x, "failed: "+why)
+	m.backoff(w)
 	if x.program {
 		w.prog = nil
 	} else {
@@ -597,6 +725,8 @@ func (m *Machine) Result(now int64, session uint64, iter, task int, attempt uint
 	m.completions++
 	w.wSum += float64(computeNs)
 	w.wN++
+	m.wAllSum += float64(computeNs)
+	m.wAllN++
 	m.logf(LogResult, w.q, iter, task, "")
 	m.dropCopy(w, cp, "completed", false)
 	for len(t.holders) > 0 {
@@ -648,6 +778,35 @@ func (m *Machine) TaskFailed(now int64, session uint64, iter, task int, attempt 
 	return nil
 }
 
+// backoff: after n failed transfers in a row, worker w is given no
+// transfer for a delay drawn uniformly in [d/2, d), d = BackoffBase·2^(n−1)
+// bounded by BackoffMax (a worker whose cache or disk is broken would
+// otherwise fail at once, again and again). The jitter comes from the
+// machine's own seeded stream: the same events give the same delays.
+func (m *Machine) backoff(w *worker) {
+	w.xferFails++
+	d := m.cfg.BackoffMax
+	if w.xferFails <= 62 {
+		d = min(d, m.cfg.BackoffBase<<(w.xferFails-1))
+	}
+	d = max(d, 2)
+	delay := d/2 + time.Duration(m.jitter.Int64N(int64(d-d/2)))
+	if w.coolUntil <= m.now {
+		m.cooling++
+	}
+	w.coolUntil = m.now + int64(delay)
+	m.logf(LogBackoff, w.q, m.iter, -1, fmt.Sprintf("%d failed transfers in a row: none for %v", w.xferFails, delay))
+}
+
+// BackoffUntil is the time (ns since the epoch) before which worker q is
+// given no transfer, 0 if none.
+func (m *Machine) BackoffUntil(q int) int64 {
+	if w := m.workers[q]; w.coolUntil > m.now {
+		return w.coolUntil
+	}
+	return 0
+}
+
 func (m *Machine) cancelAll() {
 	for _, w := range m.workers {
 		for _, cp := range []*tcopy{w.next, w.cur} {
@@ -666,9 +825,38 @@ func (m *Machine) Tick(now int64) {
 	for _, w := range m.workers {
 		if w.session != 0 && now-w.lastHeard > int64(m.cfg.DownAfter) {
 			m.down(w, "no heartbeat")
+			if m.cfg.Heartbeat > 0 {
+				// Silent since lastHeard: DOWN from its next heart-beat on.
+				since := w.lastHeard + int64(m.cfg.Heartbeat)
+				n := m.rewrite(w, since, func(availability.State, int64) (availability.State, bool) { return availability.Down, true })
+				m.log = append(m.log, LogRecord{T: m.now, Kind: LogBackfill, Worker: w.q, Iter: m.iter, Task: -1, Held: m.held, Since: since,
+					Info: fmt.Sprintf("down since its first missed heart-beat: %d slots corrected", n)})
+			}
+		}
+	}
+	if m.cooling > 0 { // a backoff ended: the worker can be given work
+		m.cooling = 0
+		for _, w := range m.workers {
+			if w.coolUntil > now {
+				m.cooling++
+			} else if w.coolUntil != 0 {
+				w.coolUntil = 0
+				m.dirty = true
+			}
 		}
 	}
 	slot := now / int64(m.cfg.Slot)
+	if slot-m.slot > 1 {
+		// Late (the loop was stalled): the states at the boundaries passed
+		// before the last are unknown. Counting the state now for them
+		// would fabricate self-transitions; they are left out, and so is
+		// the transition into the last one.
+		m.unobserved += slot - 1 - m.slot
+		m.slot = slot - 1
+		for _, w := range m.workers {
+			w.observed = false
+		}
+	}
 	for ; m.slot < slot; m.slot++ {
 		for _, w := range m.workers {
 			if !w.known {
@@ -685,11 +873,18 @@ func (m *Machine) Tick(now int64) {
 					m.dec.setChain(w.q, w.est.Chain())
 					w.sinceCrit = 0
 				}
+			} else {
+				w.nObs = 0
 			}
 			w.prev, w.observed = st, true
+			w.obs[m.slot%obsRing], w.lastObs = st, m.slot
+			w.nObs = min(w.nObs+1, obsRing)
 		}
 	}
 }
+
+// obsRing: the slots of observations a back-fill can correct.
+const obsRing = 64
 
 // critRefresh: a worker's heuristic criteria are recomputed from its
 // estimate when it changes state, and at least every critRefresh slots.
@@ -739,7 +934,7 @@ func (m *Machine) Step() bool {
 	tdata := m.TData()
 	for q, w := range m.workers {
 		m.views[q] = m.view(w, tdata)
-		m.watch[q] = w.acceptor()
+		m.watch[q] = w.acceptor(m.now)
 		if m.watch[q] {
 			acceptors++
 		}
@@ -758,7 +953,7 @@ func (m *Machine) Step() bool {
 	seen := m.watch // reused: cleared as workers are served
 	for _, pk := range m.picks {
 		w := m.workers[pk.proc]
-		if !seen[pk.proc] || !w.acceptor() {
+		if !seen[pk.proc] || !w.acceptor(m.now) {
 			continue
 		}
 		seen[pk.proc] = false
@@ -793,6 +988,9 @@ func (m *Machine) Step() bool {
 		info := ""
 		if pk.replica {
 			info = "replica"
+		}
+		if cached {
+			info = strings.TrimSpace(info + " cached")
 		}
 		m.logf(LogBegin, w.q, m.iter, ti, info)
 		if !cached {
@@ -881,6 +1079,10 @@ func (m *Machine) Counts() (up, reclaimed, down int) {
 	return
 }
 
+// Unobserved is the number of slot boundaries left out of the estimates
+// because Tick came more than a slot late.
+func (m *Machine) Unobserved() int64 { return m.unobserved }
+
 // Completions and Decisions count since start.
 func (m *Machine) Completions() int64 { return m.completions }
 func (m *Machine) Decisions() int64   { return m.decisions }
@@ -905,32 +1107,36 @@ func (m *Machine) Status() StatusInfo {
 		s.Workers = append(s.Workers, wi)
 	}
 	if m.phase == PhaseRunning && len(m.open) > 0 {
-		s.PredictedSlots = m.predictRemaining()
+		s.Predict = m.predictParams()
 	}
 	return s
 }
 
-// predictRemaining is the slot simulator's mean time to finish the open
-// tasks of the iteration with the estimated platform (every worker
-// starting from its chain's stationary state, without program).
-func (m *Machine) predictRemaining() float64 {
-	var chains []availability.Chain
-	var ws []int
+// predictParams are the slot simulator's parameters to predict the time
+// to finish the open tasks of the iteration with the estimated platform:
+// every worker known starts from its state as the master sees it (DOWN
+// without a session) and follows its estimated chain, with its measured
+// w_q and the measured T_prog, T_data. The program and the copies in
+// progress are not carried over (they are counted again: the prediction
+// leans long by up to a transfer and a task). Nil when no worker is known.
+func (m *Machine) predictParams() *PredictParams {
+	p := &PredictParams{TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
+		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed}
 	for _, w := range m.workers {
 		if w.known {
-			chains = append(chains, w.est.Chain())
-			ws = append(ws, m.W(w.q))
+			st := availability.Down
+			if w.session != 0 {
+				st = w.state
+			}
+			p.Chains = append(p.Chains, w.est.Chain())
+			p.W = append(p.W, m.W(w.q))
+			p.Start = append(p.Start, st)
 		}
 	}
-	if len(chains) == 0 || len(chains) > 200 {
-		return -1 // none known, or too many to simulate inside the loop
+	if len(p.Chains) == 0 {
+		return nil
 	}
-	mean, _, err := Predict(PredictParams{Chains: chains, W: ws, TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
-		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed})
-	if err != nil {
-		return -1
-	}
-	return mean
+	return p
 }
 
 func cmpInt64(a, b int64) int {

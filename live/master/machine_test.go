@@ -49,6 +49,7 @@ type emu struct {
 	tampered   bool
 	failTask   string // a task whose program always fails
 	iterations int
+	onLog      func([]LogRecord) // given the machine's log records
 }
 
 type emuCopy struct {
@@ -158,7 +159,9 @@ func (e *emu) deliver() {
 			}
 		}
 	}
-	e.m.TakeLog()
+	if l := e.m.TakeLog(); e.onLog != nil {
+		e.onLog(l)
+	}
 }
 
 // run steps until the application finishes; it returns the makespan in
@@ -521,5 +524,174 @@ func TestMachineDownDropsCopies(t *testing.T) {
 	}
 	if m.Phase() != PhaseDriver {
 		t.Fatalf("phase %v", m.Phase())
+	}
+}
+
+// backoffRun: one worker whose program transfers fail fails times in a
+// row, then one succeeds, the worker loses the program again and its next
+// transfer fails; it returns the delays between each failure and the next
+// grant (fails + 1 of them).
+func backoffRun(t *testing.T, seed uint64, fails int) []time.Duration {
+	cfg := testConfig()
+	cfg.Seed = seed
+	m, err := NewMachine(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.NewIteration(0, 0, specs(0, 2))
+	sess, _ := m.Register(0, "a", nil)
+	var delays []time.Duration
+	failedAt, n := int64(-1), 0
+	for now := int64(0); now < int64(10*time.Second) && len(delays) <= fails; now += int64(time.Millisecond) {
+		if err := m.Heartbeat(now, sess, availability.Up); err != nil {
+			t.Fatal(err)
+		}
+		m.Tick(now)
+		m.Step()
+		for _, c := range m.TakeCommands() {
+			if c.Kind != CmdFetch || !c.Program {
+				continue
+			}
+			if failedAt >= 0 {
+				delays = append(delays, time.Duration(now-failedAt))
+			}
+			n++
+			if n == fails+1 { // this one succeeds, then the program is lost
+				m.TransferDone(now, sess, progDigest, int64(time.Millisecond))
+				m.workers[0].hasProgram = false
+				failedAt = -1
+				continue
+			}
+			if err := m.TransferFailed(now, sess, progDigest, "cache: disk full"); err != nil {
+				t.Fatal(err)
+			}
+			failedAt = now
+		}
+	}
+	return delays
+}
+
+// TestMachineTransferBackoff: a worker whose transfers keep failing (a
+// broken cache) gets bounded exponential backoff with jitter: after the
+// n-th failure in a row no transfer for a delay in [d/2, d), d =
+// slot·2^(n−1) ≤ 64 slots; a success resets it; the same seed gives the
+// same delays, another seed others.
+func TestMachineTransferBackoff(t *testing.T) {
+	const fails = 9
+	slot := testConfig().Slot
+	a := backoffRun(t, 1, fails)
+	if len(a) != fails+1 {
+		t.Fatalf("%d regrants after %d failures: %v", len(a), fails, a)
+	}
+	for i, got := range a {
+		n := i + 1 // failures in a row
+		if i == fails {
+			n = 1 // after the success
+		}
+		d := min(slot<<(n-1), 64*slot)
+		// The test's clock steps by 1 ms: the grant comes at most 1 ms late.
+		if got < d/2 || got > d+time.Millisecond {
+			t.Errorf("delay %d (%d failures in a row): %v, want in [%v, %v)", i, n, got, d/2, d)
+		}
+	}
+	if b := backoffRun(t, 1, fails); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("same seed, different delays: %v and %v", a, b)
+	}
+	if c := backoffRun(t, 2, fails); fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Errorf("seeds 1 and 2 gave the same jitter: %v", a)
+	}
+	t.Logf("delays: %v", a)
+}
+
+// TestMachineBackfill: a worker that comes back tells when; the slots the
+// master counted DOWN while it was connecting become UP (not before the
+// master last heard from it, not after now), and the estimator's counts
+// follow; a worker silent until DownAfter is counted DOWN from its first
+// missed heart-beat.
+func TestMachineBackfill(t *testing.T) {
+	cfg := testConfig()
+	cfg.Heartbeat = cfg.Slot
+	cfg.DownAfter = 10 * cfg.Slot
+	slot := int64(cfg.Slot)
+	m, _ := NewMachine(cfg, 1)
+	m.NewIteration(0, 0, specs(0, 1))
+	q := 0
+	tickTo := func(from, to int64, sess uint64) {
+		for now := from; now <= to; now += slot / 2 {
+			if sess != 0 {
+				m.Heartbeat(now, sess, availability.Up)
+			}
+			m.Tick(now)
+		}
+	}
+	sess, _ := m.Register(0, "a", nil)
+	tickTo(0, 10*slot, sess) // UP slots 0..9
+	m.Disconnect(10*slot+1, sess)
+	tickTo(10*slot+slot/2, 20*slot, 0) // DOWN: slots 10..19 counted DOWN
+	before := m.workers[q].est.Counts
+	total := func(c [3][3]float64) (s float64) {
+		for i := range c {
+			for j := range c[i] {
+				s += c[i][j]
+			}
+		}
+		return
+	}
+	// Back 3.5 slots ago: slots ending at 17·slot … 20·slot (16..19) were UP.
+	now := 20*slot + slot/4
+	sess, _ = m.Register(now, "a", nil)
+	n, from := m.Backfill(now, sess, []StateSince{{State: availability.Up, Since: now - 7*slot/2}})
+	if n != 4 || from != now-7*slot/2 {
+		t.Fatalf("backfill corrected %d slots from %d, want 4 from %d", n, from, now-7*slot/2)
+	}
+	after := m.workers[q].est.Counts
+	u, d := availability.Up, availability.Down
+	if total(after) != total(before) || after[d][d] != before[d][d]-4 || after[d][u] != before[d][u]+1 || after[u][u] != before[u][u]+3 {
+		t.Fatalf("counts before %v after %v", before, after)
+	}
+	if m.Chain(q) != m.workers[q].est.Chain() {
+		t.Fatal("chain not refreshed")
+	}
+	// A return claimed before the master last heard from it is cut there.
+	m.Disconnect(now+1, sess)
+	tickTo(now+slot/2, now+5*slot, 0)
+	now2 := now + 5*slot + slot/4
+	sess, _ = m.Register(now2, "a", nil)
+	if _, from := m.Backfill(now2, sess, []StateSince{{State: availability.Up, Since: 0}}); from != now {
+		t.Fatalf("claimed return before the last heart-beat: from %d, want %d", from, now)
+	}
+	// Back RECLAIMED, and its first heart-beat 3 slots after its
+	// registration: the 3 slots counted UP meanwhile become RECLAIMED.
+	m.Disconnect(now2+1, sess)
+	tickTo(now2+slot/2, now2+5*slot, 0)
+	now3 := now2 + 5*slot + slot/4
+	sess, _ = m.Register(now3, "a", nil)
+	r := availability.Reclaimed
+	tickTo(now3+slot/2, now3+3*slot, 0) // no heart-beat yet: counted UP
+	c2 := m.workers[q].est.Counts
+	hb := now3 + 3*slot + slot/2
+	m.Heartbeat(hb, sess, r)
+	if n, _ := m.Backfill(hb, sess, []StateSince{{State: r, Since: now3 - slot}}); n != 4 {
+		t.Fatalf("back RECLAIMED: %d slots corrected, want 4 (1 DOWN, 3 UP)", n)
+	}
+	c3 := m.workers[q].est.Counts
+	if c3[u][u] != c2[u][u]-2 || c3[d][u] != c2[d][u]-1 || c3[r][r] != c2[r][r]+3 || c3[d][r] != c2[d][r]+1 {
+		t.Fatalf("back RECLAIMED: counts before %v after %v", c2, c3)
+	}
+	tickTo(hb, hb+2*slot, sess)
+	now2 = hb + 2*slot
+
+	// Silent: DOWN from its first missed heart-beat, not from DownAfter.
+	tickTo(now2+slot/2, now2+4*slot, sess) // heart-beats until ~now2+4 slots
+	last := m.workers[q].lastHeard
+	c0 := m.workers[q].est.Counts
+	tickTo(last+slot/2, last+12*slot, 0)
+	if m.workers[q].session != 0 {
+		t.Fatal("not DOWN after DownAfter")
+	}
+	c1 := m.workers[q].est.Counts
+	// Slots ending after last+heartbeat count DOWN: about 11 of the 12.
+	if got := c1[u][d] + c1[d][d] - c0[u][d] - c0[d][d]; got < 10 || c1[u][u]-c0[u][u] > 2 {
+		t.Fatalf("silent worker: %v more transitions into DOWN, UP→UP grew by %v", got, c1[u][u]-c0[u][u])
 	}
 }

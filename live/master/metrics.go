@@ -23,6 +23,7 @@ type metrics struct {
 	transferBytes   prometheus.Counter
 	authFailures    prometheus.Counter
 	decisionSeconds prometheus.Histogram
+	unobserved      prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -40,7 +41,8 @@ func newMetrics() *metrics {
 	m.authFailures = prometheus.NewCounter(prometheus.CounterOpts{Name: "volsched_auth_failures_total", Help: "Requests with a missing, unknown or revoked token."})
 	m.decisionSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "volsched_decision_seconds", Help: "Time of one decision (snapshot and heuristic).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12)})
-	m.reg.MustRegister(m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
+	m.unobserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "volsched_slots_unobserved", Help: "Slot boundaries left out of the chains' estimates because the master's clock tick came more than a slot late."})
+	m.reg.MustRegister(m.unobserved, m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
 		m.authFailures, m.decisionSeconds, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

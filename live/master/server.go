@@ -2,6 +2,7 @@ package master
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -13,8 +14,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -89,6 +92,7 @@ type Server struct {
 
 	evc      chan func()
 	sessions map[uint64]*session // owned by the loop
+	byWorker map[string]*session // the current session of each worker
 
 	tokMu  sync.RWMutex
 	tokens map[string]string // hash → name
@@ -105,18 +109,98 @@ type Server struct {
 
 	httpSrv *http.Server
 	addr    string
+
+	predMu   sync.Mutex
+	predAt   time.Time
+	predLast float64
 }
 
+// session is a worker's session. Its Session stream has one goroutine, the
+// handler's, blocked in Receive; commands are sent by a goroutine started
+// when there is something to send and gone when the queue is empty (with
+// thousands of workers, a goroutine per worker is the largest cost of
+// memory after the connection itself).
 type session struct {
 	id       uint64
 	name     string
-	out      chan *livepb.MasterMessage
-	kill     chan struct{}
-	dead     bool
-	finished bool // ended because the application is finished
+	dead     atomic.Bool // ended by the master
+	finished atomic.Bool // ended because the application is finished
+
+	mu      sync.Mutex
+	queue   []*livepb.MasterMessage
+	st      *connect.BidiStream[livepb.WorkerMessage, livepb.MasterMessage] // nil until the worker opens it
+	rc      *http.ResponseController                                        // ends the handler's Receive
+	sending bool
+	closed  bool           // the handler is returning: no Send any more
+	senders sync.WaitGroup // the sending goroutine
+
+	// Heart-beats that change nothing: the handler stores when the last
+	// one came (heard, ns since the server's start) and the state they
+	// carry; the loop gives the machine the newest at its tick (fed: the
+	// last time given).
+	sent       bool         // the handler has seen a heart-beat (handler only)
+	lastState  livepb.State // the state of the last one (handler only)
+	heard      atomic.Int64
+	heardState atomic.Int32
+	fed        int64 // loop only
 }
 
+// maxQueued: a worker with this many commands not yet sent does not read
+// them: it is as good as DOWN.
+const maxQueued = 256
+
+// start starts the sending goroutine if there is something to send and
+// none runs (ss.mu held).
+func (ss *session) start() {
+	if ss.st == nil || ss.sending || ss.closed || len(ss.queue) == 0 {
+		return
+	}
+	ss.sending = true
+	ss.senders.Add(1)
+	go ss.sendAll()
+}
+
+func (ss *session) sendAll() {
+	defer ss.senders.Done()
+	for {
+		ss.mu.Lock()
+		if len(ss.queue) == 0 || ss.closed {
+			ss.queue, ss.sending = nil, false
+			ss.mu.Unlock()
+			return
+		}
+		m := ss.queue[0]
+		ss.queue[0] = nil
+		ss.queue = ss.queue[1:]
+		st := ss.st
+		ss.mu.Unlock()
+		if err := st.Send(m); err != nil {
+			ss.mu.Lock()
+			ss.queue, ss.sending = nil, false
+			ss.mu.Unlock()
+			ss.end()
+			return
+		}
+	}
+}
+
+// end makes the handler's Receive return, so that the stream ends.
+func (ss *session) end() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.rc != nil && !ss.closed {
+		ss.rc.SetReadDeadline(time.Now())
+	}
+}
+
+// rcKey is the context key of a Session request's ResponseController.
+type rcKey struct{}
+
 var errFinished = errors.New("application finished")
+
+// MaxInline is the largest result a worker may send inside SubmitResult
+// (SubmitResultRequest.data); larger ones are PUT to /blobs/ first.
+const MaxInline = 64 << 10
 
 type persistReq struct {
 	acc      *Accepted
@@ -141,7 +225,7 @@ func New(opt Options) (*Server, error) {
 	if err := os.MkdirAll(opt.State, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory %s: %v", opt.State, err)
 	}
-	s := &Server{opt: opt, log: opt.Logger, start: time.Now(), evc: make(chan func(), 4096), sessions: map[uint64]*session{},
+	s := &Server{opt: opt, log: opt.Logger, start: time.Now(), evc: make(chan func(), 4096), sessions: map[uint64]*session{}, byWorker: map[string]*session{},
 		persist: make(chan persistReq, 1<<16), finished: make(chan error, 1)}
 	if s.ca, err = pki.LoadOrCreateCA(opt.State, "volsched master CA"); err != nil {
 		return nil, err
@@ -175,7 +259,7 @@ func New(opt Options) (*Server, error) {
 	if err := s.db.SetMeta("program", digest); err != nil {
 		return fail(err)
 	}
-	cfg := Config{Heuristic: opt.Heuristic, NCom: opt.NCom, Slot: opt.Slot, ExtraReplicas: opt.ExtraReplicas, DownAfter: opt.DownAfter,
+	cfg := Config{Heuristic: opt.Heuristic, NCom: opt.NCom, Slot: opt.Slot, ExtraReplicas: opt.ExtraReplicas, DownAfter: opt.DownAfter, Heartbeat: opt.Heartbeat,
 		MaxAttempts: opt.App.Manifest.MaxAttempts, Seed: opt.Seed, Prior: availability.DefaultPrior(),
 		ProgramDigest: digest, ProgramSize: int64(len(prog)), Entry: opt.App.Manifest.Entry, Env: opt.App.Manifest.Env}
 	if s.m, err = NewMachine(cfg, uint64(s.start.UnixNano())<<1); err != nil {
@@ -191,8 +275,10 @@ func New(opt Options) (*Server, error) {
 	}
 	s.met = newMetrics()
 	s.fta = newFTARecorder(s.start)
-	for _, w := range saved.Workers {
-		s.fta.ensure(w.Name)
+	// The availability seen by the earlier master processes (killed ones
+	// included: the trace is rebuilt from their event log).
+	if err := s.fta.replay(filepath.Join(opt.State, "events.jsonl")); err != nil {
+		s.log.Warn("availability of earlier runs not recovered", "err", err)
 	}
 	for _, d := range []string{"output", "work"} {
 		if err := os.MkdirAll(filepath.Join(opt.State, d), 0o755); err != nil {
@@ -205,6 +291,10 @@ func New(opt Options) (*Server, error) {
 	s.events = bufio.NewWriterSize(s.evFile, 1<<16)
 	return s, nil
 }
+
+// FinalStatus is the machine's state for a report once Run has returned
+// (it must not be called while Run runs).
+func (s *Server) FinalStatus() StatusInfo { return s.m.Status() }
 
 // Fingerprint is the SHA-256 fingerprint of the master's CA, which workers
 // pin.
@@ -251,12 +341,24 @@ func (s *Server) Listen() error {
 	}
 	s.addr = ln.Addr().String()
 	mux := http.NewServeMux()
-	path, h := livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20))
-	mux.Handle(path, h)
+	// No compression of the (small) messages: gzip's per-message set-up
+	// cost more CPU than the bytes it saves.
+	path, h := livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20), connect.WithCompressMinBytes(1<<20))
+	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/Session") {
+			// The Session handler ends its stream's Receive with a read deadline.
+			r = r.WithContext(context.WithValue(r.Context(), rcKey{}, http.NewResponseController(w)))
+		}
+		h.ServeHTTP(w, r)
+	}))
 	mux.Handle("/blobs/", &blob.Handler{Store: s.blobs, Prefix: "/blobs/", Auth: s.httpAuth, MaxPut: s.opt.MaxResult, Rate: s.opt.Rate})
 	mux.Handle("/metrics", s.met.handler())
 	s.httpSrv = &http.Server{Handler: mux, TLSConfig: pki.ServerConfig(s.cert), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		// Header compression tables of 1 KiB instead of 4 KiB each way per
+		// connection (a worker's headers are a few hundred bytes): memory
+		// per worker is the scale limit.
+		HTTP2: &http.HTTP2Config{MaxDecoderHeaderTableSize: 1 << 10, MaxEncoderHeaderTableSize: 1 << 10}}
 	tlsLn := tls.NewListener(ln, s.httpSrv.TLSConfig)
 	go func() {
 		if err := s.httpSrv.Serve(tlsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -280,7 +382,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, _ := json.Marshal(LogRecord{T: s.now(), Kind: LogStart, Worker: -1, Iter: prog.Iter, Task: -1})
+	b, _ := json.Marshal(LogRecord{T: s.now(), Kind: LogStart, Worker: -1, Iter: prog.Iter, Task: -1, Info: strconv.FormatInt(s.start.UnixNano(), 10)})
 	s.events.Write(append(b, '\n'))
 	loopCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -306,7 +408,7 @@ func (s *Server) Run(ctx context.Context) error {
 		// Tell the connected workers, so that those told to exit when done do.
 		if s.call(ctx, func() {
 			for _, ss := range s.sessions {
-				ss.finished = true
+				ss.finished.Store(true)
 				s.killSession(ss)
 			}
 		}) == nil {
@@ -351,7 +453,7 @@ func (s *Server) loop(ctx context.Context) {
 	every = max(every, time.Millisecond)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	lastSave := time.Now()
+	lastSave, lastFTA := time.Now(), time.Now()
 	for {
 		select {
 		case f := <-s.evc:
@@ -360,11 +462,19 @@ func (s *Server) loop(ctx context.Context) {
 				(<-s.evc)()
 			}
 		case <-tick.C:
+			s.feedHeartbeats()
 			s.m.Tick(s.now())
+			s.gauges()
 			if time.Since(lastSave) > 5*time.Second {
 				sv := s.m.Save()
 				s.persist <- persistReq{measures: &sv, driver: -1}
 				lastSave = time.Now()
+			}
+			if time.Since(lastFTA) > time.Minute {
+				if err := s.fta.write(filepath.Join(s.opt.State, "availability.fta"), s.now()); err != nil {
+					s.log.Error("writing the availability trace", "err", err)
+				}
+				lastFTA = time.Now()
 			}
 		case <-ctx.Done():
 			return
@@ -385,10 +495,10 @@ func (s *Server) afterBatch() {
 		b, _ := json.Marshal(r)
 		s.events.Write(b)
 		s.events.WriteByte('\n')
-		s.fta.record(s.m, r)
+		s.fta.record(s.workerName(r.Worker), r)
 		switch r.Kind {
 		case LogDown:
-			s.killDeadSessions()
+			s.killDeadSessions(s.workerName(r.Worker))
 		case LogResult:
 			s.met.completions.Inc()
 		case LogRefused:
@@ -398,18 +508,13 @@ func (s *Server) afterBatch() {
 			s.met.decisions.Inc()
 		case LogFail:
 			s.log.Warn("task failed", "worker", s.workerName(r.Worker), "iteration", r.Iter, "task", r.Task, "err", r.Info)
+		case LogBackoff:
+			s.log.Warn("transfers failing on a worker: backing off", "worker", s.workerName(r.Worker), "why", r.Info)
 		case LogIterDone:
 			s.log.Info("iteration done", "iteration", r.Iter)
 		}
 	}
 	s.events.Flush()
-	up, rec, down := s.m.Counts()
-	s.met.workers.WithLabelValues("up").Set(float64(up))
-	s.met.workers.WithLabelValues("reclaimed").Set(float64(rec))
-	s.met.workers.WithLabelValues("down").Set(float64(down))
-	s.met.held.Set(float64(s.m.Held()))
-	s.met.iteration.Set(float64(s.m.Iter()))
-	s.met.open.Set(float64(s.m.OpenTasks()))
 	switch s.m.Phase() {
 	case PhaseDriver:
 		if !s.driverPending {
@@ -420,6 +525,33 @@ func (s *Server) afterBatch() {
 	case PhaseFailed:
 		s.finish(errors.New(s.m.Err()))
 	}
+}
+
+// feedHeartbeats gives the machine the heart-beats the sessions' handlers
+// only noted (they change nothing but the time the worker was last heard).
+func (s *Server) feedHeartbeats() {
+	for _, ss := range s.sessions {
+		if h := ss.heard.Load(); h > ss.fed {
+			ss.fed = h
+			if err := s.m.Heartbeat(h, ss.id, fromPB(livepb.State(ss.heardState.Load()))); errors.Is(err, ErrSession) {
+				s.killSession(ss)
+			}
+		}
+	}
+}
+
+// gauges sets the Prometheus gauges from the machine (at every tick: the
+// count of workers by state costs a pass over all of them, too much for
+// every batch of events with 10,000 workers).
+func (s *Server) gauges() {
+	up, rec, down := s.m.Counts()
+	s.met.workers.WithLabelValues("up").Set(float64(up))
+	s.met.workers.WithLabelValues("reclaimed").Set(float64(rec))
+	s.met.workers.WithLabelValues("down").Set(float64(down))
+	s.met.held.Set(float64(s.m.Held()))
+	s.met.iteration.Set(float64(s.m.Iter()))
+	s.met.open.Set(float64(s.m.OpenTasks()))
+	s.met.unobserved.Set(float64(s.m.Unobserved()))
 }
 
 func (s *Server) workerName(q int) string {
@@ -434,20 +566,25 @@ func (s *Server) requestDriver(iter int) {
 	s.persist <- persistReq{driver: iter}
 }
 
-func (s *Server) killDeadSessions() {
-	for id, ss := range s.sessions {
-		if _, ok := s.m.bySession[id]; !ok {
+// killDeadSessions ends the server's session of worker name if the
+// machine ended it (O(1): with 10,000 workers a pass over all sessions at
+// every registration or DOWN costs more than the heart-beats).
+func (s *Server) killDeadSessions(name string) {
+	if ss := s.byWorker[name]; ss != nil {
+		if _, ok := s.m.bySession[ss.id]; !ok {
 			s.killSession(ss)
 		}
 	}
 }
 
 func (s *Server) killSession(ss *session) {
-	if !ss.dead {
-		ss.dead = true
-		close(ss.kill)
+	if !ss.dead.Swap(true) {
+		ss.end()
 	}
 	delete(s.sessions, ss.id)
+	if s.byWorker[ss.name] == ss {
+		delete(s.byWorker, ss.name)
+	}
 }
 
 func (s *Server) dispatch(c Command) {
@@ -464,9 +601,14 @@ func (s *Server) dispatch(c Command) {
 	case CmdCancel:
 		msg = &livepb.MasterMessage{Msg: &livepb.MasterMessage_Cancel{Cancel: &livepb.Cancel{Iteration: int32(c.Iter), Task: int32(c.Task), Attempt: c.Attempt}}}
 	}
-	select {
-	case ss.out <- msg:
-	default:
+	ss.mu.Lock()
+	full := len(ss.queue) >= maxQueued
+	if !full {
+		ss.queue = append(ss.queue, msg)
+		ss.start()
+	}
+	ss.mu.Unlock()
+	if full {
 		// A worker that does not read its commands is as good as DOWN.
 		s.log.Warn("worker not reading its commands: session ended", "worker", ss.name)
 		s.m.Disconnect(s.now(), ss.id)
@@ -545,70 +687,130 @@ func (s *Server) driverRun(ctx context.Context, iter int) {
 
 func (s *Server) prepareIteration(ctx context.Context, iter int) ([]TaskSpec, error) {
 	work := filepath.Join(s.opt.State, "work")
-	res := filepath.Join(work, fmt.Sprintf("results-%d", iter-1))
-	tasks := filepath.Join(work, fmt.Sprintf("tasks-%d", iter))
+	// The results directory is reused from one iteration to the next: its
+	// files of the same names are overwritten, the others removed (new
+	// files cost much more than rewritten ones on some file systems).
+	res := filepath.Join(work, "results")
+	tasks := filepath.Join(work, "tasks")
+	if err := os.RemoveAll(tasks); err != nil {
+		return nil, err
+	}
 	for _, d := range []string{res, tasks} {
-		if err := os.RemoveAll(d); err != nil {
-			return nil, err
-		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
+	var results []StoredResult
 	if iter > 0 {
-		results, err := s.db.Results(iter - 1)
-		if err != nil {
+		var err error
+		if results, err = s.db.Results(iter - 1); err != nil {
 			return nil, err
 		}
-		for name, d := range results {
-			if err := s.blobs.Verify(d); err != nil {
-				return nil, fmt.Errorf("result of task %s of iteration %d: %v", name, iter-1, err)
-			}
-			if err := copyFile(s.blobs.Path(d), filepath.Join(res, name)); err != nil {
-				return nil, err
-			}
-		}
+	}
+	if err := keepOnly(res, results); err != nil {
+		return nil, err
+	}
+	if err := s.writeResults(results, iter-1, res); err != nil {
+		return nil, err
 	}
 	names, err := s.opt.App.RunDriver(ctx, iter, res, tasks, filepath.Join(s.opt.State, "output"))
 	if err != nil {
 		return nil, err
 	}
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(tasks, n)
+	}
+	// Durable before the iteration that names them is committed.
+	digests, err := s.blobs.Adopt(paths, 16)
+	if err != nil {
+		return nil, err
+	}
 	var specs []TaskSpec
-	for _, n := range names {
-		f, err := os.Open(filepath.Join(tasks, n))
-		if err != nil {
-			return nil, err
-		}
-		d, err := s.blobs.PutReader(f, "", 0)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		specs = append(specs, TaskSpec{Name: n, Digest: d, Size: s.blobs.Size(d)})
+	for i, n := range names {
+		specs = append(specs, TaskSpec{Name: n, Digest: digests[i], Size: s.blobs.Size(digests[i])})
 	}
 	if err := s.db.AddIteration(iter, specs); err != nil {
 		return nil, err
 	}
-	os.RemoveAll(res)
-	os.RemoveAll(tasks)
 	return specs, nil
 }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+// keepOnly removes from dir the files that are not results' names.
+func keepOnly(dir string, results []StoredResult) error {
+	keep := make(map[string]bool, len(results))
+	for _, r := range results {
+		keep[r.Name] = true
+	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.Create(dst)
+	for _, e := range ents {
+		if !keep[e.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeResults writes an iteration's results into dir for the driver, each
+// verified by its digest (inline ones from the database, the others from
+// the blob store), several at once (file creation is slow on some file
+// systems; the driver reruns after a crash, so they are not synced).
+func (s *Server) writeResults(results []StoredResult, iter int, dir string) error {
+	errs := make(chan error, len(results))
+	sem := make(chan struct{}, 8)
+	for _, r := range results {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			var err error
+			if r.Data != nil {
+				if got := blob.Sum(r.Data); got != r.Digest {
+					err = fmt.Errorf("hashes to %s, stored as %s: %w", got, r.Digest, blob.ErrDigest)
+				} else {
+					err = overwrite(filepath.Join(dir, r.Name), bytes.NewReader(r.Data))
+				}
+			} else if err = s.blobs.Verify(r.Digest); err == nil {
+				var f *os.File
+				if f, err = os.Open(s.blobs.Path(r.Digest)); err == nil {
+					err = overwrite(filepath.Join(dir, r.Name), f)
+					f.Close()
+				}
+			}
+			if err != nil {
+				err = fmt.Errorf("result of task %s of iteration %d: %v", r.Name, iter, err)
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range results {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// overwrite writes r to path, reusing the file if it exists (written over,
+// then cut to length: cheaper than a new file or a truncation to zero).
+func overwrite(path string, r io.Reader) error {
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	n, err := io.Copy(out, r)
+	if err == nil {
+		err = out.Truncate(n)
 	}
-	return out.Close()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // refreshTokens rereads the tokens every second (`volsched master token
@@ -687,9 +889,12 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 			return
 		}
 		id, keep := s.m.Register(s.now(), name, req.Msg.Cached)
-		ss := &session{id: id, name: name, out: make(chan *livepb.MasterMessage, 256), kill: make(chan struct{})}
+		ss := &session{id: id, name: name}
+		if old := s.byWorker[name]; old != nil && old != ss {
+			s.killSession(old) // the machine ended it: registered again
+		}
 		s.sessions[id] = ss
-		s.killDeadSessions()
+		s.byWorker[name] = ss
 		resp = &livepb.RegisterResponse{Worker: name, Session: id, SlotNs: int64(s.opt.Slot), HeartbeatNs: int64(s.opt.Heartbeat), Keep: keep,
 			ProgramDigest: s.m.cfg.ProgramDigest, Entry: s.m.cfg.Entry, Env: s.m.cfg.Env}
 	})
@@ -725,49 +930,44 @@ func (s *Server) Session(ctx context.Context, st *connect.BidiStream[livepb.Work
 	if ss == nil {
 		return connect.NewError(connect.CodeFailedPrecondition, ErrSession)
 	}
-	s.handle(ss, first)
-	recvErr := make(chan error, 1)
-	go func() {
+	rc, _ := ctx.Value(rcKey{}).(*http.ResponseController)
+	ss.mu.Lock()
+	if ss.st != nil { // a second stream for the session
+		ss.mu.Unlock()
+		return connect.NewError(connect.CodeFailedPrecondition, errors.New("the session has a stream already"))
+	}
+	ss.st, ss.rc = st, rc
+	ss.start()
+	ss.mu.Unlock()
+	var end error
+	if !ss.dead.Load() {
+		s.handle(ss, first)
 		for {
 			msg, err := st.Receive()
 			if err != nil {
-				recvErr <- err
-				return
+				if !errors.Is(err, io.EOF) {
+					end = err
+				}
+				break
 			}
 			if msg.Session != ss.id {
-				recvErr <- connect.NewError(connect.CodeInvalidArgument, errors.New("message for another session"))
-				return
+				end = connect.NewError(connect.CodeInvalidArgument, errors.New("message for another session"))
+				break
 			}
 			s.handle(ss, msg)
 		}
-	}()
-	var end error
-	for end == nil {
-		select {
-		case msg := <-ss.out:
-			if err := st.Send(msg); err != nil {
-				end = err
-			}
-		case <-ss.kill:
-			end = connect.NewError(connect.CodeFailedPrecondition, ErrSession)
-			if ss.finished {
-				end = connect.NewError(connect.CodeFailedPrecondition, errFinished)
-			}
-		case err := <-recvErr:
-			end = err
-			if errors.Is(err, io.EOF) {
-				end = nil
-			}
-			s.post(func() {
-				if s.sessions[ss.id] == ss {
-					s.m.Disconnect(s.now(), ss.id)
-					s.killSession(ss)
-				}
-			})
-			return end
-		case <-ctx.Done():
-			end = ctx.Err()
-		}
+	}
+	// No Send, no deadline after the handler returns (the response writer
+	// is gone).
+	ss.mu.Lock()
+	ss.closed, ss.rc = true, nil
+	ss.mu.Unlock()
+	ss.senders.Wait()
+	switch {
+	case ss.finished.Load():
+		end = connect.NewError(connect.CodeFailedPrecondition, errFinished)
+	case ss.dead.Load():
+		end = connect.NewError(connect.CodeFailedPrecondition, ErrSession)
 	}
 	s.post(func() {
 		if s.sessions[ss.id] == ss {
@@ -779,20 +979,35 @@ func (s *Server) Session(ctx context.Context, st *connect.BidiStream[livepb.Work
 }
 
 func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
+	if hb := msg.GetHeartbeat(); hb != nil && len(hb.SinceBack) == 0 && ss.sent && hb.State == ss.lastState {
+		// A heart-beat that changes nothing: noted here, given to the
+		// machine at its next clock tick (with the time it came), without
+		// waking the loop once per heart-beat.
+		s.met.heartbeats.Inc()
+		ss.heard.Store(s.now())
+		return
+	} else if hb != nil {
+		ss.sent, ss.lastState = true, hb.State
+		ss.heardState.Store(int32(hb.State))
+	}
 	s.post(func() {
 		now := s.now()
 		var err error
 		switch m := msg.Msg.(type) {
 		case *livepb.WorkerMessage_Heartbeat:
 			s.met.heartbeats.Inc()
-			st := availability.Up
-			switch m.Heartbeat.State {
-			case livepb.State_STATE_RECLAIMED:
-				st = availability.Reclaimed
-			case livepb.State_STATE_DOWN:
-				st = availability.Down
+			err = s.m.Heartbeat(now, ss.id, fromPB(m.Heartbeat.State))
+			if sb := m.Heartbeat.SinceBack; err == nil && len(sb) > 0 && len(sb) <= 64 {
+				back := make([]StateSince, 0, len(sb))
+				for _, b := range sb {
+					if b.State == livepb.State_STATE_DOWN || b.AgoNs < 0 {
+						back = nil // not a return: ignored
+						break
+					}
+					back = append(back, StateSince{State: fromPB(b.State), Since: now - b.AgoNs})
+				}
+				s.m.Backfill(now, ss.id, back)
 			}
-			err = s.m.Heartbeat(now, ss.id, st)
 		case *livepb.WorkerMessage_TransferDone:
 			s.met.transfers.Inc()
 			s.met.transferBytes.Add(float64(m.TransferDone.Bytes))
@@ -818,6 +1033,17 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 	})
 }
 
+// fromPB is the protocol's state (UP when unspecified).
+func fromPB(s livepb.State) availability.State {
+	switch s {
+	case livepb.State_STATE_RECLAIMED:
+		return availability.Reclaimed
+	case livepb.State_STATE_DOWN:
+		return availability.Down
+	}
+	return availability.Up
+}
+
 // SubmitResult implements the protocol's SubmitResult: accepted only once
 // the result is committed to the database.
 func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.SubmitResultRequest]) (*connect.Response[livepb.SubmitResultResponse], error) {
@@ -827,7 +1053,17 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 		return nil, errAuth
 	}
 	r := req.Msg
-	if !blob.ValidDigest(r.Digest) || !s.blobs.Has(r.Digest) {
+	switch {
+	case len(r.Data) > MaxInline:
+		s.met.refused.Inc()
+		return connect.NewResponse(&livepb.SubmitResultResponse{Reason: fmt.Sprintf("inline result of %d bytes: at most %d (PUT /blobs/DIGEST larger ones)", len(r.Data), MaxInline)}), nil
+	case r.Data != nil:
+		if got := blob.Sum(r.Data); got != r.Digest {
+			s.met.refused.Inc()
+			s.log.Warn("result refused: inline data does not match its digest", "worker", name, "digest", r.Digest, "got", got)
+			return connect.NewResponse(&livepb.SubmitResultResponse{Reason: "inline result hashes to " + got + ", announced " + r.Digest}), nil
+		}
+	case !blob.ValidDigest(r.Digest) || !s.blobs.Has(r.Digest):
 		s.met.refused.Inc()
 		s.log.Warn("result refused: blob not uploaded", "worker", name, "digest", r.Digest)
 		return connect.NewResponse(&livepb.SubmitResultResponse{Reason: "result blob " + r.Digest + " was not uploaded (PUT /blobs/DIGEST first)"}), nil
@@ -843,6 +1079,7 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 		}
 		acc, rerr = s.m.Result(s.now(), r.Session, int(r.Iteration), int(r.Task), r.Attempt, r.Digest, r.ComputeNs)
 		if rerr == nil {
+			acc.Data = r.Data
 			s.persist <- persistReq{acc: &acc, done: done, driver: -1}
 		}
 	})
@@ -866,6 +1103,27 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 	return connect.NewResponse(&livepb.SubmitResultResponse{Accepted: true}), nil
 }
 
+// predict runs the slot simulator for Status outside the machine's loop,
+// at most once per 2 s (the result is kept meanwhile) and for at most 2,000
+// workers.
+func (s *Server) predict(p *PredictParams) float64 {
+	s.predMu.Lock()
+	defer s.predMu.Unlock()
+	if p == nil || len(p.Chains) > 2000 {
+		return -1
+	}
+	if time.Since(s.predAt) < 2*time.Second {
+		return s.predLast
+	}
+	mean, _, err := Predict(*p)
+	if err != nil {
+		s.log.Warn("prediction", "err", err)
+		mean = -1
+	}
+	s.predAt, s.predLast = time.Now(), mean
+	return mean
+}
+
 // Status implements the protocol's Status.
 func (s *Server) Status(ctx context.Context, req *connect.Request[livepb.StatusRequest]) (*connect.Response[livepb.StatusResponse], error) {
 	if _, ok := s.authName(req.Header()); !ok {
@@ -876,6 +1134,7 @@ func (s *Server) Status(ctx context.Context, req *connect.Request[livepb.StatusR
 	if err := s.call(ctx, func() { st = s.m.Status() }); err != nil {
 		return nil, err
 	}
+	st.PredictedSlots = s.predict(st.Predict)
 	resp := &livepb.StatusResponse{Phase: st.Phase.String(), Iteration: int32(st.Iter), Tasks: int32(st.Tasks), Done: int32(st.Done),
 		Tprog: int32(st.TProg), Tdata: int32(st.TData), Held: int32(st.Held), Ncom: int32(s.opt.NCom), SlotNs: int64(st.Slot),
 		Heuristic: st.Heuristic, Error: st.Err, Completions: st.Completions, PredictedSlots: st.PredictedSlots, Application: s.opt.App.Manifest.Name}

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS iterations(iter INTEGER PRIMARY KEY, ntasks INTEGER N
 CREATE TABLE IF NOT EXISTS tasks(iter INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL, PRIMARY KEY(iter, idx));
 CREATE TABLE IF NOT EXISTS results(iter INTEGER NOT NULL, idx INTEGER NOT NULL, digest TEXT NOT NULL, worker TEXT NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY(iter, idx));
 CREATE TABLE IF NOT EXISTS measures(id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS result_data(digest TEXT PRIMARY KEY, data BLOB NOT NULL);
 `
 
 // OpenDB opens (creating it) the database of a state directory.
@@ -166,22 +167,31 @@ func (d *DB) LoadProgress() (Progress, error) {
 	return p, rows.Err()
 }
 
-// Results returns iteration iter's results: task name → digest.
-func (d *DB) Results(iter int) (map[string]string, error) {
-	rows, err := d.db.Query(`SELECT t.name, r.digest FROM results r JOIN tasks t ON t.iter = r.iter AND t.idx = r.idx WHERE r.iter = ?`, iter)
+// StoredResult is a result as the database holds it: its digest, and its
+// bytes when they were sent inline (small results) rather than as a blob.
+type StoredResult struct {
+	Name   string
+	Digest string
+	Data   []byte // nil: in the blob store
+}
+
+// Results returns iteration iter's results in task order.
+func (d *DB) Results(iter int) ([]StoredResult, error) {
+	rows, err := d.db.Query(`SELECT t.name, r.digest, rd.data FROM results r JOIN tasks t ON t.iter = r.iter AND t.idx = r.idx
+		LEFT JOIN result_data rd ON rd.digest = r.digest WHERE r.iter = ? ORDER BY r.idx`, iter)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	m := map[string]string{}
+	var out []StoredResult
 	for rows.Next() {
-		var n, dg string
-		if err := rows.Scan(&n, &dg); err != nil {
+		var r StoredResult
+		if err := rows.Scan(&r.Name, &r.Digest, &r.Data); err != nil {
 			return nil, err
 		}
-		m[n] = dg
+		out = append(out, r)
 	}
-	return m, rows.Err()
+	return out, rows.Err()
 }
 
 // AddIteration writes an iteration's tasks in one transaction (none: the
@@ -195,8 +205,13 @@ func (d *DB) AddIteration(iter int, specs []TaskSpec) error {
 	if _, err := tx.Exec(`INSERT INTO iterations(iter, ntasks) VALUES(?, ?)`, iter, len(specs)); err != nil {
 		return err
 	}
+	ins, err := tx.Prepare(`INSERT INTO tasks(iter, idx, name, digest, size) VALUES(?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
 	for i, s := range specs {
-		if _, err := tx.Exec(`INSERT INTO tasks(iter, idx, name, digest, size) VALUES(?, ?, ?, ?, ?)`, iter, i, s.Name, s.Digest, s.Size); err != nil {
+		if _, err := ins.Exec(iter, i, s.Name, s.Digest, s.Size); err != nil {
 			return err
 		}
 	}
@@ -213,8 +228,26 @@ func (d *DB) AddResults(acc []Accepted) error {
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC().Format(time.RFC3339Nano)
+	ins, err := tx.Prepare(`INSERT INTO results(iter, idx, digest, worker, attempt, at) VALUES(?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	var data *sql.Stmt
 	for _, a := range acc {
-		if _, err := tx.Exec(`INSERT INTO results(iter, idx, digest, worker, attempt, at) VALUES(?, ?, ?, ?, ?, ?)`, a.Iter, a.Task, a.Digest, a.Worker, a.Attempt, now); err != nil {
+		if _, err := ins.Exec(a.Iter, a.Task, a.Digest, a.Worker, a.Attempt, now); err != nil {
+			return fmt.Errorf("result of task %s of iteration %d: %v", a.Name, a.Iter, err)
+		}
+		if a.Data == nil {
+			continue
+		}
+		if data == nil {
+			if data, err = tx.Prepare(`INSERT INTO result_data(digest, data) VALUES(?, ?) ON CONFLICT(digest) DO NOTHING`); err != nil {
+				return err
+			}
+			defer data.Close()
+		}
+		if _, err := data.Exec(a.Digest, a.Data); err != nil {
 			return fmt.Errorf("result of task %s of iteration %d: %v", a.Name, a.Iter, err)
 		}
 	}

@@ -27,10 +27,18 @@ type Config struct {
 	ExtraReplicas int           // additional copies of a task (§6.1: 2)
 	// DownAfter: a worker not heard from for this long is DOWN (its
 	// session ends; it must register again).
-	DownAfter   time.Duration
-	MaxAttempts int    // failed attempts of a task before the application stops
-	Seed        uint64 // random heuristics' stream
-	Prior       [3][3]float64
+	DownAfter time.Duration
+	// Heartbeat is the workers' heart-beat period (0: unknown): a worker
+	// declared DOWN for silence is counted DOWN from its first missed
+	// heart-beat on.
+	Heartbeat   time.Duration
+	MaxAttempts int // failed attempts of a task before the application stops
+	// BackoffBase, BackoffMax: after n failed transfers in a row a worker
+	// is given no transfer for a delay in [d/2, d), d = BackoffBase·2^(n−1)
+	// ≤ BackoffMax (defaults: one slot, 64 slots).
+	BackoffBase, BackoffMax time.Duration
+	Seed                    uint64 // random heuristics' stream
+	Prior                   [3][3]float64
 	// The program every worker needs (the paper's T_prog transfer).
 	ProgramDigest string
 	ProgramSize   int64
@@ -51,6 +59,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("down-after = %v, want > 0", c.DownAfter)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("max attempts = %d, want ≥ 1", c.MaxAttempts)
+	case c.BackoffBase < 0 || c.BackoffMax < 0:
+		return fmt.Errorf("backoff base %v, max %v: want ≥ 0 (0: the defaults)", c.BackoffBase, c.BackoffMax)
 	case c.ProgramDigest == "":
 		return fmt.Errorf("program digest is empty")
 	}
@@ -103,6 +113,7 @@ type Accepted struct {
 	Digest  string
 	Worker  string
 	Attempt uint32
+	Data    []byte // the result's bytes when sent inline (set by the driver)
 }
 
 // TaskSpec is one task of an iteration, as the driver wrote it.
@@ -141,6 +152,11 @@ type LogRecord struct {
 	Task   int    `json:"task"`
 	Held   int    `json:"held"` // channels held after the event
 	Info   string `json:"info,omitempty"`
+	// Since (backfill): the worker's state as now recorded began then.
+	Since int64 `json:"since,omitempty"`
+	// Name (register): the worker's name (Worker is its index in this
+	// master process).
+	Name string `json:"name,omitempty"`
 }
 
 // Log kinds.
@@ -148,18 +164,21 @@ const (
 	LogRegister = "register"
 	LogDown     = "down"
 	LogState    = "state"
-	LogGrant    = "grant"   // a channel granted (Info: program or data)
-	LogRelease  = "release" // a channel released (Info: why)
-	LogBegin    = "begin"   // a task copy begun (Info: "replica" for one)
-	LogResult   = "result"  // a result accepted
-	LogRefused  = "refused" // a result or report refused (Info: why)
+	LogGrant    = "grant"    // a channel granted (Info: program or data)
+	LogRelease  = "release"  // a channel released (Info: why)
+	LogReceived = "received" // a transfer ended on its worker: it holds the program or the copy's input (Info: program or data)
+	LogBegin    = "begin"    // a task copy begun (Info: "replica" for one, "cached" when its input is on the worker)
+	LogResult   = "result"   // a result accepted
+	LogRefused  = "refused"  // a result or report refused (Info: why)
 	LogCancel   = "cancel"
 	LogDrop     = "drop" // a copy lost (its worker DOWN, failed, input missing)
 	LogFail     = "fail"
 	LogIterDone = "iter-done"
 	LogIter     = "iter"
 	LogDecide   = "decide"
-	LogStart    = "start" // a master process started (results after an earlier start may be redone: only the durable ones count)
+	LogStart    = "start"    // a master process started (results after an earlier start may be redone: only the durable ones count)
+	LogBackoff  = "backoff"  // a worker's transfers failed: it is given none for a while (Info: how long)
+	LogBackfill = "backfill" // a worker's recent slots corrected: its current state began at Since (its return, or its first missed heart-beat)
 )
 
 // WorkerInfo is what Status shows of a worker.
@@ -187,4 +206,7 @@ type StatusInfo struct {
 	Err            string
 	Completions    int64
 	PredictedSlots float64 // mean predicted slots to finish the iteration (−1: unknown)
+	// Predict: the parameters of that prediction (nil: none to make), for
+	// the caller to run outside the machine's loop (it may take a while).
+	Predict *PredictParams
 }

@@ -54,6 +54,9 @@ type Options struct {
 	Emulate      *availability.Chain
 	EmulateStart availability.State
 	EmulateSeed  uint64
+	// EmulateSlot is the emulation's slot; 0: the master's, learnt when
+	// the worker registers (a worker starting DOWN must be given it).
+	EmulateSlot time.Duration
 	// ExitWhenDone: return nil when the master says the application is
 	// finished (otherwise wait for a next one).
 	ExitWhenDone bool
@@ -79,10 +82,48 @@ type Worker struct {
 	haveSlot chan struct{}
 	slotOnce sync.Once
 
+	// hist: the worker's state changes since it is available and, as far
+	// as it knows, reachable (the master's Heartbeat.since_back).
+	histMu sync.Mutex
+	hist   []histEntry
+
 	// Stats, for tests and the demo.
 	Completed atomic.Int64
 	Refused   atomic.Int64
 	Sessions  atomic.Int64
+}
+
+type histEntry struct {
+	at time.Time
+	st availability.State
+}
+
+// restartHistory: the worker's availability, as it can vouch for it,
+// starts now (process start, a failed connection, a broken session).
+func (w *Worker) restartHistory() {
+	w.histMu.Lock()
+	w.hist = append(w.hist[:0], histEntry{time.Now(), w.State()})
+	w.histMu.Unlock()
+}
+
+// sinceBack is what the worker tells the master of its return in its
+// first heart-beat: its states since its last DOWN (emulated) or since
+// restartHistory, as durations before now, oldest first.
+func (w *Worker) sinceBack() []*livepb.StateSince {
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
+	h := w.hist
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].st == availability.Down {
+			h = h[i+1:]
+			break
+		}
+	}
+	var out []*livepb.StateSince
+	for _, e := range h {
+		out = append(out, &livepb.StateSince{State: toPB(e.st), AgoNs: int64(time.Since(e.at))})
+	}
+	return out
 }
 
 // ErrAuth is returned by Run when the master refuses the token.
@@ -129,7 +170,14 @@ func New(opt Options) (*Worker, error) {
 		if err := opt.Emulate.Validate("--emulate chain"); err != nil {
 			return nil, err
 		}
+		if opt.EmulateSlot < 0 || (opt.EmulateStart == availability.Down && opt.EmulateSlot == 0) {
+			return nil, fmt.Errorf("--emulate-slot %v: an emulated worker starting DOWN must be given the master's slot (> 0): it learns it only when it registers", opt.EmulateSlot)
+		}
 		w.emuState.Store(int32(opt.EmulateStart))
+		if opt.EmulateSlot > 0 {
+			w.slot.Store(int64(opt.EmulateSlot))
+			w.slotOnce.Do(func() { close(w.haveSlot) })
+		}
 	}
 	return w, nil
 }
@@ -141,6 +189,14 @@ func (w *Worker) SetManual(on bool) {
 }
 
 func (w *Worker) notify() {
+	w.histMu.Lock()
+	if k := len(w.hist); k > 0 && w.hist[k-1].st != w.State() {
+		if k >= 64 { // keep the last changes: the first entry is the oldest vouched for
+			w.hist = append(w.hist[:0], w.hist[k-32:]...)
+		}
+		w.hist = append(w.hist, histEntry{time.Now(), w.State()})
+	}
+	w.histMu.Unlock()
 	select {
 	case w.changed <- struct{}{}:
 	default:
@@ -174,6 +230,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		go w.emulate(ctx)
 	}
 	backoff := 50 * time.Millisecond
+	w.restartHistory()
+	restart := false
+	lastErr, repeats := "", 0
 	for ctx.Err() == nil {
 		if w.State() == availability.Down {
 			select {
@@ -183,6 +242,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		start := time.Now()
+		if restart {
+			w.restartHistory()
+			restart = false
+		}
 		err := w.session(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -192,6 +255,11 @@ func (w *Worker) Run(ctx context.Context) error {
 			backoff = 50 * time.Millisecond
 			continue
 		}
+		// A session the master ended (it declared the worker DOWN after
+		// silent heart-beats, or it restarted) leaves the worker's
+		// availability as it was; a connection that failed or broke does
+		// not: the worker cannot vouch for the time it was unreachable.
+		restart = connect.CodeOf(err) != connect.CodeFailedPrecondition
 		switch {
 		case connect.CodeOf(err) == connect.CodeUnauthenticated:
 			return ErrAuth
@@ -200,14 +268,22 @@ func (w *Worker) Run(ctx context.Context) error {
 				return nil
 			}
 			w.log.Info("the master's application is finished; waiting for another")
-		case err != nil && !errors.Is(err, errDown):
-			w.log.Warn("session ended", "err", err)
+		case err != nil:
+			// The same error again and again (the master is away) is
+			// logged once, then every 20th time.
+			if msg := err.Error(); msg != lastErr || repeats%20 == 19 {
+				w.log.Warn("session ended", "err", err, "repeated", repeats)
+				lastErr, repeats = msg, 0
+			} else {
+				repeats++
+				w.log.Debug("session ended", "err", err)
+			}
 		}
 		if time.Since(start) > 5*time.Second {
 			backoff = 50 * time.Millisecond
 		}
 		d := backoff/2 + time.Duration(rand.Int64N(int64(backoff)))
-		backoff = min(2*backoff, 3*time.Second)
+		backoff = min(2*backoff, 30*time.Second)
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
@@ -264,6 +340,10 @@ func (w *Worker) emulate(ctx context.Context) {
 }
 
 var errDown = errors.New("emulated DOWN")
+
+// maxInline: results up to this size go inside SubmitResult (the master's
+// master.MaxInline); larger ones are PUT to /blobs/ first.
+const maxInline = 64 << 10
 
 // copyState is a task copy the master gave this worker.
 type copyState struct {
@@ -356,8 +436,10 @@ func (w *Worker) session(ctx context.Context) error {
 		return err
 	}
 	r := reg.Msg
-	w.slot.Store(r.SlotNs)
-	w.slotOnce.Do(func() { close(w.haveSlot) })
+	w.slotOnce.Do(func() {
+		w.slot.Store(r.SlotNs)
+		close(w.haveSlot)
+	})
 	w.Sessions.Add(1)
 	keep := map[string]bool{}
 	for _, d := range r.Keep {
@@ -375,7 +457,7 @@ func (w *Worker) session(ctx context.Context) error {
 		hasProg: keep[r.ProgramDigest], state: w.State(),
 		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
 	defer s.teardown()
-	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state)}}}); err != nil {
+	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state), SinceBack: w.sinceBack()}}}); err != nil {
 		return err
 	}
 	cmds := make(chan *livepb.MasterMessage, 64)
@@ -413,8 +495,10 @@ func (w *Worker) session(ctx context.Context) error {
 		case <-w.changed:
 			st := w.State()
 			if st == availability.Down {
-				// Emulated DOWN: gone, with the cache.
+				// Emulated DOWN: gone, with the cache and the connection
+				// (coming back costs a TLS handshake, as for a real return).
 				s.teardown()
+				w.http.CloseIdleConnections()
 				w.blobs.Wipe()
 				os.RemoveAll(filepath.Join(w.opt.Cache, "prog"))
 				return errDown
@@ -746,11 +830,22 @@ func (s *sess) exited(r procResult) {
 	go func() {
 		defer s.pending.Done()
 		res := submitResult{cp: cp, digest: d}
-		url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
-		res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
+		size := s.w.blobs.Size(d)
+		var data []byte
+		if size > 0 && size <= maxInline {
+			// Small: inside SubmitResult (one round trip, no blob file on
+			// the master).
+			data, res.err = os.ReadFile(s.w.blobs.Path(d))
+			if res.err == nil && blob.Sum(data) != d {
+				res.err = fmt.Errorf("result %s changed in the cache: %w", d, blob.ErrDigest)
+			}
+		} else {
+			url := strings.TrimRight(s.w.opt.Master, "/") + "/blobs/" + d
+			res.err = s.w.blobs.Upload(s.ctx, s.w.http, url, d, s.w.header())
+		}
 		if res.err == nil {
 			req := connect.NewRequest(&livepb.SubmitResultRequest{Session: s.id, Iteration: cp.run.Iteration, Task: cp.run.Task, Attempt: cp.run.Attempt,
-				Digest: d, Size: s.w.blobs.Size(d), ComputeNs: int64(compute)})
+				Digest: d, Size: size, ComputeNs: int64(compute), Data: data})
 			req.Header().Set("Authorization", "Bearer "+s.w.opt.Token)
 			var resp *connect.Response[livepb.SubmitResultResponse]
 			resp, res.err = s.w.client.SubmitResult(s.ctx, req)

@@ -1,9 +1,10 @@
-package analytic
+package montecarlo
 
 import (
 	"math"
 	"testing"
 
+	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/stream"
 )
@@ -28,18 +29,18 @@ func TestSeed001MonteCarlo(t *testing.T) {
 	for k := 0; k < 6; k++ {
 		c := availability.Random(rng)
 		one := []availability.Chain{c}
-		mc := MonteCarlo(one, 2, n, rng)
-		within(t, "P+ (Lemma 1)", mc.P(), PPlus(c), mc.PSE())
+		mc := Simulate(one, 2, n, rng)
+		within(t, "P+ (Lemma 1)", mc.P(), analytic.PPlus(c), mc.PSE())
 		for _, W := range []int{3, 8} {
-			mc := MonteCarlo(one, W, n, rng)
-			within(t, "E(W) (Theorem 2)", mc.Mean, ExpectedTime(c, float64(W)), mc.MeanSE)
-			within(t, "P+^(W-1)", mc.P(), math.Pow(PPlus(c), float64(W-1)), mc.PSE())
+			mc := Simulate(one, W, n, rng)
+			within(t, "E(W) (Theorem 2)", mc.Mean, analytic.ExpectedTime(c, float64(W)), mc.MeanSE)
+			within(t, "P+^(W-1)", mc.P(), math.Pow(analytic.PPlus(c), float64(W-1)), mc.PSE())
 		}
 		// P_UD(k): not DOWN during k slots.
 		for _, kk := range []int{2, 10, 40} {
-			p, se := MonteCarloNotDown(c, kk, n, rng)
-			within(t, "P_UD exact", p, PUDExact(c, kk), se)
-			within(t, "P_ND", p, PNotDown(c, float64(kk-1)), se)
+			p, se := NotDown(c, kk, n, rng)
+			within(t, "P_UD exact", p, analytic.PUDExact(c, kk), se)
+			within(t, "P_ND", p, analytic.PNotDown(c, float64(kk-1)), se)
 		}
 	}
 }
@@ -59,19 +60,19 @@ func TestSeed002MonteCarlo(t *testing.T) {
 		for i := range chains {
 			chains[i] = availability.Random(rng)
 		}
-		tab, err := NewTable(chains, Options{})
+		tab, err := analytic.NewTable(chains, analytic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := []int{0, 1, 2, 3}[:size]
 		st := tab.SetOf(all...).Stats()
-		mc := MonteCarlo(chains, 2, n, rng)
+		mc := Simulate(chains, 2, n, rng)
 		within(t, "P+(S)", mc.P(), st.PPlus, mc.PSE())
 		for _, W := range []int{4, 10} {
-			mc := MonteCarlo(chains, W, n, rng)
+			mc := Simulate(chains, W, n, rng)
 			within(t, "P(success of W)", mc.P(), st.PSuccess(float64(W)), mc.PSE())
-			within(t, "E(S)(W) conditional", mc.Mean, st.ExpectedTime(float64(W), Conditional), mc.MeanSE)
-			if math.Abs(mc.Mean-st.ExpectedTime(float64(W), Published)) > sigmas*mc.MeanSE {
+			within(t, "E(S)(W) conditional", mc.Mean, st.ExpectedTime(float64(W), analytic.Conditional), mc.MeanSE)
+			if math.Abs(mc.Mean-st.ExpectedTime(float64(W), analytic.Published)) > sigmas*mc.MeanSE {
 				publishedOff++
 			}
 		}
@@ -90,14 +91,14 @@ func TestNeverDownAndMixedMonteCarlo(t *testing.T) {
 	risky := availability.Chain{P: [3][3]float64{{0.93, 0.04, 0.03}, {0.05, 0.93, 0.02}, {0.05, 0.05, 0.9}}}
 	n := 40000
 	for _, chains := range [][]availability.Chain{{safe, safe2}, {safe, risky}, {safe2, risky, safe}} {
-		tab, err := NewTable(chains, Options{})
+		tab, err := analytic.NewTable(chains, analytic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := []int{0, 1, 2}[:len(chains)]
 		st := tab.SetOf(all...).Stats()
-		mc := MonteCarlo(chains, 6, n, rng)
+		mc := Simulate(chains, 6, n, rng)
 		within(t, "P(success)", mc.P(), st.PSuccess(6), mc.PSE())
-		within(t, "E(S)(6) conditional", mc.Mean, st.ExpectedTime(6, Conditional), mc.MeanSE)
+		within(t, "E(S)(6) conditional", mc.Mean, st.ExpectedTime(6, analytic.Conditional), mc.MeanSE)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"bufio"
@@ -11,9 +11,9 @@ import (
 	"sync"
 )
 
-// labPointsHeader is the first line of DIR/figN-points.jsonl: the
+// PointsHeader is the first line of DIR/figN-points.jsonl: the
 // configuration every stored point was computed with.
-type labPointsHeader struct {
+type PointsHeader struct {
 	Figure       int      `json:"figure"`
 	Seed         uint64   `json:"seed"`
 	Reps         int      `json:"reps"`
@@ -27,21 +27,21 @@ type labPoint struct {
 	SE   []float64 `json:"se"`
 }
 
-// labPointFile is a redundant.PointStore backed by an append-only JSON-lines
+// PointFile is a redundant.PointStore backed by an append-only JSON-lines
 // file: each finished point of a laboratory figure is written (and synced)
 // as soon as it is computed, and a re-run with the same configuration skips
 // the points already there.
-type labPointFile struct {
+type PointFile struct {
 	mu     sync.Mutex
 	f      *os.File
 	points map[string]labPoint
 }
 
-// openLabPoints opens (or creates) DIR/figN-points.jsonl for the given
+// OpenPoints opens (or creates) DIR/figN-points.jsonl for the given
 // configuration. A file written with another configuration is refused with
 // an error naming the field; a torn last line (an interrupted write) is
 // dropped.
-func openLabPoints(dir string, h labPointsHeader) (*labPointFile, error) {
+func OpenPoints(dir string, h PointsHeader) (*PointFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -50,11 +50,11 @@ func openLabPoints(dir string, h labPointsHeader) (*labPointFile, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	points, keep, err := parseLabPoints(data, path, h)
+	points, keep, err := parsePoints(data, path, h)
 	if err != nil {
 		return nil, err
 	}
-	s := &labPointFile{points: points}
+	s := &PointFile{points: points}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -77,19 +77,19 @@ func openLabPoints(dir string, h labPointsHeader) (*labPointFile, error) {
 	return s, nil
 }
 
-// parseLabPoints reads the contents of a points file written for the
+// parsePoints reads the contents of a points file written for the
 // configuration h: the points by key and how many bytes are complete,
 // valid lines to keep (a torn last line, left by an interruption, is not
 // kept). A file of another configuration or damaged before its last line
 // is an error.
-func parseLabPoints(data []byte, path string, h labPointsHeader) (map[string]labPoint, int, error) {
+func parsePoints(data []byte, path string, h PointsHeader) (map[string]labPoint, int, error) {
 	points := map[string]labPoint{}
 	keep := 0 // bytes of data to keep (complete, valid lines)
 	if len(data) == 0 {
 		return points, 0, nil
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	var got labPointsHeader
+	var got PointsHeader
 	if !bytes.HasSuffix(lines[0], []byte("\n")) || json.Unmarshal(lines[0], &got) != nil {
 		return nil, 0, fmt.Errorf("%s: line 1 is not a figure header; remove the file or choose another --out", path)
 	}
@@ -115,7 +115,7 @@ func parseLabPoints(data []byte, path string, h labPointsHeader) (map[string]lab
 	return points, keep, nil
 }
 
-func sameLabConfig(path string, got, want labPointsHeader) error {
+func sameLabConfig(path string, got, want PointsHeader) error {
 	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
 	for i := 0; i < gv.NumField(); i++ {
 		if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
@@ -127,7 +127,7 @@ func sameLabConfig(path string, got, want labPointsHeader) error {
 	return nil
 }
 
-func (s *labPointFile) writeLine(v any) error {
+func (s *PointFile) writeLine(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *labPointFile) writeLine(v any) error {
 }
 
 // Get returns a stored point.
-func (s *labPointFile) Get(key string) ([]float64, []float64, bool) {
+func (s *PointFile) Get(key string) ([]float64, []float64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.points[key]
@@ -150,7 +150,7 @@ func (s *labPointFile) Get(key string) ([]float64, []float64, bool) {
 }
 
 // Put appends a finished point to the file.
-func (s *labPointFile) Put(key string, mean, se []float64) error {
+func (s *PointFile) Put(key string, mean, se []float64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := labPoint{Key: key, Mean: mean, SE: se}
@@ -159,4 +159,4 @@ func (s *labPointFile) Put(key string, mean, se []float64) error {
 }
 
 // Close closes the file.
-func (s *labPointFile) Close() error { return s.f.Close() }
+func (s *PointFile) Close() error { return s.f.Close() }

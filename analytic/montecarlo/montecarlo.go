@@ -1,4 +1,10 @@
-package analytic
+// Package montecarlo checks the analytic results of the Markov availability
+// model (package analytic) by simulating the chains: a set of processors
+// run slot by slot until W all-UP slots (success) or a DOWN (failure).
+// Reproduce is the reproduction `volsched reproduce --only analytic`: each
+// formula next to its Monte Carlo estimate, with the distance in standard
+// errors (docs/analytic.md).
+package montecarlo
 
 import (
 	"math"
@@ -33,32 +39,32 @@ func runSet(chains []availability.Chain, W int, rng *rand.Rand, state []availabi
 	}
 }
 
-// MCResult is the outcome of a Monte Carlo estimate: N runs, Succ of them
+// Result is the outcome of a Monte Carlo estimate: N runs, Succ of them
 // completed, and the mean completion time among those (with its standard
 // error).
-type MCResult struct {
+type Result struct {
 	N, Succ      int
 	Mean, MeanSE float64
 }
 
 // P is the success frequency.
-func (m MCResult) P() float64 { return float64(m.Succ) / float64(m.N) }
+func (m Result) P() float64 { return float64(m.Succ) / float64(m.N) }
 
 // PSE is the standard error of P.
-func (m MCResult) PSE() float64 {
+func (m Result) PSE() float64 {
 	p := m.P()
 	return math.Sqrt(math.Max(p*(1-p), 1e-12) / float64(m.N))
 }
 
-// MonteCarlo simulates n times a set of processors (given by their chains)
+// Simulate simulates n times a set of processors (given by their chains)
 // that are all UP at slot 0, until W slots with all of them UP (success) or
 // until one goes DOWN (failure). It estimates P+(S)^(W-1) and the expected
 // completion time conditioned on success, the quantities of seed 002
 // Theorem 5.1 (and, for one processor, of seed 001 Lemma 1 and Theorem 2).
-func MonteCarlo(chains []availability.Chain, W, n int, rng *rand.Rand) MCResult {
+func Simulate(chains []availability.Chain, W, n int, rng *rand.Rand) Result {
 	state := make([]availability.State, len(chains))
 	var sum, sum2 float64
-	res := MCResult{N: n}
+	res := Result{N: n}
 	for i := 0; i < n; i++ {
 		ok, t := runSet(chains, W, rng, state)
 		if ok {
@@ -75,11 +81,11 @@ func MonteCarlo(chains []availability.Chain, W, n int, rng *rand.Rand) MCResult 
 	return res
 }
 
-// MonteCarloNotDown estimates by n simulations the probability that a
+// NotDown estimates by n simulations the probability that a
 // processor UP at its first slot is not DOWN during k slots (P_UD(k) of
 // seed 001, P_ND(k−1) of seed 002); it returns the frequency and its
 // standard error.
-func MonteCarloNotDown(c availability.Chain, k, n int, rng *rand.Rand) (p, se float64) {
+func NotDown(c availability.Chain, k, n int, rng *rand.Rand) (p, se float64) {
 	notDown := 0
 	for i := 0; i < n; i++ {
 		s := availability.Up

@@ -1,0 +1,5 @@
+package simulate
+
+import "math"
+
+var inf = math.Inf(1)
