@@ -19,7 +19,7 @@ import (
 // sleeperApp is an application whose tasks compute for w slots (in steps
 // of a slot, so that a SIGSTOPped task loses the stopped time), tasks
 // tasks per iteration, iters iterations.
-func sleeperApp(t *testing.T, slot time.Duration, w, tasks, iters int) string {
+func sleeperApp(t testing.TB, slot time.Duration, w, tasks, iters int) string {
 	dir := t.TempDir()
 	files := map[string]string{
 		"volsched.toml": "program = \"task.sh\"\ndriver = \"driver.sh\"\n",

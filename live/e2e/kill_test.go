@@ -24,7 +24,7 @@ import (
 	"github.com/volsched/volsched/trace"
 )
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func (p *masterProc) exited() bool {
 	}
 }
 
-func startMasterProc(t *testing.T, bin string, args ...string) *masterProc {
+func startMasterProc(t testing.TB, bin string, args ...string) *masterProc {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"master"}, args...)...)
 	var stderr bytes.Buffer
@@ -75,7 +75,7 @@ func startMasterProc(t *testing.T, bin string, args ...string) *masterProc {
 	return p
 }
 
-func waitFile(t *testing.T, path string, limit time.Duration) string {
+func waitFile(t testing.TB, path string, limit time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {

@@ -24,18 +24,22 @@ import (
 	"github.com/volsched/volsched/live/pki"
 )
 
-// The load measurements of docs/benchmarks.md (not timed tests: they only
-// run with VOLSCHED_LOAD=1 and log what they measure):
+// The load measurements of docs/benchmarks.md: benchmarks, so that
+// `go test ./...` never runs them; each is one measurement of minutes that
+// logs what it measures and reports its main numbers as metrics:
 //
-//	VOLSCHED_LOAD=1 go test -run 'TestLoad' -v -timeout 30m ./live/e2e
+//	go test -run XXX -bench 'LoadCompletions$' -benchtime 1x -v -timeout 30m ./live/e2e
 //
 // The master is a volsched process; the workers are protocol clients in
 // this process that run no program (no-op tasks): on a Run they report the
 // input received, PUT a small result and submit it at once.
 
-func loadEnabled(t *testing.T) {
-	if os.Getenv("VOLSCHED_LOAD") == "" {
-		t.Skip("load measurement: set VOLSCHED_LOAD=1")
+// benchOnce refuses a second round: each benchmark is one measurement of
+// minutes (run them with -benchtime 1x); the testing package calls it again
+// only with a larger -benchtime.
+func benchOnce(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one measurement per run: use -benchtime 1x")
 	}
 }
 
@@ -66,7 +70,7 @@ func procRSS(pid int) int64 {
 }
 
 // noopApp: tasks tasks per iteration, iters iterations, a driver in sh.
-func noopApp(t *testing.T, tasks, iters int) string {
+func noopApp(t testing.TB, tasks, iters int) string {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "volsched.toml"), []byte("program = \"p.sh\"\ndriver = \"d.sh\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p.sh"), []byte("#!/bin/sh\ncp \"$1\" \"$2\"\n"), 0o755)
@@ -178,7 +182,7 @@ type loadRig struct {
 // profile saves the master's profile kind ("heap", or "profile?seconds=N"
 // for CPU) to VOLSCHED_LOAD_PROFILE/name, in the background for a CPU
 // profile; it does nothing without VOLSCHED_LOAD_PROFILE.
-func (r *loadRig) profile(t *testing.T, kind, name string) {
+func (r *loadRig) profile(t testing.TB, kind, name string) {
 	dir := os.Getenv("VOLSCHED_LOAD_PROFILE")
 	if dir == "" || r.pprof == "" {
 		return
@@ -206,7 +210,7 @@ func (r *loadRig) profile(t *testing.T, kind, name string) {
 	get()
 }
 
-func startLoadMaster(t *testing.T, app string, workers int, args ...string) *loadRig {
+func startLoadMaster(t testing.TB, app string, workers int, args ...string) *loadRig {
 	bin := volschedBinary(t)
 	state := filepath.Join(t.TempDir(), "state")
 	os.MkdirAll(state, 0o700)
@@ -233,7 +237,7 @@ func startLoadMaster(t *testing.T, app string, workers int, args ...string) *loa
 
 // memStats reads the master's memory from its /metrics: Go heap in use,
 // goroutine stacks, goroutines, resident set.
-func (r *loadRig) memStats(t *testing.T) string {
+func (r *loadRig) memStats(t testing.TB) string {
 	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true}, Timeout: 30 * time.Second}
 	resp, err := hc.Get(r.url + "/metrics")
@@ -253,7 +257,7 @@ func (r *loadRig) memStats(t *testing.T) string {
 		val["go_memstats_heap_inuse_bytes"]/1e6, val["go_memstats_stack_inuse_bytes"]/1e6, val["go_goroutines"], val["process_resident_memory_bytes"]/1e6)
 }
 
-func (r *loadRig) workers(t *testing.T, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
+func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
 	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
 	program := ""
 	// the program digest: the master's only blob before the first iteration
@@ -273,11 +277,12 @@ func (r *loadRig) workers(t *testing.T, ctx context.Context, n, perClient int, h
 	}
 }
 
-// TestLoadCompletions: 1,000 no-op workers (each with its own TLS
+// BenchmarkLoadCompletions: 1,000 no-op workers (each with its own TLS
 // connection); the completions per second the master sustains, its CPU and
 // its memory per worker.
-func TestLoadCompletions(t *testing.T) {
-	loadEnabled(t)
+func BenchmarkLoadCompletions(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
 	const p = 1000
 	app := noopApp(t, 2000, 10)
 	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--ncom", "50", "--down-after", "30s")
@@ -328,13 +333,17 @@ wait:
 		done.Load(), iters, float64(iters*2000)/iterTime.Seconds(), iterTime.Seconds(), float64(iters*2000)/wall.Seconds(), wall.Seconds())
 	t.Logf("master CPU %.1f s (from the first worker on): %.0f µs per completion; RSS %.1f MB idle, %.1f MB max with %d workers: %.1f KB per worker",
 		(cpuLast - cpu0).Seconds(), (cpuLast-cpu0).Seconds()*1e6/float64(iters*2000), float64(rss0)/1e6, float64(rssMax)/1e6, p, float64(rssMax-rss0)/p/1e3)
+	b.ReportMetric(float64(iters*2000)/iterTime.Seconds(), "completions/s")
+	b.ReportMetric((cpuLast-cpu0).Seconds()*1e6/float64(iters*2000), "master-µs/completion")
+	b.ReportMetric(float64(rssMax-rss0)/p/1e3, "KB/worker")
 }
 
-// TestLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
+// BenchmarkLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
 // connections of 100 sessions each); the master's CPU over 30 s of
 // steady state.
-func TestLoadHeartbeats(t *testing.T) {
-	loadEnabled(t)
+func BenchmarkLoadHeartbeats(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
 	const p = 10000
 	app := sleeperApp(t, time.Second, 100000, 1, 1)
 	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
@@ -368,16 +377,19 @@ func TestLoadHeartbeats(t *testing.T) {
 	rss := procRSS(pid)
 	t.Logf("10,000 workers at 1 Hz: master CPU %.1f %% of one core over %.0f s; RSS %.1f MB (%.1f MB idle): %.1f KB per worker",
 		100*cpu.Seconds()/el.Seconds(), el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3)
+	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")
+	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
 	cancel()
 	_ = connect.CodeOf
 }
 
-// TestLoadConnectedWorkers: 1,000 workers each with its own TLS
+// BenchmarkLoadConnectedWorkers: 1,000 workers each with its own TLS
 // connection, registered and heart-beating at 1 Hz, no task to run: the
 // master's memory per connected worker at steady state (RSS and Go's
 // accounts) and its CPU for their heart-beats.
-func TestLoadConnectedWorkers(t *testing.T) {
-	loadEnabled(t)
+func BenchmarkLoadConnectedWorkers(b *testing.B) {
+	benchOnce(b)
+	var t testing.TB = b
 	const p = 1000
 	app := sleeperApp(t, time.Second, 100000, 1, 1)
 	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
@@ -411,4 +423,6 @@ func TestLoadConnectedWorkers(t *testing.T) {
 	r.profile(t, "heap", "connected-heap.pprof")
 	t.Logf("%d connected workers at 1 Hz: master CPU %.1f %% of one core; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
 		p, 100*cpu.Seconds()/el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
+	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")
+	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
 }

@@ -17,7 +17,7 @@ var (
 
 // volschedBinary builds the volsched command once for the tests that run
 // it as a subprocess (the master killed with SIGKILL, workers killed).
-func volschedBinary(t *testing.T) string {
+func volschedBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "volsched-e2e-")

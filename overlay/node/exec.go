@@ -1,0 +1,284 @@
+package node
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/volsched/volsched/overlay"
+)
+
+// Task states at an execution node.
+const (
+	etClaimed = iota // accepted through the overlay, not yet assigned by the submission node
+	etWaiting        // assigned: waiting for its program or input, or for a slot
+	etRunning        // its process runs
+)
+
+// execTask is one task in an execution node's real queue.
+type execTask struct {
+	bag      uint64
+	sub      overlay.Addr // submitter's leaf (for the overlay's reports)
+	subNode  string       // submitter's node address
+	index    int          // task index in the bag (-1 while claimed)
+	length   float64      // MFLOP
+	deadline float64      // absolute (DP)
+	seq      uint64       // acceptance order
+	state    int
+	claimed  float64 // when the overlay placed it here (node clock)
+	start    float64 // when its process started
+	expEnd   float64 // expected end (start + length/power, extended on overrun)
+	input    string  // input digest ("" none)
+	program  string  // program digest
+	ready    bool    // program and input are present
+	cancel   func()  // kills the running process
+}
+
+// realExec is the local scheduler of a daemon (overlay.Exec): a real
+// queue of tasks whose processes the node runs, up to slots at a time.
+// Its availability is computed from that queue:
+//
+//   - IBP: the number of free slots (one sampled function of v = free
+//     slots, none when all are taken);
+//   - MMP: the queue end Q = now + (remaining work)/slots, with the
+//     running tasks' remaining time taken from their expected end;
+//   - DP: the l function of an EDF queue holding the running tasks'
+//     remaining work and the waiting tasks with their deadlines.
+//
+// For MMP and DP the accounting of package overlay's own executors
+// (MMPExec, DPExec) is used: tasks are admitted by the model's Accept,
+// and as long as the node's tasks end when expected the model is the
+// simulator's executor step for step (which makes placements comparable
+// with oversim's). When reality departs from it — a task ends, earlier or
+// later than expected, or a claimed task is not assigned after all — the
+// model is rebuilt from the real queue.
+type realExec struct {
+	policy           string
+	mem, disk, power float64 // MB, MB, MFLOPS per slot
+	slots            int
+	samples          int          // DP: l samples reported
+	horizon          float64      // DP: the reduction's horizon
+	model            overlay.Exec // MMP, DP
+	infeasible       bool         // DP: the rebuilt queue misses a deadline
+	tasks            []*execTask
+	seq              uint64
+	done             []overlay.Request
+	// subNode is the submitter node of the request being stepped (set by
+	// the node before it steps its leaf with a request).
+	subNode  string
+	accepted []*execTask // tasks admitted by the last Accept
+	nowFn    func() float64
+}
+
+func newRealExec(policy string, mem, disk, power float64, slots int, o overlay.Options) *realExec {
+	e := &realExec{policy: policy, mem: mem, disk: disk, power: power, slots: slots, samples: o.Samples, horizon: o.Horizon}
+	e.model = e.freshModel()
+	return e
+}
+
+func (e *realExec) freshModel() overlay.Exec {
+	p := e.power * float64(e.slots)
+	switch e.policy {
+	case "mmp":
+		return &overlay.MMPExec{Mem: e.mem, Disk: e.disk, Power: p}
+	case "dp":
+		return &overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: p, Samples: e.samples, Horizon: e.horizon}
+	}
+	return nil
+}
+
+func (e *realExec) Summary(now float64) overlay.Summary {
+	switch e.policy {
+	case "ibp":
+		free := e.slots - len(e.tasks)
+		if free <= 0 {
+			return nil
+		}
+		s := (&overlay.IBPExec{Mem: e.mem, Disk: e.disk}).Summary(now).(overlay.IBPSummary)
+		s[0].V = int32(free)
+		return s
+	case "dp":
+		if e.infeasible {
+			s := (&overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: e.power, Samples: e.samples, Horizon: e.horizon}).Summary(now).(overlay.DPSummary)
+			s[0].L = overlay.LFunc{}
+			return s
+		}
+	}
+	return e.model.Summary(now)
+}
+
+func (e *realExec) Accept(now float64, app overlay.App, n int, sub overlay.Addr) int {
+	var k int
+	switch e.policy {
+	case "ibp":
+		if n >= 1 && e.mem >= app.Mem && e.disk >= app.Disk {
+			k = min(n, e.slots-len(e.tasks))
+		}
+	case "dp":
+		if e.infeasible {
+			return 0
+		}
+		k = e.model.Accept(now, app, n, sub)
+	default:
+		k = e.model.Accept(now, app, n, sub)
+	}
+	e.accepted = e.accepted[:0]
+	for i := 0; i < k; i++ {
+		e.seq++
+		t := &execTask{bag: app.ID, sub: sub, subNode: e.subNode, index: -1, length: app.Length,
+			deadline: app.Deadline, seq: e.seq, state: etClaimed, claimed: now}
+		e.tasks = append(e.tasks, t)
+		e.accepted = append(e.accepted, t)
+	}
+	return k
+}
+
+// Advance reports the tasks whose processes ended since the last call
+// (the node records them with finished). The model's own clock only
+// drops its bookkeeping of past tasks.
+func (e *realExec) Advance(now float64, done []overlay.Request) []overlay.Request {
+	if m, ok := e.model.(*overlay.MMPExec); ok {
+		m.Advance(now, nil)
+	}
+	// Overrun: a running task past its expected end gets a new estimate,
+	// and the model is rebuilt with it (its queue end moves).
+	over := false
+	for _, t := range e.tasks {
+		if t.state == etRunning && now >= t.expEnd {
+			t.expEnd = now + max(0.25*t.length/e.power, 0.05)
+			over = true
+		}
+	}
+	if over {
+		e.rebuild(now)
+	}
+	done = append(done, e.done...)
+	e.done = e.done[:0]
+	return done
+}
+
+// Wake is the earliest expected end of a running task: the leaf is
+// stepped then, to notice an overrun.
+func (e *realExec) Wake() float64 {
+	w := math.Inf(1)
+	for _, t := range e.tasks {
+		if t.state == etRunning {
+			w = min(w, t.expEnd)
+		}
+	}
+	return w
+}
+
+// finished removes a task whose process ended and rebuilds the model.
+func (e *realExec) finished(now float64, t *execTask) {
+	e.remove(t)
+	e.done = append(e.done, overlay.Request{App: overlay.App{ID: t.bag}, Submitter: t.sub, Src: overlay.NoAddr, N: 1})
+	e.rebuild(now)
+}
+
+// drop removes tasks that will not run here (a claim answered with fewer
+// tasks, a claim that timed out) and rebuilds the model.
+func (e *realExec) drop(now float64, ts []*execTask) {
+	if len(ts) == 0 {
+		return
+	}
+	for _, t := range ts {
+		e.remove(t)
+	}
+	e.rebuild(now)
+}
+
+func (e *realExec) remove(t *execTask) {
+	if i := slices.Index(e.tasks, t); i >= 0 {
+		e.tasks = slices.Delete(e.tasks, i, i+1)
+	}
+}
+
+// rebuild makes the model hold the real queue at time now.
+func (e *realExec) rebuild(now float64) {
+	switch e.policy {
+	case "mmp":
+		m := e.model.(*overlay.MMPExec)
+		w := 0.0
+		for _, t := range e.tasks {
+			if t.state == etRunning {
+				w += max(t.expEnd-now, 0)
+			} else {
+				w += t.length / e.power
+			}
+		}
+		m.Q = now + w/float64(e.slots)
+	case "dp":
+		m := e.freshModel().(*overlay.DPExec)
+		e.infeasible = false
+		run := 0.0
+		for _, t := range e.tasks {
+			if t.state == etRunning {
+				run += max(t.expEnd-now, 0) * e.power
+			}
+		}
+		if run > 0 {
+			// The running work, non-preemptible: first, whatever its
+			// deadline (the model never reorders a running task, and
+			// reads no deadline of it). A finite far deadline: the
+			// model's admission divides l(δ) by the length.
+			m.Accept(now, overlay.App{Length: run, Deadline: now + 1e9}, 1, overlay.NoAddr)
+		}
+		var wait []*execTask
+		for _, t := range e.tasks {
+			if t.state != etRunning {
+				wait = append(wait, t)
+			}
+		}
+		slices.SortStableFunc(wait, func(a, b *execTask) int {
+			if c := cmp.Compare(a.deadline, b.deadline); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		for _, t := range wait {
+			if m.Accept(now, overlay.App{ID: t.bag, Length: t.length, Deadline: t.deadline}, 1, t.sub) != 1 {
+				e.infeasible = true
+			}
+		}
+		e.model = m
+	}
+}
+
+// next returns the task to start when a slot is free (nil if none is
+// ready): the oldest ready task (IBP, MMP: FCFS) or the ready task of
+// earliest deadline (DP: EDF).
+func (e *realExec) next() *execTask {
+	running := 0
+	var best *execTask
+	for _, t := range e.tasks {
+		switch {
+		case t.state == etRunning:
+			running++
+		case t.state == etWaiting && t.ready:
+			if best == nil || e.policy == "dp" && (t.deadline < best.deadline || t.deadline == best.deadline && t.seq < best.seq) ||
+				e.policy != "dp" && t.seq < best.seq {
+				best = t
+			}
+		}
+	}
+	if running >= e.slots {
+		return nil
+	}
+	return best
+}
+
+// counts returns the tasks claimed, waiting and running.
+func (e *realExec) counts() (claimed, waiting, running int) {
+	for _, t := range e.tasks {
+		switch t.state {
+		case etClaimed:
+			claimed++
+		case etWaiting:
+			waiting++
+		case etRunning:
+			running++
+		}
+	}
+	return
+}

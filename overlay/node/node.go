@@ -1,0 +1,753 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log"
+	"math"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/volsched/volsched/overlay"
+)
+
+// Clock gives the time the overlay's roles decide with, in seconds. The
+// default is the Unix time; a test may freeze it.
+type Clock interface{ Now() float64 }
+
+type wallClock struct{}
+
+func (wallClock) Now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+
+// ManualClock is a clock set by hand (tests that compare the daemons'
+// decisions with the simulator's at chosen instants).
+type ManualClock struct {
+	mu sync.Mutex
+	t  float64
+}
+
+func (c *ManualClock) Now() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Set moves the clock to t.
+func (c *ManualClock) Set(t float64) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// Config is one daemon.
+type Config struct {
+	// Listen is the address to listen on; Advertise the address the other
+	// nodes reach this one at, which is also its identity (default: the
+	// listener's address). Listener, when not nil, is used instead of
+	// Listen.
+	Listen    string
+	Advertise string
+	Listener  net.Listener
+	// Join lists members to join through (tried in turn). Peers, instead,
+	// is the whole initial membership (this node's address included):
+	// every node builds the same balanced tree over the sorted addresses,
+	// as the simulator does, with no join messages. Neither: this node
+	// starts a tree of its own.
+	Join  []string
+	Peers []string
+	// Policy is ibp, mmp or dp; SFMax, Beta and Bandwidth (update limit,
+	// bytes per second per link, 0: the paper's default for the policy,
+	// < 0: unlimited) tune it.
+	Policy    string
+	SFMax     int
+	Beta      float64
+	Bandwidth float64
+	// State is the state directory (database, programs, task files).
+	State string
+	// Cert is this node's certificate (client and server use) and CA the
+	// cluster's CA: only peers with a certificate from it are heard.
+	Cert tls.Certificate
+	CA   *x509.Certificate
+	// The execution node: memory and disk offered (MB), power (MFLOPS per
+	// slot), tasks run at once.
+	Mem, Disk, Power float64
+	Slots            int
+	// Heartbeat is the interval of heartbeats between fathers and children;
+	// a neighbour silent for DeadAfter (default 4 heartbeats) is taken for
+	// failed. Detect is how long a submission node waits for news of its
+	// tasks (a lease from their execution node, a claim or return of its
+	// requests) before it resubmits them (§3.5; default 60 s).
+	Heartbeat time.Duration
+	DeadAfter time.Duration
+	Detect    time.Duration
+	// StartGrace is how long a node placed from Peers waits for a
+	// neighbour it has never heard from before taking it for failed (the
+	// nodes of a cluster do not all start at once; default 30 s).
+	StartGrace time.Duration
+	// Retry is the first wait before tasks the overlay returned
+	// unallocated are requested again (doubling up to 32 times it).
+	Retry time.Duration
+	// Clock is the overlay's clock (nil: Unix time).
+	Clock Clock
+	// Runner runs one task (nil: as a process, program INPUT OUTPUT).
+	Runner Runner
+	// Codec is the overlay messages' wire form (nil: the default).
+	Codec MsgCodec
+	// Logf logs (nil: the standard logger with the node's address).
+	Logf func(format string, args ...any)
+	// Seed draws vertex identifiers (0: random).
+	Seed uint64
+}
+
+// defaults fills the zero fields and checks the others.
+func (c *Config) defaults() error {
+	if _, err := newRules(c.Policy, max(c.SFMax, 1), 0.5); err != nil {
+		return err
+	}
+	if c.SFMax == 0 {
+		c.SFMax = defaultSFMax(c.Policy)
+	}
+	if c.SFMax < 1 || c.SFMax > 1<<16 {
+		return fmt.Errorf("sfmax %d: want 1 to %d", c.SFMax, 1<<16)
+	}
+	if c.Beta == 0 {
+		c.Beta = 0.5
+	}
+	if !(c.Beta > 0 && c.Beta <= 1) {
+		return fmt.Errorf("beta %g: want a value in (0, 1]", c.Beta)
+	}
+	switch {
+	case c.Bandwidth == 0:
+		c.Bandwidth = 1000
+		if c.Policy == "mmp" {
+			c.Bandwidth = 10000
+		}
+	case c.Bandwidth < 0:
+		c.Bandwidth = 0
+	case math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0):
+		return fmt.Errorf("bandwidth %g B/s: want a finite value", c.Bandwidth)
+	}
+	if c.State == "" {
+		return errors.New("state directory: none given")
+	}
+	abs, err := filepath.Abs(c.State)
+	if err != nil {
+		return fmt.Errorf("state directory %s: %w", c.State, err)
+	}
+	c.State = abs
+	if c.CA == nil || len(c.Cert.Certificate) == 0 {
+		return errors.New("credentials: a certificate and the cluster's CA are needed")
+	}
+	if c.Mem == 0 {
+		c.Mem = 1024
+	}
+	if c.Disk == 0 {
+		c.Disk = 10240
+	}
+	if c.Power == 0 {
+		c.Power = 1000
+	}
+	if c.Slots == 0 {
+		c.Slots = 1
+	}
+	for _, x := range []struct {
+		n string
+		v float64
+	}{{"memory", c.Mem}, {"disk", c.Disk}, {"power", c.Power}} {
+		if !(x.v > 0) || math.IsInf(x.v, 0) {
+			return fmt.Errorf("%s %g: want a finite value > 0", x.n, x.v)
+		}
+	}
+	if c.Slots < 1 || c.Slots > 1024 {
+		return fmt.Errorf("slots %d: want 1 to 1024", c.Slots)
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.Heartbeat < time.Millisecond || c.Heartbeat > time.Hour {
+		return fmt.Errorf("heartbeat %v: want 1ms to 1h", c.Heartbeat)
+	}
+	if c.DeadAfter == 0 {
+		c.DeadAfter = 4 * c.Heartbeat
+	}
+	if c.DeadAfter < 2*c.Heartbeat {
+		return fmt.Errorf("dead-after %v: want at least two heartbeats (%v)", c.DeadAfter, 2*c.Heartbeat)
+	}
+	if c.StartGrace == 0 {
+		c.StartGrace = 30 * time.Second
+	}
+	if c.StartGrace < 0 {
+		return fmt.Errorf("start grace %v: want >= 0", c.StartGrace)
+	}
+	if c.Detect == 0 {
+		c.Detect = time.Minute
+	}
+	if c.Detect < c.DeadAfter {
+		return fmt.Errorf("detect %v: want at least dead-after (%v)", c.Detect, c.DeadAfter)
+	}
+	if c.Retry == 0 {
+		c.Retry = time.Second
+	}
+	if c.Retry < 0 {
+		return fmt.Errorf("retry %v: want > 0", c.Retry)
+	}
+	if c.Clock == nil {
+		c.Clock = wallClock{}
+	}
+	if c.Runner == nil {
+		c.Runner = ProcessRunner{}
+	}
+	if len(c.Peers) > 0 && len(c.Join) > 0 {
+		return errors.New("peers and join: give one or the other")
+	}
+	return nil
+}
+
+func defaultSFMax(policy string) int {
+	switch policy {
+	case "mmp":
+		return 256
+	case "dp":
+		return 216
+	}
+	return 225
+}
+
+// Node is one daemon: the execution role, the submission role and the
+// routing roles the tree gives it, driven by one goroutine.
+type Node struct {
+	cfg   Config
+	self  string
+	oc    overlay.Config
+	tr    *transport
+	ctr   counters
+	st    *store
+	rng   *rand.Rand
+	inbox chan inbound
+	calls chan func()
+	logf  func(string, ...any)
+	dir   string
+
+	// tree
+	leaf         *leafRole
+	routers      map[overlay.Addr]*routerRole
+	root         Ref
+	joinAt       time.Time // next join attempt (zero: none pending)
+	joinK        int
+	joinAttach   Ref                     // the vertex being attached (none: a new leaf)
+	joinLeaf     bool                    // joinAttach is this node's leaf
+	joinMaxDepth int                     // a move: how deep the leaf may end
+	wasMember    bool                    // the state says this node was in a tree before (restart: join again)
+	moved        map[overlay.Addr]string // vertices this node gave up, to whom
+	heardFrom    map[string]time.Time    // when each node was last heard from (any frame)
+	memberSeen   time.Time               // last JoinAck: a tree exists
+	joinStarted  time.Time
+	lastBal      time.Time
+
+	// execution
+	exec     *realExec
+	held     map[heldKey]*heldResult
+	heldSent map[heldKey]time.Time
+	running  map[*execTask]bool
+	wantBlob map[string][]*execTask
+	inputs   map[*execTask][]byte
+	programs map[string]bool
+	seqRun   uint64
+	runID    string // this run of the daemon (task directories never collide with a previous run's)
+	tasksRun uint64
+
+	// submission
+	bags map[uint64]*bag
+
+	local    []localMsg
+	localCtl []localCtl
+	out      []overlay.Msg
+	hbNext   time.Time
+	started  time.Time
+
+	stop     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+	closeErr error
+	leaving  bool
+}
+
+type localCtl struct {
+	m validator
+}
+
+type localMsg struct {
+	sub string
+	m   overlay.Msg
+}
+
+type heldKey struct {
+	bag  uint64
+	task int
+	sub  string
+}
+
+// New checks the configuration, opens the state and the listener. Start
+// runs it.
+func New(cfg Config) (*Node, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	rules, err := newRules(cfg.Policy, cfg.SFMax, cfg.Beta)
+	if err != nil {
+		return nil, err
+	}
+	codec := cfg.Codec
+	if codec == nil {
+		codec = defaultCodec()
+	}
+	ln := cfg.Listener
+	if ln == nil {
+		ln, err = net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+		}
+	}
+	self := cfg.Advertise
+	if self == "" {
+		self = ln.Addr().String()
+	}
+	if err := validNodeAddr("advertised address", self); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	st, err := openStore(cfg.State)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Rules: rules, Bandwidth: cfg.Bandwidth}, st: st,
+		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024),
+		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), heardFrom: make(map[string]time.Time), moved: make(map[overlay.Addr]string),
+		held: make(map[heldKey]*heldResult), heldSent: make(map[heldKey]time.Time), inputs: make(map[*execTask][]byte),
+		programs: make(map[string]bool), running: make(map[*execTask]bool), wantBlob: make(map[string][]*execTask),
+		bags: make(map[uint64]*bag), stop: make(chan struct{}), stopped: make(chan struct{})}
+	n.logf = cfg.Logf
+	if n.logf == nil {
+		lg := log.New(os.Stderr, "node "+self+": ", log.LstdFlags|log.Lmicroseconds)
+		n.logf = lg.Printf
+	}
+	cli := mutualClient(cfg.Cert, cfg.CA)
+	srv := mutualServer(cfg.Cert, cfg.CA)
+	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
+	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
+	// Task directories a previous run left (it was killed): removed.
+	os.RemoveAll(filepath.Join(cfg.State, "work"))
+	n.runID = fmt.Sprintf("%x", n.rng.Uint32())
+	for _, d := range []string{"bin", "work"} {
+		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
+			st.close()
+			ln.Close()
+			return nil, err
+		}
+	}
+	if err := n.loadState(); err != nil {
+		st.close()
+		ln.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// Addr is the node's advertised address (its identity).
+func (n *Node) Addr() string { return n.self }
+
+// Start serves the listener and runs the node until ctx ends or Close.
+func (n *Node) Start(ctx context.Context) {
+	n.tr.serve()
+	n.started = time.Now()
+	go func() {
+		select {
+		case <-ctx.Done():
+			n.Close()
+		case <-n.stopped:
+		}
+	}()
+	go n.loop()
+}
+
+// call runs f in the node's goroutine and waits for it (false if the
+// node stopped).
+func (n *Node) call(f func()) bool {
+	done := make(chan struct{})
+	select {
+	case n.calls <- func() { f(); close(done) }:
+	case <-n.stopped:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-n.stopped:
+		return false
+	}
+}
+
+// post runs f in the node's goroutine later (from any goroutine).
+func (n *Node) post(f func()) {
+	select {
+	case n.calls <- f:
+	case <-n.stopped:
+	}
+}
+
+// Close leaves the tree (telling the neighbours, so that they repair it
+// at once), kills the running tasks and stops the node.
+func (n *Node) Close() error {
+	n.stopOnce.Do(func() {
+		n.call(func() { n.leave() })
+		n.tr.flush(500 * time.Millisecond)
+		close(n.stop)
+		<-n.stopped
+		n.tr.close()
+		n.closeErr = n.st.close()
+	})
+	return n.closeErr
+}
+
+// Kill stops the node abruptly, as a crash would: no message to anyone,
+// the running tasks killed (tests).
+func (n *Node) Kill() {
+	n.stopOnce.Do(func() {
+		n.tr.close()
+		close(n.stop)
+		<-n.stopped
+		n.closeErr = n.st.close()
+	})
+}
+
+// Done is closed when the node has stopped.
+func (n *Node) Done() <-chan struct{} { return n.stopped }
+
+func (n *Node) now() float64 { return n.cfg.Clock.Now() }
+
+func (n *Node) loop() {
+	defer close(n.stopped)
+	defer n.killTasks()
+	n.bootstrap()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	tick := max(n.cfg.Heartbeat/4, time.Millisecond)
+	nextHouse := time.Now()
+	for {
+		select {
+		case in := <-n.inbox:
+			n.receive(in)
+			n.drain()
+			if in.t < fMax {
+				n.ctr.handled[in.t].Add(1)
+			}
+		case f := <-n.calls:
+			f()
+		case <-timer.C:
+		case <-n.stop:
+			return
+		}
+		n.drain()
+		if t := time.Now(); !t.Before(nextHouse) {
+			if late := t.Sub(nextHouse); late > tick {
+				// This node did not run for a while (an overloaded
+				// machine): that time is not counted against its
+				// neighbours' silence.
+				n.stalled(late)
+			}
+			n.housekeeping(t)
+			n.drain()
+			nextHouse = t.Add(tick)
+		}
+		n.wakes()
+		n.drain()
+		n.startTasks()
+		d := time.Until(nextHouse)
+		if w := n.nextWake(); w < math.Inf(1) {
+			if dw := time.Duration((w - n.now()) * 1e9); dw < d {
+				d = max(dw, 0)
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(max(d, 0))
+	}
+}
+
+// drain delivers the messages between this node's own roles.
+func (n *Node) drain() {
+	for len(n.local) > 0 || len(n.localCtl) > 0 {
+		for len(n.local) > 0 {
+			lm := n.local[0]
+			n.local = n.local[1:]
+			n.deliver(n.self, lm.sub, lm.m)
+		}
+		if len(n.localCtl) > 0 {
+			c := n.localCtl[0]
+			n.localCtl = n.localCtl[1:]
+			n.control(n.self, c.m)
+		}
+	}
+	n.local, n.localCtl = n.local[:0], n.localCtl[:0]
+}
+
+// receive handles one frame from the network.
+func (n *Node) receive(in inbound) {
+	if in.reply != nil {
+		n.client(in)
+		return
+	}
+	n.heardFrom[in.from] = time.Now()
+	if in.t == fOverlay {
+		n.deliver(in.from, in.sub, in.msg)
+		return
+	}
+	n.control(in.from, in.ctl)
+}
+
+// invalid logs a dropped message.
+func (n *Node) invalid(from, what string, err error) {
+	n.ctr.invalid.Add(1)
+	n.logf("dropped %s from %s: %v", what, from, err)
+}
+
+// sendCtl sends a control message to node addr (to itself: handled after
+// the current step).
+func (n *Node) sendCtl(addr string, m validator) {
+	if addr == "" {
+		return
+	}
+	if addr == n.self {
+		n.localCtl = append(n.localCtl, localCtl{m})
+		return
+	}
+	b, err := encodeControl(m)
+	if err != nil {
+		n.logf("encode %s: %v", frameOf(m), err)
+		return
+	}
+	n.tr.send(addr, b)
+}
+
+// sendOverlay sends an overlay message to the node playing its
+// destination.
+func (n *Node) sendOverlay(addr, sub string, m overlay.Msg) {
+	if addr == n.self {
+		n.local = append(n.local, localMsg{sub, m})
+		return
+	}
+	b, err := appendOverlayFrame(n.tr.codec, sub, &m)
+	if err != nil {
+		n.logf("encode overlay %s: %v", m.Kind, err)
+		return
+	}
+	n.tr.send(addr, b)
+}
+
+// validateMsg checks an overlay message before any role sees it.
+func (n *Node) validateMsg(m *overlay.Msg) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	switch m.Kind {
+	case overlay.KindRequest, overlay.KindReturn:
+		r := &m.Req
+		if r.N < 1 || r.N > MaxTasks {
+			return fmt.Errorf("%s of %d tasks: want 1 to %d", m.Kind, r.N, MaxTasks)
+		}
+		if err := r.App.Validate(); err != nil {
+			return err
+		}
+		if math.IsInf(r.App.Length, 0) || math.IsInf(r.App.Mem, 0) || math.IsInf(r.App.Disk, 0) || math.IsNaN(r.App.Deadline) {
+			return fmt.Errorf("app %d: length %g, memory %g, disk %g, deadline %g: want finite values and a deadline",
+				r.App.ID, r.App.Length, r.App.Mem, r.App.Disk, r.App.Deadline)
+		}
+	case overlay.KindUpdate:
+		if m.Sum != nil {
+			if k := m.Sum.Len(); k > n.cfg.SFMax && k > n.cfg.Slots {
+				return fmt.Errorf("summary of %d sampled functions: want at most SF_max = %d", k, n.cfg.SFMax)
+			}
+			if v := m.Sum.Nodes(); v < 0 || v > 1<<30 {
+				return fmt.Errorf("summary of %d nodes: want 0 to %d", v, 1<<30)
+			}
+		}
+	case overlay.KindBound:
+		if math.IsNaN(m.Bound) || math.IsInf(m.Bound, 1) {
+			return fmt.Errorf("bound %g: want a time or -Inf", m.Bound)
+		}
+	default:
+		return fmt.Errorf("kind %s: not sent between nodes", m.Kind)
+	}
+	return nil
+}
+
+// deliver runs an overlay message through the role it is for.
+func (n *Node) deliver(from, sub string, m overlay.Msg) {
+	if err := n.validateMsg(&m); err != nil {
+		n.invalid(from, "overlay "+m.Kind.String(), err)
+		return
+	}
+	if m.Kind == overlay.KindReturn {
+		n.onReturn(from, m)
+		return
+	}
+	now := n.now()
+	if l := n.leaf; l != nil && l.self.ID == m.To {
+		if from != n.self || m.From != l.self.ID {
+			// From its father only (a request to a root leaf comes from
+			// its own node's submission role).
+			if l.father.None() || m.From != l.father.ID || from != l.father.Node {
+				if !(l.father.None() && from == n.self) {
+					n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not the father of leaf %d", m.From, m.To))
+					return
+				}
+			}
+		}
+		if m.Kind == overlay.KindRequest {
+			n.exec.subNode = sub
+			n.exec.accepted = n.exec.accepted[:0]
+		}
+		out := l.l.Step(&n.oc, now, m, n.out[:0])
+		if m.Kind == overlay.KindRequest {
+			n.claim(n.exec.accepted)
+			n.exec.accepted = n.exec.accepted[:0]
+		}
+		n.dispatchLeaf(out, sub)
+		return
+	}
+	r := n.routers[m.To]
+	if r == nil {
+		if m.Kind != overlay.KindBound {
+			n.logf("dropped overlay %s for vertex %d from %s: not played here", m.Kind, m.To, from)
+		}
+		return
+	}
+	nb := r.neighbour(m.From)
+	if nb.None() || nb.Node != from {
+		n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not a neighbour of vertex %d played by that node", m.From, m.To))
+		return
+	}
+	out := r.r.Step(&n.oc, now, m, n.out[:0])
+	n.dispatchRouter(r, out, sub)
+}
+
+// dispatchLeaf sends what the leaf's step produced.
+func (n *Node) dispatchLeaf(out []overlay.Msg, sub string) {
+	for i := range out {
+		m := out[i]
+		out[i] = overlay.Msg{}
+		switch m.Kind {
+		case overlay.KindUpdate:
+			if n.leaf != nil && !n.leaf.father.None() && m.To == n.leaf.father.ID {
+				n.sendOverlay(n.leaf.father.Node, "", m)
+			}
+		case overlay.KindReturn:
+			n.sendOverlay(sub, sub, m)
+		}
+		// KindDone (and the overlay's acknowledgements): the node's
+		// results and claims say it to the submission node, task by task.
+	}
+	n.out = out[:0]
+}
+
+// dispatchRouter sends what a router's step produced.
+func (n *Node) dispatchRouter(r *routerRole, out []overlay.Msg, sub string) {
+	for i := range out {
+		m := out[i]
+		out[i] = overlay.Msg{}
+		if m.Kind == overlay.KindReturn {
+			n.sendOverlay(sub, sub, m)
+			continue
+		}
+		nb := r.neighbour(m.To)
+		if nb.None() {
+			n.logf("router %v: %s for vertex %d: not a neighbour, dropped", r.view.Self, m.Kind, m.To)
+			continue
+		}
+		s := ""
+		if m.Kind == overlay.KindRequest {
+			s = sub
+		}
+		n.sendOverlay(nb.Node, s, m)
+	}
+	n.out = out[:0]
+}
+
+// stepLeafTick steps the leaf with a tick (its summary goes up if it
+// changed, finished tasks are reported).
+func (n *Node) stepLeafTick() {
+	if n.leaf == nil {
+		return
+	}
+	out := n.leaf.l.Step(&n.oc, n.now(), overlay.Msg{Kind: overlay.KindTick, To: n.leaf.self.ID}, n.out[:0])
+	n.dispatchLeaf(out, "")
+}
+
+// wakes steps the roles whose wake time has come.
+func (n *Node) wakes() {
+	now := n.now()
+	if n.leaf != nil && n.leaf.l.Wake() <= now {
+		n.stepLeafTick()
+	}
+	for _, r := range n.routers {
+		if r.r.Wake() <= now {
+			out := r.r.Step(&n.oc, now, overlay.Msg{Kind: overlay.KindTick, To: r.view.Self.ID}, n.out[:0])
+			n.dispatchRouter(r, out, "")
+		}
+	}
+}
+
+func (n *Node) nextWake() float64 {
+	w := math.Inf(1)
+	if n.leaf != nil {
+		w = n.leaf.l.Wake()
+	}
+	for _, r := range n.routers {
+		w = min(w, r.r.Wake())
+	}
+	return w
+}
+
+// housekeeping runs the node's timers: heartbeats, failure detection,
+// joins, the submission role's requests and detection, the execution
+// role's leases.
+func (n *Node) housekeeping(t time.Time) {
+	if n.leaving {
+		return
+	}
+	n.treeTimers(t)
+	if !t.Before(n.hbNext) {
+		n.heartbeats()
+		n.hbNext = t.Add(n.cfg.Heartbeat)
+		n.leases(t)
+	}
+	n.submitTimers(t)
+	n.execTimers(t)
+}
+
+// sortedKeys returns the routers' ids in order (deterministic iteration).
+func (n *Node) routerIDs() []overlay.Addr {
+	ids := make([]overlay.Addr, 0, len(n.routers))
+	for id := range n.routers {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
