@@ -268,7 +268,7 @@ func TauTable(rs []*Report, id string) report.Table {
 	t.Columns = append(t.Columns, report.Column{Name: "instances", Digits: 0}, report.Column{Name: "failed runs", Digits: 0})
 	nan := math.NaN()
 	for vi, v := range r.Variants {
-		row := report.Row{Label: v.Name + " (" + v.Availability + ", " + v.Beliefs.String() + ")"}
+		row := report.Row{Label: v.Name}
 		for _, x := range rs {
 			row.Cells = append(row.Cells, report.Cell{Ours: variantTau(x, v.Name, false), Paper: nan})
 		}
