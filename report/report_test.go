@@ -319,3 +319,27 @@ func TestCheckAfterDeletion(t *testing.T) {
 		t.Errorf("Check = %v, want the missing image and the broken document link", err)
 	}
 }
+
+// TestContentsWithoutComparedCells: the contents say so of a section whose
+// tables have no published value (e.g. a study of this project's), and
+// give the counts of one that has.
+func TestContentsWithoutComparedCells(t *testing.T) {
+	nan := math.NaN()
+	p := Page{Title: "t", Sections: []Section{
+		{ID: "study", Paper: "A study", Tables: []Table{{ID: "t1", Columns: []Column{{Name: "c"}}, Rows: []Row{{Label: "r", Cells: []Cell{{Ours: 1, Paper: nan}}}}}}},
+		{ID: "paper", Paper: "A paper", Tables: []Table{{ID: "t2", Columns: []Column{{Name: "c"}}, Rows: []Row{{Label: "r", Cells: []Cell{{Ours: 1, Paper: 1}}}}}}},
+	}}
+	b, err := Render(p, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		`<a href="#study">A study</a> <span class="summary">— no cell compared with a published value</span>`,
+		`<a href="#paper">A paper</a> <span class="summary">— compared cells: 1 close, 0 near, 0 far</span>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the contents lack %q", want)
+		}
+	}
+}

@@ -107,6 +107,11 @@ type Reproduction struct {
 	// full runs under root (the repository's results/ directory) without
 	// running anything; nil, nil when root holds none of its results.
 	Results func(root string) (*Section, error)
+	// NoResults, for a reproduction without Results, says on the page of
+	// the committed runs why it has none (e.g. that its full run takes
+	// minutes and is not kept); empty: the page says only that it gives
+	// no section.
+	NoResults string
 }
 
 // Section is what a reproduction contributes to the report page.

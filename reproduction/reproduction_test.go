@@ -189,3 +189,40 @@ func TestWallTime(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteResultsNotes: the page of committed runs says, for each
+// reproduction without a section, why: its NoResults, or that it gives no
+// section yet, or that its results were not found.
+func TestWriteResultsNotes(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+Module+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	os.WriteFile(filepath.Join(root, "docs", "x.md"), []byte("# x\n"), 0o644)
+	results := filepath.Join(root, "results")
+	os.MkdirAll(results, 0o755)
+	rs := []Reproduction{
+		{Name: "shown", Order: 1, Results: func(string) (*Section, error) { return testSection(IterativePaper, "table1"), nil }},
+		{Name: "cheap", Order: 2, NoResults: "its full run takes a second; nothing to keep."},
+		{Name: "later", Order: 3},
+		{Name: "absent", Order: 4, Results: func(string) (*Section, error) { return nil, nil }},
+	}
+	file, missing, err := WriteResults(results, "", rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(missing, ",") != "cheap,later,absent" {
+		t.Errorf("missing %v, want cheap, later, absent", missing)
+	}
+	b, _ := os.ReadFile(file)
+	html := string(b)
+	for _, want := range []string{
+		"cheap: its full run takes a second; nothing to keep.",
+		"later: no section from committed results yet",
+		"absent: no committed results found in the results directory.",
+		`id="shown-table1"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -29,10 +29,15 @@ func WriteResults(root, dir string, rs []Reproduction) (string, []string, error)
 		dir = filepath.Join(root, ResultsPageDir)
 	}
 	var entries []Entry
-	var missing []string
+	var missing, notes []string
 	for _, r := range Sort(rs) {
 		if r.Results == nil {
 			missing = append(missing, r.Name)
+			if r.NoResults != "" {
+				notes = append(notes, r.Name+": "+r.NoResults)
+			} else {
+				notes = append(notes, r.Name+": no section from committed results yet; its results are in results/ and its documents.")
+			}
 			continue
 		}
 		s, err := r.Results(root)
@@ -41,6 +46,7 @@ func WriteResults(root, dir string, rs []Reproduction) (string, []string, error)
 		}
 		if s == nil {
 			missing = append(missing, r.Name)
+			notes = append(notes, r.Name+": no committed results found in the results directory.")
 			continue
 		}
 		entries = append(entries, Entry{Name: r.Name, Title: r.Title, Section: s})
@@ -51,8 +57,8 @@ func WriteResults(root, dir string, rs []Reproduction) (string, []string, error)
 	intro := `The full runs of the papers' experiments that the project keeps in results/, each table beside the published one and each figure drawn from the committed numbers. Nothing was run to make this page: 'volsched report results/' reads the files there (the command of each run is given in its section, with its wall time where it was measured).
 
 The reduced versions of every reproduction run in minutes: 'volsched reproduce --quick --report DIR' writes the same page from a fresh run. docs/papers.md lists the papers; docs/report.md describes this page.`
-	if len(missing) > 0 {
-		intro += "\n\nNot on this page yet (no section from committed results): " + strings.Join(missing, ", ") + "; their results are in results/ and their documents."
+	if len(notes) > 0 {
+		intro += "\n\nNot on this page: " + strings.Join(notes, " ")
 	}
 	file, err := Write(dir, entries, PageOptions{
 		Title:     "volsched: the full runs beside the papers",

@@ -182,9 +182,14 @@ Variants: ` + strings.Join(names, ", "),
 		Resumes: true,
 		Order:   500,
 		Title:   "Robustness study (beyond the papers): the heuristics of Scheduling Parallel Iterative Applications on Volatile Resources §7 and Mapping Tightly-Coupled Applications on Volatile Resources §VII.A under semi-Markov and trace availability",
-		Run: printsOnly(func(ctx context.Context, w io.Writer, opt reproduceOptions) error {
-			return robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
-		}),
+		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
+			r, err := robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
+			if err != nil {
+				return nil, err
+			}
+			return r.Section(), nil
+		},
+		Results: robustness.ResultsSection,
 	})
 }
 

@@ -143,5 +143,6 @@ Figure 4 is recomputed from the start.`,
 			}
 			return r.Section(), nil
 		},
+		Results: rcampaign.ResultsSection,
 	})
 }

@@ -143,7 +143,7 @@ func TestResultsReportInBrowser(t *testing.T) {
 }
 
 // TestReproduceReport: 'reproduce --quick --report DIR' (a subset: the
-// reproductions that take seconds)
+// reproductions that take seconds, robustness's section among them)
 // writes a page that passes report.Check (internal links, images, well
 // formed) with every table and figure of those reproductions, the wall
 // time of each, and loads in a browser.
@@ -152,7 +152,7 @@ func TestReproduceReport(t *testing.T) {
 		t.Skip("runs the reduced campaigns (about 20 s)")
 	}
 	dir := filepath.Join(t.TempDir(), "page")
-	_, errOut, code := runCLI(t, "", "reproduce", "--quick", "--only", "analyze,exp-independent,exp-coupled,overlay-accuracy", "--report", dir, "--png")
+	_, errOut, code := runCLI(t, "", "reproduce", "--quick", "--only", "analyze,exp-independent,exp-coupled,overlay-accuracy,robustness", "--report", dir, "--png")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -168,6 +168,8 @@ func TestReproduceReport(t *testing.T) {
 		`id="overlay"`, `id="overlay-accuracy-table2-ibp"`, `id="overlay-accuracy-table3-dp"`,
 		`id="analyze-chains"`, `id="analyze-sets"`,
 		"volsched reproduce --quick --seed 1 --only exp-coupled", "Kendall's τ-b",
+		`id="robustness"`, `id="robustness-independent-score"`, `id="robustness-independent-tau"`, `id="robustness-coupled-rank"`,
+		`id="robustness-coupled-paired"`, "This is not a reproduction of a paper", "Table I (published)",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
@@ -176,11 +178,11 @@ func TestReproduceReport(t *testing.T) {
 	if strings.Contains(html, "Printed output") {
 		t.Error("a reproduction of the page shows its printed output: each of these has a section")
 	}
-	if n := strings.Count(html, "wall time of this page"); n != 4 {
-		t.Errorf("%d runs of this page, want 4", n)
+	if n := strings.Count(html, "wall time of this page"); n != 5 {
+		t.Errorf("%d runs of this page, want 5", n)
 	}
-	if n := strings.Count(html, "not measured"); n != 2 {
-		t.Errorf("%d runs without a wall time, want 2 (the full campaigns' commands of exp-independent and exp-coupled; every run of this page is measured)", n)
+	if n := strings.Count(html, "not measured"); n != 7 {
+		t.Errorf("%d runs without a wall time, want 7 (the full campaigns' commands of exp-independent and exp-coupled, robustness's full study and its 4 committed directories; every run of this page is measured)", n)
 	}
 	loadPage(t, file)
 }

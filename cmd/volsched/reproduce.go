@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -23,14 +22,6 @@ type reproduceOptions = reproduction.Options
 var reproductions []reproduction.Reproduction
 
 func registerReproduction(r reproduction.Reproduction) { reproductions = append(reproductions, r) }
-
-// printsOnly adapts the Run of a reproduction that prints its tables but
-// gives no report section yet (the page shows what it printed).
-func printsOnly(run func(ctx context.Context, w io.Writer, opt reproduceOptions) error) func(context.Context, io.Writer, reproduceOptions) (*reproduction.Section, error) {
-	return func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
-		return nil, run(ctx, w, opt)
-	}
-}
 
 // interruptedReproduction is the error of a reproduce interrupted during r:
 // what is kept and how to go on (the reproduction's own error may name a

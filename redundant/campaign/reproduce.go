@@ -17,6 +17,10 @@ type Result struct {
 	Seed    uint64
 	Quick   bool
 	Figures []Output
+	// Committed, when set, says what the committed run read back from
+	// results/ holds (ReadResults); it replaces the description of the
+	// run's size in the section.
+	Committed string
 }
 
 // Reproduce runs the reproduction of seed 003: laboratory Figures 1–3

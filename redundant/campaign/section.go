@@ -33,7 +33,9 @@ var fitTol = report.Tolerance{Rel: 0.05}
 func (r *Result) Section() *reproduction.Section {
 	s := &reproduction.Section{Paper: reproduction.RedundantPaper}
 	reps := "2,000 instances per point of Figures 1–3 on the paper's grids (σ or µ by 0.05, m from 10 to 100) and 2,000 allocation times per point of Figure 4"
-	if r.Quick {
+	if r.Committed != "" {
+		reps = r.Committed
+	} else if r.Quick {
 		reps = "the reduced version: 200 instances per point of Figures 1–2 on coarse grids (σ or µ by 0.2), 50 per point of Figure 3 at m ∈ {10, 40}, 200 allocation times per point of Figure 4 at 3 grid sizes per trace"
 	}
 	s.Reproduced = fmt.Sprintf("The laboratory study (§3: hosts' failure probabilities drawn from a GDFN and known to the algorithms): "+

@@ -60,48 +60,58 @@ func (c *IndependentParams) IndependentReport(seed uint64, results []UnitResult)
 // directory of kind KindIndependent, writes DIR/summary.json and
 // DIR/report.md and prints the report to w.
 func SummarizeIndependentDir(ctx context.Context, dir string, w io.Writer) error {
+	_, err := summarizeIndependentDir(dir, w)
+	return err
+}
+
+func summarizeIndependentDir(dir string, w io.Writer) (Report, error) {
 	m, results, err := experiment.LoadComplete[UnitResult](dir)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	var p IndependentParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return fmt.Errorf("manifest parameters: %w", err)
+		return Report{}, fmt.Errorf("manifest parameters: %w", err)
 	}
 	if err := p.Validate(); err != nil {
-		return fmt.Errorf("manifest parameters: %w", err)
+		return Report{}, fmt.Errorf("manifest parameters: %w", err)
 	}
 	if p.Units() != m.Units {
-		return fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
+		return Report{}, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
 	r, err := p.IndependentReport(m.Seed, results)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
-	return writeReport(dir, r, w)
+	return r, writeReport(dir, r, w)
 }
 
 // SummarizeCoupledDir is SummarizeIndependentDir for KindCoupled.
 func SummarizeCoupledDir(ctx context.Context, dir string, w io.Writer) error {
+	_, err := summarizeCoupledDir(dir, w)
+	return err
+}
+
+func summarizeCoupledDir(dir string, w io.Writer) (Report, error) {
 	m, results, err := experiment.LoadComplete[CoupledUnitResult](dir)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	var p CoupledParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return fmt.Errorf("manifest parameters: %w", err)
+		return Report{}, fmt.Errorf("manifest parameters: %w", err)
 	}
 	if err := p.Validate(); err != nil {
-		return fmt.Errorf("manifest parameters: %w", err)
+		return Report{}, fmt.Errorf("manifest parameters: %w", err)
 	}
 	if p.Units() != m.Units {
-		return fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
+		return Report{}, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
 	r, err := p.CoupledReport(m.Seed, results)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
-	return writeReport(dir, r, w)
+	return r, writeReport(dir, r, w)
 }
 
 func writeReport(dir string, r Report, w io.Writer) error {
@@ -180,9 +190,9 @@ func QuickCoupled() CoupledParams {
 // w_min), and the seed-002 grid at m = 5, w_min 1–5 with two scenarios of
 // one trial per (n_com, w_min) (beyond w_min 5 the Markov variants cost
 // minutes of CPU per unit), into outDir/robustness/{independent,coupled}
-// (a temporary directory, removed, when outDir is empty), and prints the
-// reports.
-func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) error {
+// (a temporary directory, removed, when outDir is empty), prints the
+// reports and returns them (Result.Section is its part of the report page).
+func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir string) (*Result, error) {
 	ci, cc := QuickIndependent(), QuickCoupled()
 	if !quick {
 		ci = DefaultIndependent()
@@ -195,7 +205,7 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 	if outDir == "" {
 		tmp, err := os.MkdirTemp("", "volsched-robustness-")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
@@ -204,24 +214,26 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 	if err := runPart(ctx, filepath.Join(dir, "independent"), KindIndependent, seed, ci.Units(), ci, func(ctx context.Context, u int) (UnitResult, error) {
 		return ci.RunUnit(ctx, seed, u)
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if err := SummarizeIndependentDir(ctx, filepath.Join(dir, "independent"), w); err != nil {
-		return err
+	res := &Result{Quick: quick, Seed: seed}
+	var err error
+	if res.Independent, err = summarizeIndependentDir(filepath.Join(dir, "independent"), w); err != nil {
+		return nil, err
 	}
 	fmt.Fprintln(w)
 	if err := runPart(ctx, filepath.Join(dir, "coupled"), KindCoupled, seed, cc.Units(), cc, func(ctx context.Context, u int) (CoupledUnitResult, error) {
 		return cc.RunUnit(ctx, seed, u)
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if err := SummarizeCoupledDir(ctx, filepath.Join(dir, "coupled"), w); err != nil {
-		return err
+	if res.Coupled, err = summarizeCoupledDir(filepath.Join(dir, "coupled"), w); err != nil {
+		return nil, err
 	}
 	if outDir == "" {
 		fmt.Fprintf(w, "(temporary directory, removed; reproduce --out DIR keeps the files)\n")
 	}
-	return nil
+	return res, nil
 }
 
 func runPart[R any](ctx context.Context, dir, kind string, seed uint64, units int, params any, work func(context.Context, int) (R, error)) error {
