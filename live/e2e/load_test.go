@@ -22,6 +22,7 @@ import (
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/master"
 	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/live/worker"
 )
 
 // The load measurements of docs/benchmarks.md: benchmarks, so that
@@ -279,7 +280,8 @@ func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, h
 	var cl livepbconnect.MasterClient
 	for i, name := range names(n) {
 		if i%perClient == 0 {
-			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100}}
+			// The transport of the real worker's client (worker.WholeMessages).
+			hc = &http.Client{Transport: worker.WholeMessages(&http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100})}
 			cl = livepbconnect.NewMasterClient(hc, r.url)
 		}
 		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}

@@ -347,7 +347,7 @@ func (s *Server) Listen() error {
 	mux := http.NewServeMux()
 	// No compression of the (small) messages: gzip's per-message set-up
 	// cost more CPU than the bytes it saves.
-	path, h := livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20), connect.WithCompressMinBytes(1<<20))
+	path, h := livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20), connect.WithCompressMinBytes(1<<20), connect.WithCodec(codec{}))
 	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/Session") {
 			// The Session handler ends its stream's Receive with a read deadline.
