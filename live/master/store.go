@@ -35,6 +35,11 @@ CREATE TABLE IF NOT EXISTS tasks(iter INTEGER NOT NULL, idx INTEGER NOT NULL, na
 CREATE TABLE IF NOT EXISTS results(iter INTEGER NOT NULL, idx INTEGER NOT NULL, digest TEXT NOT NULL, worker TEXT NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY(iter, idx));
 CREATE TABLE IF NOT EXISTS measures(id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS result_data(digest TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens_version(id INTEGER PRIMARY KEY CHECK (id = 1), v INTEGER NOT NULL);
+INSERT OR IGNORE INTO tokens_version(id, v) VALUES(1, 0);
+CREATE TRIGGER IF NOT EXISTS tokens_version_insert AFTER INSERT ON tokens BEGIN UPDATE tokens_version SET v = v + 1; END;
+CREATE TRIGGER IF NOT EXISTS tokens_version_update AFTER UPDATE ON tokens BEGIN UPDATE tokens_version SET v = v + 1; END;
+CREATE TRIGGER IF NOT EXISTS tokens_version_delete AFTER DELETE ON tokens BEGIN UPDATE tokens_version SET v = v + 1; END;
 `
 
 // OpenDB opens (creating it) the database of a state directory.
@@ -109,6 +114,15 @@ func (d *DB) RevokeToken(name string) error {
 		return fmt.Errorf("worker %q has no valid token", name)
 	}
 	return nil
+}
+
+// TokensVersion changes whenever the tokens table does (any writer, any
+// process: triggers count the changes), so that a master can poll it
+// instead of rereading every token.
+func (d *DB) TokensVersion() (int64, error) {
+	var v int64
+	err := d.db.QueryRow(`SELECT v FROM tokens_version WHERE id = 1`).Scan(&v)
+	return v, err
 }
 
 // Tokens returns the valid tokens' hashes → worker names.

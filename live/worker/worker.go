@@ -163,7 +163,7 @@ func New(opt Options) (*Worker, error) {
 	}
 	tr := &http.Transport{TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: WholeMessages(tr)}
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
 	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
 	if opt.Emulate != nil {
