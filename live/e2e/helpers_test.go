@@ -74,6 +74,7 @@ type cluster struct {
 	fp      string
 	state   string
 	done    chan error
+	ended   chan struct{} // closed when the master's Run has returned
 	cancel  context.CancelFunc
 	wcancel context.CancelFunc
 	wg      sync.WaitGroup
@@ -96,14 +97,26 @@ func startMaster(t *testing.T, opt master.Options) *cluster {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	c := &cluster{t: t, srv: srv, url: "https://" + srv.Addr(), fp: srv.Fingerprint(), state: opt.State, done: make(chan error, 1), cancel: cancel}
-	go func() { c.done <- srv.Run(ctx) }()
+	c := &cluster{t: t, srv: srv, url: "https://" + srv.Addr(), fp: srv.Fingerprint(), state: opt.State, done: make(chan error, 1), ended: make(chan struct{}), cancel: cancel}
+	go func() {
+		c.done <- srv.Run(ctx)
+		close(c.ended)
+	}()
 	wctx, wcancel := context.WithCancel(context.Background())
 	c.wcancel = wcancel
 	_ = wctx
 	t.Cleanup(func() {
 		cancel()
 		c.stopWorkers()
+		// The state directory is a TempDir removed after this cleanup: the
+		// master must have stopped writing into it (its driver run and
+		// persister end with Run). Bounded: Run ends within seconds of
+		// its context's end.
+		select {
+		case <-c.ended:
+		case <-time.After(time.Minute):
+			t.Error("the master's Run did not return within a minute of its cancellation")
+		}
 	})
 	return c
 }
