@@ -144,6 +144,10 @@ type Stats struct {
 	// Deep is a deepest leaf of the subtree (the one moved when the tree
 	// is unbalanced).
 	Deep Ref `json:"deep"`
+	// Partial: some vertex of the subtree has not yet heard its child's
+	// stats (a tree just built or relinked: heights counted from
+	// placeholders, not to be balanced on).
+	Partial bool `json:"partial,omitempty"`
 }
 
 func (s Stats) validate() error {

@@ -461,7 +461,7 @@ func (r *routerRole) kidStats(i int) Stats {
 	if r.childLeaf(i) {
 		return Stats{Leaves: 1, Deep: r.child(i)}
 	}
-	return Stats{Leaves: 2, MinH: 1, MaxH: 1}
+	return Stats{Leaves: 2, MinH: 1, MaxH: 1, Partial: true}
 }
 
 // split replaces router r's leaf child s by a new routing vertex played by
@@ -692,7 +692,7 @@ func (n *Node) heartbeats() {
 // subStats combines the children's stats.
 func (n *Node) subStats(r *routerRole) Stats {
 	a, b := r.kidStats(0), r.kidStats(1)
-	s := Stats{Leaves: a.Leaves + b.Leaves, MinH: 1 + min(a.MinH, b.MinH), MaxH: 1 + max(a.MaxH, b.MaxH)}
+	s := Stats{Leaves: a.Leaves + b.Leaves, MinH: 1 + min(a.MinH, b.MinH), MaxH: 1 + max(a.MaxH, b.MaxH), Partial: a.Partial || b.Partial}
 	s.Leaves = min(s.Leaves, 1<<26)
 	s.MaxH = min(s.MaxH, 64)
 	s.MinH = min(s.MinH, s.MaxH)
@@ -1155,7 +1155,12 @@ func (n *Node) balance(t time.Time) {
 		n.sendCtl(s.Extra, &Handoff{Spare: s.Spare})
 		return
 	}
-	if s.MaxH-s.MinH <= 1 || s.Deep.None() {
+	// Heights counted in part from placeholders (the stats have not come
+	// up from every vertex yet: a tree just built or relinked, whose
+	// deeper vertices count as one level until their heartbeats come up;
+	// 256 nodes with heartbeats of a second take 8 s) are not an
+	// unbalanced tree: no leaf moves on them.
+	if s.Partial || s.MaxH-s.MinH <= 1 || s.Deep.None() {
 		return
 	}
 	n.lastBal = t
