@@ -362,7 +362,9 @@ func (t *transport) writer(p *peer) {
 				if err == nil || time.Since(since) >= redialFor {
 					break
 				}
-				t.logf("dial %s: %v (trying again)", p.addr, err)
+				if since.Add(time.Second).After(time.Now()) {
+					t.logf("dial %s: %v (trying again every second for %v)", p.addr, err, redialFor)
+				}
 				select {
 				case <-time.After(time.Second):
 				case <-t.done:
@@ -370,7 +372,7 @@ func (t *transport) writer(p *peer) {
 				}
 			}
 			if err != nil {
-				t.logf("dial %s: %v", p.addr, err)
+				t.logf("dial %s: %v (taken for down)", p.addr, err)
 				p.lastFail = time.Now()
 				p.failing.Store(true)
 				t.ctr.dropped.Add(1)

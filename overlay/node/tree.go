@@ -369,9 +369,9 @@ func (n *Node) onJoin(from string, j *Join) {
 	}
 	if j.To.None() {
 		// Entry: start from this node's leaf, or a router in the tree.
-		if n.joined() || len(n.routers) > 0 {
-			n.sendCtl(j.Node, &JoinAck{Root: n.root})
-		}
+		// (The root acknowledges it: a member whose branch is cut off
+		// from its root would say that a tree exists when none does,
+		// and keep every joining node from starting one.)
 		if n.joined() {
 			if n.leaf.father.None() {
 				n.splitRootLeaf(j)
@@ -427,6 +427,7 @@ func (n *Node) routeJoin(r *routerRole, j *Join) {
 			return
 		}
 		j.Down = true
+		n.sendCtl(j.Node, &JoinAck{Root: r.view.Self})
 	}
 	// Down: towards the shallowest leaf.
 	s := 0
@@ -483,6 +484,7 @@ func (n *Node) split(r *routerRole, s int, j *Join) {
 // splitRootLeaf: the tree is this node's leaf alone; the joining node's
 // new routing vertex becomes the root.
 func (n *Node) splitRootLeaf(j *Join) {
+	n.sendCtl(j.Node, &JoinAck{Root: n.leaf.self})
 	attach, attachLeaf := j.Attach, j.AttachLeaf
 	v := Ref{ID: n.newID(n.leaf.self, attach), Node: j.Node}
 	if attach.None() {
