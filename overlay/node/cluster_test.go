@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -88,7 +89,14 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 	ctx, cancel := context.WithCancel(context.Background())
 	cl := &cluster{t: t, cfg: cfg, dir: t.TempDir(), ctx: ctx, stop: cancel, quiet: true}
 	lns, addrs := listeners(t, n)
-	for i := 0; i < n; i++ {
+	t.Cleanup(func() {
+		cl.closeAll()
+		if t.Failed() || os.Getenv("VOLSCHED_NODE_LOG") != "" {
+			cl.dumpLogs()
+		}
+	})
+	cfgs := make([]Config, n)
+	for i := range cfgs {
 		c := Config{Listener: lns[i], Policy: "ibp", State: filepath.Join(cl.dir, fmt.Sprint(i)), Cert: cr.cert, CA: cr.ca,
 			Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, StartGrace: 2 * time.Second, Detect: 3 * time.Second, Retry: 50 * time.Millisecond, Bandwidth: 100e3, Seed: uint64(i + 1)}
 		if join {
@@ -107,26 +115,49 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 		if cfg != nil {
 			cfg(i, &c)
 		}
-		nd, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cl.nodes = append(cl.nodes, nd)
-		if join {
+		cfgs[i] = c
+	}
+	if join {
+		// One after the other, each started as soon as it is made.
+		for i := range cfgs {
+			nd, err := New(cfgs[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl.nodes = append(cl.nodes, nd)
 			nd.Start(ctx)
 		}
+		return cl
 	}
-	if !join {
-		for _, nd := range cl.nodes {
-			nd.Start(ctx)
+	// Made a few at a time (each creates its state database, waiting on
+	// the disk's syncs: 256 one after the other take seconds), then all
+	// started.
+	nodes := make([]*Node, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range cfgs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			nodes[i], errs[i] = New(cfgs[i])
+		}()
+	}
+	wg.Wait()
+	for i, nd := range nodes {
+		if nd != nil {
+			cl.nodes = append(cl.nodes, nd)
+		} else {
+			lns[i].Close()
 		}
 	}
-	t.Cleanup(func() {
-		cl.closeAll()
-		if t.Failed() || os.Getenv("VOLSCHED_NODE_LOG") != "" {
-			cl.dumpLogs()
-		}
-	})
+	for _, nd := range cl.nodes {
+		nd.Start(ctx) // (a node made must run for Kill to stop it)
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 	return cl
 }
 

@@ -144,6 +144,10 @@ type Stats struct {
 	// Deep is a deepest leaf of the subtree (the one moved when the tree
 	// is unbalanced).
 	Deep Ref `json:"deep"`
+	// Partial: some vertex of the subtree has not yet heard its child's
+	// stats (a tree just built or relinked: heights counted from
+	// placeholders, not to be balanced on).
+	Partial bool `json:"partial,omitempty"`
 }
 
 func (s Stats) validate() error {
@@ -241,9 +245,9 @@ type Join struct {
 	MaxDepth int `json:"max_depth,omitempty"`
 }
 
-// JoinAck tells a joining node that the sender is in a tree and has
-// routed its join (or will place it when the tree is repaired): a node
-// that hears this never starts a tree of its own.
+// JoinAck tells a joining node that its join has reached a root (sent by
+// the root's player): a tree exists, and a node that heard this lately
+// does not start a tree of its own.
 type JoinAck struct {
 	Root Ref `json:"root"`
 }

@@ -301,10 +301,15 @@ func (t *transport) send(addr string, frame []byte) {
 	}
 }
 
+// redialFor is how long a writer keeps a frame for a peer it cannot
+// connect to, dialling again every second.
+const redialFor = 10 * time.Second
+
 // writer owns the connection to one peer: it dials when there is
-// something to send, writes frames in order, redials after an error (not
-// more than once a second: frames for an unreachable peer are dropped
-// meanwhile) and closes after a minute without frames.
+// something to send, writes frames in order, redials after an error
+// (during redialFor for the frame that found no connection; once the
+// peer is taken for down, not more than once a second: frames for it are
+// dropped meanwhile) and closes after a minute without frames.
 func (t *transport) writer(p *peer) {
 	defer t.wg.Done()
 	var c *tls.Conn
@@ -340,14 +345,34 @@ func (t *transport) writer(p *peer) {
 		}
 		idle.Reset(time.Minute)
 		if c == nil {
-			if time.Since(p.lastFail) < time.Second {
+			if p.failing.Load() && time.Since(p.lastFail) < time.Second {
 				t.ctr.dropped.Add(1)
 				continue
 			}
+			// A peer that does not answer in time may only be slow (a
+			// loaded machine: hundreds of handshakes at a start): the
+			// frame waits and the dial is tried again every second for
+			// redialFor, the frames sent meanwhile queued behind it. A
+			// peer unreachable that long is taken for down: this frame
+			// is dropped, and so is every frame for it while the last
+			// attempt is less than a second old.
 			var err error
-			c, err = t.dial(p.addr)
+			for since := time.Now(); ; {
+				c, err = t.dial(p.addr)
+				if err == nil || time.Since(since) >= redialFor {
+					break
+				}
+				if since.Add(time.Second).After(time.Now()) {
+					t.logf("dial %s: %v (trying again every second for %v)", p.addr, err, redialFor)
+				}
+				select {
+				case <-time.After(time.Second):
+				case <-t.done:
+					return
+				}
+			}
 			if err != nil {
-				t.logf("dial %s: %v", p.addr, err)
+				t.logf("dial %s: %v (taken for down)", p.addr, err)
 				p.lastFail = time.Now()
 				p.failing.Store(true)
 				t.ctr.dropped.Add(1)

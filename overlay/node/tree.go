@@ -369,9 +369,9 @@ func (n *Node) onJoin(from string, j *Join) {
 	}
 	if j.To.None() {
 		// Entry: start from this node's leaf, or a router in the tree.
-		if n.joined() || len(n.routers) > 0 {
-			n.sendCtl(j.Node, &JoinAck{Root: n.root})
-		}
+		// (The root acknowledges it: a member whose branch is cut off
+		// from its root would say that a tree exists when none does,
+		// and keep every joining node from starting one.)
 		if n.joined() {
 			if n.leaf.father.None() {
 				n.splitRootLeaf(j)
@@ -427,6 +427,7 @@ func (n *Node) routeJoin(r *routerRole, j *Join) {
 			return
 		}
 		j.Down = true
+		n.sendCtl(j.Node, &JoinAck{Root: r.view.Self})
 	}
 	// Down: towards the shallowest leaf.
 	s := 0
@@ -461,7 +462,7 @@ func (r *routerRole) kidStats(i int) Stats {
 	if r.childLeaf(i) {
 		return Stats{Leaves: 1, Deep: r.child(i)}
 	}
-	return Stats{Leaves: 2, MinH: 1, MaxH: 1}
+	return Stats{Leaves: 2, MinH: 1, MaxH: 1, Partial: true}
 }
 
 // split replaces router r's leaf child s by a new routing vertex played by
@@ -483,6 +484,7 @@ func (n *Node) split(r *routerRole, s int, j *Join) {
 // splitRootLeaf: the tree is this node's leaf alone; the joining node's
 // new routing vertex becomes the root.
 func (n *Node) splitRootLeaf(j *Join) {
+	n.sendCtl(j.Node, &JoinAck{Root: n.leaf.self})
 	attach, attachLeaf := j.Attach, j.AttachLeaf
 	v := Ref{ID: n.newID(n.leaf.self, attach), Node: j.Node}
 	if attach.None() {
@@ -692,7 +694,7 @@ func (n *Node) heartbeats() {
 // subStats combines the children's stats.
 func (n *Node) subStats(r *routerRole) Stats {
 	a, b := r.kidStats(0), r.kidStats(1)
-	s := Stats{Leaves: a.Leaves + b.Leaves, MinH: 1 + min(a.MinH, b.MinH), MaxH: 1 + max(a.MaxH, b.MaxH)}
+	s := Stats{Leaves: a.Leaves + b.Leaves, MinH: 1 + min(a.MinH, b.MinH), MaxH: 1 + max(a.MaxH, b.MaxH), Partial: a.Partial || b.Partial}
 	s.Leaves = min(s.Leaves, 1<<26)
 	s.MaxH = min(s.MaxH, 64)
 	s.MinH = min(s.MinH, s.MaxH)
@@ -1155,7 +1157,12 @@ func (n *Node) balance(t time.Time) {
 		n.sendCtl(s.Extra, &Handoff{Spare: s.Spare})
 		return
 	}
-	if s.MaxH-s.MinH <= 1 || s.Deep.None() {
+	// Heights counted in part from placeholders (the stats have not come
+	// up from every vertex yet: a tree just built or relinked, whose
+	// deeper vertices count as one level until their heartbeats come up;
+	// 256 nodes with heartbeats of a second take 8 s) are not an
+	// unbalanced tree: no leaf moves on them.
+	if s.Partial || s.MaxH-s.MinH <= 1 || s.Deep.None() {
 		return
 	}
 	n.lastBal = t
