@@ -3,12 +3,14 @@ package demo
 import (
 	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/internal/testbin"
 )
+
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // TestDemoRuns builds volsched and runs a small demo (4 workers,
 // hashchain, 50 ms slots): it must finish and print the measured makespan
@@ -17,10 +19,7 @@ func TestDemoRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs worker processes")
 	}
-	bin := filepath.Join(t.TempDir(), "volsched")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/volsched/volsched/cmd/volsched").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbin.Volsched(t)
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -7,47 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/internal/testbin"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+// volschedBinary is the volsched command built once for the tests that
+// run it as real processes.
+func volschedBinary(t testing.TB) string { return testbin.Volsched(t) }
 
-// volschedBinary builds the volsched command once (the multi-process
-// tests run real daemons).
-func volschedBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "volsched-node-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "volsched")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/volsched/volsched/cmd/volsched").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // daemon is one `volsched node` process.
 type daemon struct {
