@@ -65,25 +65,7 @@ func SummarizeIndependentDir(ctx context.Context, dir string, w io.Writer) error
 }
 
 func summarizeIndependentDir(dir string, w io.Writer) (Report, error) {
-	m, results, err := experiment.LoadComplete[UnitResult](dir)
-	if err != nil {
-		return Report{}, err
-	}
-	var p IndependentParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return Report{}, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return Report{}, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if p.Units() != m.Units {
-		return Report{}, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
-	}
-	r, err := p.IndependentReport(m.Seed, results)
-	if err != nil {
-		return Report{}, err
-	}
-	return r, writeReport(dir, r, w)
+	return summarizeDir(dir, w, (*IndependentParams).IndependentReport)
 }
 
 // SummarizeCoupledDir is SummarizeIndependentDir for KindCoupled.
@@ -93,12 +75,27 @@ func SummarizeCoupledDir(ctx context.Context, dir string, w io.Writer) error {
 }
 
 func summarizeCoupledDir(dir string, w io.Writer) (Report, error) {
-	m, results, err := experiment.LoadComplete[CoupledUnitResult](dir)
+	return summarizeDir(dir, w, (*CoupledParams).CoupledReport)
+}
+
+// campaignParams is what summarizeDir needs of a part's parameters (a
+// pointer to IndependentParams or CoupledParams).
+type campaignParams[P any] interface {
+	*P
+	Validate() error
+	Units() int
+}
+
+// summarizeDir reads a complete campaign directory of results R and
+// parameters P, checks the parameters against the manifest, computes the
+// report with report and writes it (writeReport).
+func summarizeDir[R, P any, PP campaignParams[P]](dir string, w io.Writer, report func(PP, uint64, []R) (Report, error)) (Report, error) {
+	m, results, err := experiment.LoadComplete[R](dir)
 	if err != nil {
 		return Report{}, err
 	}
-	var p CoupledParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
+	p := PP(new(P))
+	if err := json.Unmarshal(m.Params, p); err != nil {
 		return Report{}, fmt.Errorf("manifest parameters: %w", err)
 	}
 	if err := p.Validate(); err != nil {
@@ -107,7 +104,7 @@ func summarizeCoupledDir(dir string, w io.Writer) (Report, error) {
 	if p.Units() != m.Units {
 		return Report{}, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
-	r, err := p.CoupledReport(m.Seed, results)
+	r, err := report(p, m.Seed, results)
 	if err != nil {
 		return Report{}, err
 	}
