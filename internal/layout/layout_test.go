@@ -96,6 +96,9 @@ func TestDriversCallTheirCore(t *testing.T) {
 		"coupled/slotsim":   "coupled",
 		"oversim":           "overlay",
 		"live/master":       "iterative",
+		"overlay/node":      "overlay",
+		"overlay/accuracy":  "overlay",
+		"whatif/simulate":   "iterative",
 	}
 	pats := []string{}
 	for d := range drivers {
