@@ -84,8 +84,8 @@ wipes the cache).`,
 					return err
 				}
 				o.Emulate, o.EmulateSeed, o.EmulateSlot, o.Probe = &ch, emulateSeed, emulateSlot, nil
-				if emulateSlot < 0 || (emulateSlot == 0 && emulateStart != "u" && emulateStart != "r" && emulateStart != "up" && emulateStart != "reclaimed") {
-					return usagef("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", emulateStart)
+				if emulateSlot < 0 {
+					return usagef("--emulate-slot %v: want ≥ 0 (0: the master's slot, learnt at registration)", emulateSlot)
 				}
 				switch emulateStart {
 				case "stationary":
@@ -105,6 +105,10 @@ wipes the cache).`,
 						return usagef("--emulate-start: %v (or stationary)", err)
 					}
 					o.EmulateStart = s
+				}
+				// (stationary may draw DOWN with another seed: it always needs it.)
+				if emulateSlot == 0 && (emulateStart == "stationary" || o.EmulateStart == availability.Down) {
+					return usagef("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", emulateStart)
 				}
 			}
 			w, err := worker.New(o)

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
-
 	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
@@ -259,6 +257,23 @@ func (r *loadRig) metrics() (map[string]float64, error) {
 
 // memStats reads the master's memory from its /metrics: Go heap in use,
 // goroutine stacks, goroutines, resident set.
+// waitRegistered waits (at most 5 minutes) until the event log counts n
+// registrations.
+func (r *loadRig) waitRegistered(t testing.TB, n int) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
+		got := bytes.Count(b, []byte(`"k":"register"`))
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d registered", got, n)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 func (r *loadRig) memStats(t testing.TB) string {
 	val, err := r.metrics()
 	if err != nil {
@@ -365,19 +380,7 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	defer cancel()
 	var done atomic.Int64
 	r.workers(t, ctx, p, 100, time.Second, false, &done)
-	// Wait until all are registered (the event log counts registrations).
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
-		n := bytes.Count(b, []byte(`"k":"register"`))
-		if n >= p {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d registered", n, p)
-		}
-		time.Sleep(time.Second)
-	}
+	r.waitRegistered(t, p)
 	time.Sleep(5 * time.Second)
 	pid := r.proc.cmd.Process.Pid
 	// The heart-beats the master received in the window: on a loaded
@@ -407,7 +410,6 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	b.ReportMetric(pct*1e4/rate, "%core/10k-hb/s")
 	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
 	cancel()
-	_ = connect.CodeOf
 }
 
 // BenchmarkLoadConnectedWorkers: 1,000 workers each with its own TLS
@@ -428,18 +430,7 @@ func BenchmarkLoadConnectedWorkers(b *testing.B) {
 	defer cancel()
 	var done atomic.Int64
 	r.workers(t, ctx, p, 1, time.Second, false, &done)
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
-		n := bytes.Count(b, []byte(`"k":"register"`))
-		if n >= p {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d registered", n, p)
-		}
-		time.Sleep(time.Second)
-	}
+	r.waitRegistered(t, p)
 	time.Sleep(10 * time.Second)
 	cpu0, t0 := procCPU(pid), time.Now()
 	r.profile(t, "profile?seconds=15", "connected-cpu.pprof")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/availability"
@@ -83,24 +84,15 @@ func CheckEvents(r io.Reader, ncom, extraReplicas int) (CheckSummary, error) {
 		}
 		return w
 	}
-	holds := func(w *wk, task int) bool {
-		for _, t := range w.copies {
-			if t == task {
-				return true
-			}
-		}
-		return false
-	}
 	drop := func(w *wk, task int) bool {
-		for i, t := range w.copies {
-			if t == task {
-				w.copies = append(w.copies[:i], w.copies[i+1:]...)
-				delete(w.need, task)
-				copies[task]--
-				return true
-			}
+		i := slices.Index(w.copies, task)
+		if i < 0 {
+			return false
 		}
-		return false
+		w.copies = slices.Delete(w.copies, i, i+1)
+		delete(w.need, task)
+		copies[task]--
+		return true
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -214,7 +206,7 @@ func CheckEvents(r io.Reader, ncom, extraReplicas int) (CheckSummary, error) {
 				return fail("copy begun on a worker without the program")
 			case len(w.copies) >= 2:
 				return fail("a third copy on the worker (more than one task ahead)")
-			case holds(w, e.Task):
+			case slices.Contains(w.copies, e.Task):
 				return fail("the worker holds a copy of the task already")
 			case accepted[e.Task]:
 				return fail("copy of a task already done")
@@ -242,7 +234,7 @@ func CheckEvents(r io.Reader, ncom, extraReplicas int) (CheckSummary, error) {
 			switch {
 			case ended[e.Iter]:
 				return fail("result for an iteration already ended")
-			case !holds(w, e.Task):
+			case !slices.Contains(w.copies, e.Task):
 				return fail("result from a worker that holds no copy of the task")
 			case w.need[e.Task]:
 				return fail("result before the copy's input arrived")

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -902,7 +903,7 @@ func (m *Machine) Step() bool {
 	m.dirty = false
 	// Paused transfers first, in the order they began.
 	if len(m.waiting) > 0 {
-		slices.SortStableFunc(m.waiting, func(a, b *xfer) int { return cmpInt64(a.began, b.began) })
+		slices.SortStableFunc(m.waiting, func(a, b *xfer) int { return cmp.Compare(a.began, b.began) })
 		for i := 0; i < len(m.waiting) && m.held < m.cfg.NCom; {
 			x := m.waiting[i]
 			w := m.ownerOf(x)
@@ -920,13 +921,12 @@ func (m *Machine) Step() bool {
 		return false
 	}
 	unstarted, replicable, nUp := 0, false, 0
-	for i, c := range m.copies {
+	for _, c := range m.copies {
 		if c == 0 {
 			unstarted++
 		} else if c <= m.cfg.ExtraReplicas {
 			replicable = true
 		}
-		_ = i
 	}
 	acceptors := 0
 	m.views = resizeViews(m.views, len(m.workers))
@@ -1137,16 +1137,6 @@ func (m *Machine) predictParams() *PredictParams {
 		return nil
 	}
 	return p
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func resizeViews(v []procView, n int) []procView {

@@ -200,8 +200,8 @@ type rcKey struct{}
 var errFinished = errors.New("application finished")
 
 // MaxInline is the largest result a worker may send inside SubmitResult
-// (SubmitResultRequest.data); larger ones are PUT to /blobs/ first.
-const MaxInline = 64 << 10
+// (the protocol's livepb.MaxInline).
+const MaxInline = livepb.MaxInline
 
 type persistReq struct {
 	acc      *Accepted

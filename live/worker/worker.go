@@ -341,10 +341,6 @@ func (w *Worker) emulate(ctx context.Context) {
 
 var errDown = errors.New("emulated DOWN")
 
-// maxInline: results up to this size go inside SubmitResult (the master's
-// master.MaxInline); larger ones are PUT to /blobs/ first.
-const maxInline = 64 << 10
-
 // copyState is a task copy the master gave this worker.
 type copyState struct {
 	run       *livepb.Run
@@ -832,7 +828,7 @@ func (s *sess) exited(r procResult) {
 		res := submitResult{cp: cp, digest: d}
 		size := s.w.blobs.Size(d)
 		var data []byte
-		if size > 0 && size <= maxInline {
+		if size > 0 && size <= livepb.MaxInline {
 			// Small: inside SubmitResult (one round trip, no blob file on
 			// the master).
 			data, res.err = os.ReadFile(s.w.blobs.Path(d))
