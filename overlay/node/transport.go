@@ -293,8 +293,8 @@ func (t *transport) send(addr string, frame []byte) {
 	t.mu.Unlock()
 	select {
 	case p.q <- frame:
-		if len(frame) > 4 && frame[4] < byte(fMax) {
-			t.ctr.queued[frame[4]].Add(1)
+		if ft, ok := frameType(frame); ok {
+			t.ctr.queued[ft].Add(1)
 		}
 	default:
 		t.ctr.dropped.Add(1)
@@ -405,9 +405,9 @@ func (t *transport) writer(p *peer) {
 func (t *transport) count(b []byte) {
 	t.ctr.msgsOut.Add(1)
 	t.ctr.bytesOut.Add(uint64(len(b)))
-	if len(b) > 4 && b[4] < byte(fMax) {
-		t.ctr.byTypeOut[b[4]].Add(1)
-		t.ctr.byteTypeOut[b[4]].Add(uint64(len(b)))
+	if ft, ok := frameType(b); ok {
+		t.ctr.byTypeOut[ft].Add(1)
+		t.ctr.byteTypeOut[ft].Add(uint64(len(b)))
 	}
 }
 
