@@ -414,6 +414,13 @@ func (t *transport) count(b []byte) {
 func (t *transport) dial(addr string) (*tls.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	go func() { // a dial in progress does not hold close up
+		select {
+		case <-t.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	d := tls.Dialer{Config: t.cli}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
