@@ -2,6 +2,7 @@ package node
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -91,28 +92,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.held, float64(s.Exec.Held))
 	counter(c.tasksRun, float64(s.Exec.TasksRun))
 	for _, b := range s.Bags {
-		id := fmtBag(b.ID)
+		id := strconv.FormatUint(b.ID, 10)
 		gauge(c.bagTasks, float64(b.Tasks), id)
 		gauge(c.bagDone, float64(b.Done), id)
 		gauge(c.bagFailed, float64(b.Failed), id)
 		gauge(c.bagPending, float64(b.Pending), id)
 		counter(c.bagResub, float64(b.Resubmitted), id)
 	}
-}
-
-func fmtBag(id uint64) string {
-	const digits = "0123456789"
-	if id == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for id > 0 {
-		i--
-		b[i] = digits[id%10]
-		id /= 10
-	}
-	return string(b[i:])
 }
 
 // MetricsHandler serves the node's Prometheus metrics (and the Go

@@ -349,7 +349,11 @@ func New(cfg Config) (*Node, error) {
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
 	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
 	// Task directories a previous run left (it was killed): removed.
-	os.RemoveAll(filepath.Join(cfg.State, "work"))
+	if err := os.RemoveAll(filepath.Join(cfg.State, "work")); err != nil {
+		st.close()
+		ln.Close()
+		return nil, fmt.Errorf("state directory %s: removing the previous run's task directories: %w", cfg.State, err)
+	}
 	n.runID = fmt.Sprintf("%x", n.rng.Uint32())
 	for _, d := range []string{"bin", "work"} {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {

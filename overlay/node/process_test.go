@@ -37,6 +37,9 @@ func (d *daemon) start(t *testing.T, bin string) {
 	}
 	d.cmd = exec.Command(bin, append([]string{"node", "--listen", d.addr, "--state", d.state, "--creds", d.creds}, d.args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	// Killed with the test process too (a test binary that times out
+	// runs no deferred kill: the daemons would outlive it).
+	d.cmd.SysProcAttr = procAttr()
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

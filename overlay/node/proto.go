@@ -779,6 +779,15 @@ func decodeControl(t FrameType, payload []byte) (validator, error) {
 	return v, nil
 }
 
+// frameType is the type of an encoded frame (its length, then its type
+// byte), ok false when the frame has none.
+func frameType(frame []byte) (FrameType, bool) {
+	if len(frame) < 5 || frame[4] == 0 || frame[4] >= byte(fMax) {
+		return 0, false
+	}
+	return FrameType(frame[4]), true
+}
+
 // readFrame reads one frame: its type and payload (a fresh slice).
 func readFrame(r io.Reader) (FrameType, []byte, error) {
 	var hdr [5]byte

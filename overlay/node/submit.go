@@ -102,6 +102,10 @@ type subTask struct {
 	err      string
 	start    float64
 	finish   float64
+	// stored: the final state is committed (set by the store's callback,
+	// or true for a task loaded done or failed); a result is acknowledged
+	// only then.
+	stored bool
 }
 
 type bag struct {
@@ -269,7 +273,7 @@ func (n *Node) submitTimers(t time.Time) {
 			}
 			if s.state == tsPending {
 				if b.job.DeadlineAt > 0 && now > b.job.DeadlineAt && n.cfg.Policy == "dp" {
-					n.finishTask(b, i, tsFailed, Result{Exit: -1, Err: "deadline passed before the task was placed"})
+					n.finishTask(b, i, tsFailed, Result{Exit: -1, Err: "deadline passed before the task was placed"}, nil)
 					continue
 				}
 				pending++
@@ -437,6 +441,16 @@ func (n *Node) onResult(from string, r *Result) {
 			n.post(func() { n.sendCtl(from, &ResultAck{Bag: r.Bag, Task: r.Task}) })
 		})
 	}
+	// ackStored acknowledges a result once its own write committed (run on
+	// the loop); a failed write is not acknowledged: the execution node
+	// resends, and the copy is stored again.
+	ackStored := func(err error) {
+		if err != nil {
+			n.logf("bag %d task %d: result from %s not stored (%v): not acknowledged", r.Bag, r.Task, from, err)
+			return
+		}
+		n.sendCtl(from, &ResultAck{Bag: r.Bag, Task: r.Task})
+	}
 	if b == nil || r.Task >= len(b.tasks) {
 		ack() // nothing to keep (a bag this node no longer has)
 		return
@@ -444,7 +458,13 @@ func (n *Node) onResult(from string, r *Result) {
 	s := &b.tasks[r.Task]
 	if s.state == tsDone || s.state == tsFailed {
 		b.duplicates++
-		ack()
+		if s.stored {
+			ack()
+		} else if r.Output == s.output {
+			// The first copy's write failed (or is still in flight): the
+			// resent copy is stored again and acknowledged once committed.
+			n.storeTask(b, r.Task, r.Data, ackStored)
+		}
 		return
 	}
 	if r.Exit == 0 && (r.Output == "" || digest(r.Data) != r.Output) {
@@ -459,12 +479,10 @@ func (n *Node) onResult(from string, r *Result) {
 			ack()
 			return
 		}
-		n.finishTask(b, r.Task, tsFailed, *r)
-		ack()
+		n.finishTask(b, r.Task, tsFailed, *r, ackStored)
 		return
 	}
-	n.finishTask(b, r.Task, tsDone, *r)
-	ack()
+	n.finishTask(b, r.Task, tsDone, *r, ackStored)
 }
 
 func firstLine(s string) string {
@@ -476,8 +494,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// finishTask records a task's final state and stores it.
-func (n *Node) finishTask(b *bag, i, state int, r Result) {
+// finishTask records a task's final state and stores it; done, if not
+// nil, runs on the loop once the write committed or failed.
+func (n *Node) finishTask(b *bag, i, state int, r Result, done func(error)) {
 	s := &b.tasks[i]
 	s.state, s.exit, s.output, s.err, s.start, s.finish = state, r.Exit, r.Output, r.Err, r.Start, r.End
 	if r.Node != "" {
@@ -499,18 +518,35 @@ func (n *Node) finishTask(b *bag, i, state int, r Result) {
 		b.completed = n.now()
 		n.logf("bag %d complete: %d done, %d failed", b.id, b.done, b.failed)
 	}
-	data := r.Data
+	n.storeTask(b, i, r.Data, done)
+}
+
+// storeTask writes task i's final state as the loop holds it (and its
+// output's bytes) and marks it stored once committed; done, if not nil,
+// then runs on the loop with the write's error.
+func (n *Node) storeTask(b *bag, i int, data []byte, done func(error)) {
+	s := &b.tasks[i]
+	st, node, exit, output, errText, start, finish := s.state, s.node, s.exit, s.output, s.err, s.start, s.finish
 	id := b.id
 	n.st.do(func(tx *sql.Tx) error {
 		if len(data) > 0 {
-			if err := putBlob(tx, r.Output, data); err != nil {
+			if err := putBlob(tx, output, data); err != nil {
 				return err
 			}
 		}
 		_, err := tx.Exec(`UPDATE tasks SET state = ?, node = ?, exit = ?, output = ?, err = ?, start = ?, finish = ? WHERE bag = ? AND idx = ?`,
-			state, s.node, r.Exit, r.Output, r.Err, r.Start, r.End, int64(id), i)
+			st, node, exit, output, errText, start, finish, int64(id), i)
 		return err
-	}, nil)
+	}, func(err error) {
+		n.post(func() {
+			if err == nil {
+				s.stored = true
+			}
+			if done != nil {
+				done(err)
+			}
+		})
+	})
 }
 
 // loadState reads the bags and the results held for others.
@@ -527,6 +563,7 @@ func (n *Node) loadState() error {
 			s.input, s.attempts, s.exit, s.output, s.err, s.start, s.finish = st.input, st.attempts, st.exit, st.output, st.err, st.start, st.finish
 			s.node = st.node
 			s.state = st.state
+			s.stored = st.state == tsDone || st.state == tsFailed
 			switch st.state {
 			case tsDone:
 				b.done++

@@ -293,8 +293,8 @@ func (t *transport) send(addr string, frame []byte) {
 	t.mu.Unlock()
 	select {
 	case p.q <- frame:
-		if len(frame) > 4 && frame[4] < byte(fMax) {
-			t.ctr.queued[frame[4]].Add(1)
+		if ft, ok := frameType(frame); ok {
+			t.ctr.queued[ft].Add(1)
 		}
 	default:
 		t.ctr.dropped.Add(1)
@@ -405,15 +405,22 @@ func (t *transport) writer(p *peer) {
 func (t *transport) count(b []byte) {
 	t.ctr.msgsOut.Add(1)
 	t.ctr.bytesOut.Add(uint64(len(b)))
-	if len(b) > 4 && b[4] < byte(fMax) {
-		t.ctr.byTypeOut[b[4]].Add(1)
-		t.ctr.byteTypeOut[b[4]].Add(uint64(len(b)))
+	if ft, ok := frameType(b); ok {
+		t.ctr.byTypeOut[ft].Add(1)
+		t.ctr.byteTypeOut[ft].Add(uint64(len(b)))
 	}
 }
 
 func (t *transport) dial(addr string) (*tls.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	go func() { // a dial in progress does not hold close up
+		select {
+		case <-t.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	d := tls.Dialer{Config: t.cli}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -1,0 +1,61 @@
+package node
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestResultNotAckedUntilStored: while the submission node cannot write
+// its tasks' results (a trigger makes every update of the tasks table
+// fail), the results it receives are not acknowledged, so their execution
+// nodes keep them and send them again; once writes succeed again, a
+// resent copy is stored, acknowledged and the task's row says done.
+func TestResultNotAckedUntilStored(t *testing.T) {
+	var runs atomic.Int64
+	cl := newCluster(t, 3, false, func(i int, c *Config) {
+		c.Runner = sleepRunner{d: 50 * time.Millisecond, runs: &runs}
+	})
+	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	sub := cl.nodes[0]
+	if _, err := sub.st.db.Exec(`CREATE TRIGGER fail_results BEFORE UPDATE ON tasks WHEN NEW.state >= ` + fmt.Sprint(tsDone) + ` BEGIN SELECT RAISE(FAIL, 'injected write failure'); END`); err != nil {
+		t.Fatal(err)
+	}
+	bags := cl.submitBags([]int{0}, 4, 10)
+	id := bags[0].bag
+	held := func() int {
+		h := 0
+		for _, nd := range cl.nodes {
+			if s, ok := nd.Status(); ok {
+				h += s.Exec.Held
+			}
+		}
+		return h
+	}
+	waitFor(t, 20*time.Second, "results held while they cannot be stored", func() (bool, string) {
+		s, _ := sub.Status()
+		return len(s.Bags) == 1 && s.Bags[0].Done == 4 && held() == 4, fmt.Sprintf("bags %+v, held %d", s.Bags, held())
+	})
+	// Still held a while later: nothing acknowledged them.
+	time.Sleep(3 * sub.cfg.Heartbeat)
+	if h := held(); h != 4 {
+		t.Fatalf("%d results held after their writes failed, want 4 (a result was acknowledged without being stored)", h)
+	}
+	if _, err := sub.st.db.Exec(`DROP TRIGGER fail_results`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "results stored and acknowledged", func() (bool, string) {
+		return held() == 0, fmt.Sprintf("held %d", held())
+	})
+	var stored int
+	if err := sub.st.db.QueryRow(`SELECT COUNT(*) FROM tasks WHERE bag = ? AND state = ?`, int64(id), tsDone).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 4 {
+		t.Fatalf("%d task rows done in the database, want 4", stored)
+	}
+}
