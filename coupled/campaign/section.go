@@ -242,18 +242,14 @@ const FullCommand = "volsched exp coupled --out DIR"
 // ReadReport reads DIR/summary.json.
 func ReadReport(dir string) (*Report, error) {
 	file := filepath.Join(dir, "summary.json")
-	b, err := os.ReadFile(file)
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(r.ByM) != len(r.Params.Tasks) || len(r.Heuristics) == 0 {
 		return nil, fmt.Errorf("%s: %d tables for %d values of m, %d heuristics: not a summary of this campaign", file, len(r.ByM), len(r.Params.Tasks), len(r.Heuristics))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsDir is where the repository keeps the paper's campaign in full,

@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -183,19 +182,16 @@ const FullCommand = "volsched exp independent --out DIR"
 
 // ReadReport reads DIR/summary.json.
 func ReadReport(dir string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	file := filepath.Join(dir, "summary.json")
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
 	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
-	}
 	if len(r.Heuristics) != iterative.NumHeuristics || len(r.HeuristicOrder) != iterative.NumHeuristics || len(r.DfbByWMin) != len(r.WMin) {
 		return nil, fmt.Errorf("%s: %d heuristics, %d names, %d rows of Figure 2 for %d w_min: not a summary of this campaign",
-			filepath.Join(dir, "summary.json"), len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
+			file, len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsDir is where the repository keeps the full campaign, under its
