@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/report"
@@ -66,37 +65,13 @@ const PaperInstancesPerM = 3000
 // and the reference IE.
 var Figure2Heuristics = []string{"Y-IE", "P-IE", "E-IAY", "E-IY", "E-IP", "IAY", "IY", "IE"}
 
-func setText(xs []int) string {
-	if len(xs) > 2 {
-		run := true
-		for i := 1; i < len(xs); i++ {
-			run = run && xs[i] == xs[i-1]+1
-		}
-		if run {
-			return fmt.Sprintf("%d..%d", xs[0], xs[len(xs)-1])
-		}
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return "{" + strings.Join(s, ", ") + "}"
-}
-
 // grid describes the campaign in one sentence.
 func (r *Report) grid() string {
 	c := &r.Params
 	inst := c.Units() * c.Trials
 	return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s; %d scenario%s × %d trial%s per (m, n_com, w_min), %d iterations, cap %s slots, E(S)(W) %s%s; %s instances",
-		c.P, setText(c.Tasks), setText(c.NCom), setText(c.WMin), c.Scenarios, plural(c.Scenarios), c.Trials, plural(c.Trials), c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
+		c.P, report.FormatIntSet(c.Tasks), report.FormatIntSet(c.NCom), report.FormatIntSet(c.WMin), c.Scenarios, report.Plural(c.Scenarios), c.Trials, report.Plural(c.Trials), c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
 		figure.FormatTick(float64(inst), 0))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // TableFor is the report's table for m: ours beside the paper's Table I
