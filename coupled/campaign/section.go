@@ -15,16 +15,7 @@ import (
 
 // UnmarshalJSON reads what MarshalJSON writes: null metrics are NaN.
 func (h *HeuristicSummary) UnmarshalJSON(b []byte) error {
-	var v struct {
-		Name      string   `json:"name"`
-		Fails     int      `json:"fails"`
-		PctDiff   *float64 `json:"pct_diff"`
-		PctWins   float64  `json:"pct_wins"`
-		PctWins30 float64  `json:"pct_wins30"`
-		Stdv      *float64 `json:"stdv"`
-		Scenarios int      `json:"scenarios"`
-		Instances int      `json:"instances"`
-	}
+	var v heuristicSummaryJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
