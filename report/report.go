@@ -379,3 +379,30 @@ func FormatDuration(d time.Duration) string {
 	m := int(d.Round(time.Minute).Minutes())
 	return fmt.Sprintf("%d h %02d min", m/60, m%60)
 }
+
+// FormatIntSet writes a list of integers as a set, "{5, 10, 20, 40}", or as
+// a range, "1..10", when it is one of more than two values.
+func FormatIntSet(xs []int) string {
+	if len(xs) > 2 {
+		run := true
+		for i := 1; i < len(xs); i++ {
+			run = run && xs[i] == xs[i-1]+1
+		}
+		if run {
+			return fmt.Sprintf("%d..%d", xs[0], xs[len(xs)-1])
+		}
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// Plural is the "s" of a count of n things: "" when n is 1.
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -343,3 +343,24 @@ func TestContentsWithoutComparedCells(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatIntSet(t *testing.T) {
+	for _, c := range []struct {
+		xs   []int
+		want string
+	}{
+		{nil, "{}"},
+		{[]int{5}, "{5}"},
+		{[]int{1, 2}, "{1, 2}"},
+		{[]int{1, 2, 3}, "1..3"},
+		{[]int{5, 10, 20, 40}, "{5, 10, 20, 40}"},
+		{[]int{1, 2, 4}, "{1, 2, 4}"},
+	} {
+		if got := FormatIntSet(c.xs); got != c.want {
+			t.Errorf("FormatIntSet(%v) = %q, want %q", c.xs, got, c.want)
+		}
+	}
+	if Plural(1) != "" || Plural(0) != "s" || Plural(2) != "s" {
+		t.Errorf("Plural: 1 %q, 0 %q, 2 %q", Plural(1), Plural(0), Plural(2))
+	}
+}

@@ -1,6 +1,7 @@
 package reproduction
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,4 +68,19 @@ The reduced versions of every reproduction run in minutes: 'volsched reproduce -
 		RepoRoot:  RepoRootOf(dir),
 	})
 	return file, missing, err
+}
+
+// ReadJSON reads the JSON file of committed results into a new T; a
+// decoding error names the file, and a missing file gives an error that
+// errors.Is os.ErrNotExist (a section then has no committed results).
+func ReadJSON[T any](file string) (*T, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return v, nil
 }

@@ -12,19 +12,22 @@ import (
 	"github.com/volsched/volsched/experiment"
 )
 
+// heuristicSummaryJSON is HeuristicSummary on disk: NaN metrics as null.
+type heuristicSummaryJSON struct {
+	Name      string   `json:"name"`
+	Fails     int      `json:"fails"`
+	PctDiff   *float64 `json:"pct_diff"`
+	PctWins   float64  `json:"pct_wins"`
+	PctWins30 float64  `json:"pct_wins30"`
+	Stdv      *float64 `json:"stdv"`
+	Scenarios int      `json:"scenarios"`
+	Instances int      `json:"instances"`
+}
+
 // MarshalJSON writes NaN metrics (no scenario where both H and IE succeeded)
 // as null.
 func (h HeuristicSummary) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Name      string   `json:"name"`
-		Fails     int      `json:"fails"`
-		PctDiff   *float64 `json:"pct_diff"`
-		PctWins   float64  `json:"pct_wins"`
-		PctWins30 float64  `json:"pct_wins30"`
-		Stdv      *float64 `json:"stdv"`
-		Scenarios int      `json:"scenarios"`
-		Instances int      `json:"instances"`
-	}{h.Name, h.Fails, finite(h.PctDiff), h.PctWins, h.PctWins30, finite(h.Stdv), h.Scenarios, h.Instances})
+	return json.Marshal(heuristicSummaryJSON{h.Name, h.Fails, finite(h.PctDiff), h.PctWins, h.PctWins30, finite(h.Stdv), h.Scenarios, h.Instances})
 }
 
 func finite(x float64) *float64 {

@@ -113,7 +113,7 @@ func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir
 	if quick {
 		fmt.Fprintf(w, "reduced campaign (w_min ∈ %v, %d scenarios × %d trials): the paper's tables come from 6,000 instances; run 'volsched exp coupled' for the full one\n", c.WMin, c.Scenarios, c.Trials)
 		what = fmt.Sprintf("A reduced campaign: w_min in %s and %d scenarios × %d trials per (m, n_com, w_min), instead of the paper's w_min 1..10 and 10 × 10; its numbers are far noisier than the paper's. The full campaign is committed in results/%s; 'volsched report results/' shows it.",
-			setText(c.WMin), c.Scenarios, c.Trials, ResultsDir)
+			report.FormatIntSet(c.WMin), c.Scenarios, c.Trials, ResultsDir)
 	}
 	if err := r.WriteText(w); err != nil {
 		return nil, err

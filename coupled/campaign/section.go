@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/report"
@@ -16,16 +15,7 @@ import (
 
 // UnmarshalJSON reads what MarshalJSON writes: null metrics are NaN.
 func (h *HeuristicSummary) UnmarshalJSON(b []byte) error {
-	var v struct {
-		Name      string   `json:"name"`
-		Fails     int      `json:"fails"`
-		PctDiff   *float64 `json:"pct_diff"`
-		PctWins   float64  `json:"pct_wins"`
-		PctWins30 float64  `json:"pct_wins30"`
-		Stdv      *float64 `json:"stdv"`
-		Scenarios int      `json:"scenarios"`
-		Instances int      `json:"instances"`
-	}
+	var v heuristicSummaryJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
@@ -66,37 +56,13 @@ const PaperInstancesPerM = 3000
 // and the reference IE.
 var Figure2Heuristics = []string{"Y-IE", "P-IE", "E-IAY", "E-IY", "E-IP", "IAY", "IY", "IE"}
 
-func setText(xs []int) string {
-	if len(xs) > 2 {
-		run := true
-		for i := 1; i < len(xs); i++ {
-			run = run && xs[i] == xs[i-1]+1
-		}
-		if run {
-			return fmt.Sprintf("%d..%d", xs[0], xs[len(xs)-1])
-		}
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return "{" + strings.Join(s, ", ") + "}"
-}
-
 // grid describes the campaign in one sentence.
 func (r *Report) grid() string {
 	c := &r.Params
 	inst := c.Units() * c.Trials
 	return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s; %d scenario%s × %d trial%s per (m, n_com, w_min), %d iterations, cap %s slots, E(S)(W) %s%s; %s instances",
-		c.P, setText(c.Tasks), setText(c.NCom), setText(c.WMin), c.Scenarios, plural(c.Scenarios), c.Trials, plural(c.Trials), c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
+		c.P, report.FormatIntSet(c.Tasks), report.FormatIntSet(c.NCom), report.FormatIntSet(c.WMin), c.Scenarios, report.Plural(c.Scenarios), c.Trials, report.Plural(c.Trials), c.Iterations, figure.FormatTick(float64(c.Cap), 0), c.Form, readingNote(c),
 		figure.FormatTick(float64(inst), 0))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // TableFor is the report's table for m: ours beside the paper's Table I
@@ -242,18 +208,14 @@ const FullCommand = "volsched exp coupled --out DIR"
 // ReadReport reads DIR/summary.json.
 func ReadReport(dir string) (*Report, error) {
 	file := filepath.Join(dir, "summary.json")
-	b, err := os.ReadFile(file)
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(r.ByM) != len(r.Params.Tasks) || len(r.Heuristics) == 0 {
 		return nil, fmt.Errorf("%s: %d tables for %d values of m, %d heuristics: not a summary of this campaign", file, len(r.ByM), len(r.Params.Tasks), len(r.Heuristics))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsDir is where the repository keeps the paper's campaign in full,

@@ -265,6 +265,6 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 	if outDir == "" {
 		fmt.Fprintf(w, "(temporary directory, removed; reproduce --out DIR keeps the files)\n")
 	}
-	what := fmt.Sprintf("A reduced campaign (%d scenario%s × %d trials per (n, n_com, w_min) instead of the paper's 247 × 10), so its averages are noisier than the paper's. The full campaign is committed in results/%s; 'volsched report results/' shows it.", p.Scenarios, plural(p.Scenarios), p.Trials, ResultsDir)
+	what := fmt.Sprintf("A reduced campaign (%d scenario%s × %d trials per (n, n_com, w_min) instead of the paper's 247 × 10), so its averages are noisier than the paper's. The full campaign is committed in results/%s; 'volsched report results/' shows it.", p.Scenarios, report.Plural(p.Scenarios), p.Trials, ResultsDir)
 	return r.Section(what, []report.Run{{Command: FullCommand, Seed: seed, Note: "the paper's campaign in full: 296,400 instances, 5,579 CPU-s measured (docs/benchmarks.md)"}}), nil
 }

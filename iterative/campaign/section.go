@@ -1,13 +1,11 @@
 package campaign
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/volsched/volsched/figure"
 	"github.com/volsched/volsched/iterative"
@@ -31,38 +29,12 @@ var (
 	TolWinCount = report.Tolerance{Abs: PaperInstances / 100, Rel: 0.10}
 )
 
-// setText writes a list of integers as a set: "{5, 10, 20, 40}", or a range
-// "1..10" when it is one.
-func setText(xs []int) string {
-	if len(xs) > 2 {
-		run := true
-		for i := 1; i < len(xs); i++ {
-			run = run && xs[i] == xs[i-1]+1
-		}
-		if run {
-			return fmt.Sprintf("%d..%d", xs[0], xs[len(xs)-1])
-		}
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return "{" + strings.Join(s, ", ") + "}"
-}
-
 // grid describes the campaign's grid and size in one sentence.
 func (r *Report) grid() string {
 	p := &r.Parameters
 	return fmt.Sprintf("p = %d, n in %s, n_com in %s, w_min in %s; %d scenario%s × %d trial%s per (n, n_com, w_min), %d iterations; %s instances",
-		p.P, setText(p.N), setText(p.NCom), setText(p.WMin), p.Scenarios, plural(p.Scenarios), p.Trials, plural(p.Trials), p.Iterations,
+		p.P, report.FormatIntSet(p.N), report.FormatIntSet(p.NCom), report.FormatIntSet(p.WMin), p.Scenarios, report.Plural(p.Scenarios), p.Trials, report.Plural(p.Trials), p.Iterations,
 		figure.FormatTick(float64(r.Instances), 0))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Figure2 is Figure 2 of the report: average dfb against w_min for the
@@ -183,19 +155,16 @@ const FullCommand = "volsched exp independent --out DIR"
 
 // ReadReport reads DIR/summary.json.
 func ReadReport(dir string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	file := filepath.Join(dir, "summary.json")
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
 	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
-	}
 	if len(r.Heuristics) != iterative.NumHeuristics || len(r.HeuristicOrder) != iterative.NumHeuristics || len(r.DfbByWMin) != len(r.WMin) {
 		return nil, fmt.Errorf("%s: %d heuristics, %d names, %d rows of Figure 2 for %d w_min: not a summary of this campaign",
-			filepath.Join(dir, "summary.json"), len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
+			file, len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsDir is where the repository keeps the full campaign, under its

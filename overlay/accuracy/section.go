@@ -1,7 +1,6 @@
 package accuracy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -174,19 +173,15 @@ func (r *Reproduction) section(what string, runs []report.Run) *reproduction.Sec
 
 // ReadReproduction reads the results reproduce --out wrote (FileName).
 func ReadReproduction(file string) (*Reproduction, error) {
-	b, err := os.ReadFile(file)
+	r, err := reproduction.ReadJSON[Reproduction](file)
 	if err != nil {
 		return nil, err
-	}
-	var r Reproduction
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if r.Seeds < 1 || len(r.Table2) == 0 || len(r.Table3) == 0 || len(r.Sizes) == 0 {
 		return nil, fmt.Errorf("%s: %d seeds, %d + %d cells of Table 2, %d of Table 3, %d sizes: not the results of this reproduction",
 			file, r.Seeds, len(r.Table2), len(r.Table2Authors), len(r.Table3), len(r.Sizes))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsDir is where the repository keeps the full reproduction, under

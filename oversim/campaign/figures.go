@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -287,6 +288,21 @@ const (
 
 // paperFig16Overlay is the overlay's tasks finished by SF_max.
 var paperFig16Overlay = map[int]float64{64: 4306204, 216: 4321049}
+
+// fig16Row is the row label of run r in a Fig. 16 table and the paper's
+// tasks finished for it (NaN when its bar is not labelled).
+func fig16Row(r *oversim.Result) (string, float64) {
+	switch r.Scheduler {
+	case "centralized":
+		return "centralized", paperFig16Centralized
+	case "random":
+		return "random", paperFig16Random
+	}
+	if v, ok := paperFig16Overlay[r.SFMax]; ok {
+		return fmt.Sprintf("overlay, SF_max %d", r.SFMax), v
+	}
+	return fmt.Sprintf("overlay, SF_max %d", r.SFMax), math.NaN()
+}
 
 // sfmaxFigures draws the tasks and computation finished against SF_max
 // (Figs. 12-13 for IBP, 16-17 for DP; MMP's has no counterpart), the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,17 +191,7 @@ func tasksAtPaperSize(runs []*oversim.Result) (report.Table, bool) {
 		return strings.Compare(ka, kb)
 	})
 	for _, r := range order {
-		label, paper := fmt.Sprintf("overlay, SF_max %d", r.SFMax), math.NaN()
-		switch r.Scheduler {
-		case "centralized":
-			label, paper = "centralized", paperFig16Centralized
-		case "random":
-			label, paper = "random", paperFig16Random
-		default:
-			if v, ok := paperFig16Overlay[r.SFMax]; ok {
-				paper = v
-			}
-		}
+		label, paper := fig16Row(r)
 		t.Rows = append(t.Rows, report.Row{Label: label, Cells: []report.Cell{{Ours: float64(r.TasksFinished), Paper: paper}}})
 	}
 	return t, true

@@ -89,17 +89,7 @@ func fig16(runs []*oversim.Result, nodes int, hours float64) (report.Table, bool
 		return t, false
 	}
 	for _, r := range runs {
-		label, paper := "overlay, SF_max "+strconv.Itoa(r.SFMax), math.NaN()
-		switch r.Scheduler {
-		case "centralized":
-			label, paper = "centralized", paperFig16Centralized
-		case "random":
-			label, paper = "random", paperFig16Random
-		default:
-			if v, ok := paperFig16Overlay[r.SFMax]; ok {
-				paper = v
-			}
-		}
+		label, paper := fig16Row(r)
 		text := ""
 		if !math.IsNaN(paper) {
 			text = count(int(paper)) + " (10^5 nodes)"

@@ -20,12 +20,8 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"sort"
-	"strings"
-	"syscall"
+
+	"github.com/volsched/volsched/internal/tools/subcommand"
 )
 
 type command struct {
@@ -33,38 +29,13 @@ type command struct {
 	run         func(ctx context.Context, args []string) error
 }
 
-var commands []command
+var commands []subcommand.Command
 
-func register(c command) { commands = append(commands, c) }
-
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./internal/tools/overlaydiag <command> [flags]; commands:")
-	sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
-	for _, c := range commands {
-		fmt.Fprintf(os.Stderr, "  %-15s %s\n", c.name, c.usage)
-	}
+func register(c command) {
+	commands = append(commands, subcommand.Command{Name: c.name, Usage: c.usage, Run: c.run})
 }
 
-func main() {
-	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
-		usage()
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	for _, c := range commands {
-		if c.name == os.Args[1] {
-			if err := c.run(ctx, os.Args[2:]); err != nil {
-				fmt.Fprintf(os.Stderr, "overlaydiag %s: %v\n", c.name, err)
-				os.Exit(1)
-			}
-			return
-		}
-	}
-	fmt.Fprintf(os.Stderr, "overlaydiag: unknown command %q\n", os.Args[1])
-	usage()
-	os.Exit(2)
-}
+func main() { subcommand.Main("overlaydiag", commands) }
 
 // flags returns a flag set for command name that exits with usage errors.
-func flags(name string) *flag.FlagSet { return flag.NewFlagSet("overlaydiag "+name, flag.ExitOnError) }
+func flags(name string) *flag.FlagSet { return subcommand.Flags("overlaydiag", name) }
