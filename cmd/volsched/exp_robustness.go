@@ -129,33 +129,11 @@ Variants: ` + strings.Join(names, ", "),
 				params := pc
 				params.Availabilities, params.Variants = used, vs
 				params.Grid.Normalize()
-				if err := params.Validate(); err != nil {
-					return usageError{err}
-				}
-				if err := params.CheckTraces(); err != nil {
-					return usageError{err}
-				}
-				return runCampaign(cmd.Context(), f, campaign[robustness.CoupledUnitResult]{
-					Kind: robustness.KindCoupled, Units: params.Units(), Params: params,
-					Work: func(ctx context.Context, unit int) (robustness.CoupledUnitResult, error) {
-						return params.RunUnit(ctx, f.Seed, unit)
-					},
-				}, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return runRobustness(cmd, f, robustness.KindCoupled, &params)
 			}
 			params := pi
 			params.Availabilities, params.Variants = used, vs
-			if err := params.Validate(); err != nil {
-				return usageError{err}
-			}
-			if err := params.CheckTraces(); err != nil {
-				return usageError{err}
-			}
-			return runCampaign(cmd.Context(), f, campaign[robustness.UnitResult]{
-				Kind: robustness.KindIndependent, Units: params.Units(), Params: params,
-				Work: func(ctx context.Context, unit int) (robustness.UnitResult, error) {
-					return params.RunUnit(ctx, f.Seed, unit)
-				},
-			}, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runRobustness(cmd, f, robustness.KindIndependent, &params)
 		},
 	}
 	addCampaignFlags(cmd, &f)
@@ -208,4 +186,30 @@ func setInts(fl flagChanged, name string, dst *[]int, v []int) {
 	if fl.Changed(name) {
 		*dst = v
 	}
+}
+
+// robustnessParams are the parameters of either model's robustness
+// campaign (IndependentParams, CoupledParams) with unit results R.
+type robustnessParams[R any] interface {
+	Validate() error
+	CheckTraces() error
+	Units() int
+	RunUnit(ctx context.Context, seed uint64, u int) (R, error)
+}
+
+// runRobustness checks params (usage errors) and runs their campaign of
+// kind in f.Out.
+func runRobustness[R any](cmd *cobra.Command, f campaignFlags, kind string, params robustnessParams[R]) error {
+	if err := params.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := params.CheckTraces(); err != nil {
+		return usageError{err}
+	}
+	return runCampaign(cmd.Context(), f, campaign[R]{
+		Kind: kind, Units: params.Units(), Params: params,
+		Work: func(ctx context.Context, unit int) (R, error) {
+			return params.RunUnit(ctx, f.Seed, unit)
+		},
+	}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }

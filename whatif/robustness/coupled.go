@@ -78,13 +78,7 @@ func (c *CoupledParams) RunUnit(ctx context.Context, seed uint64, u int) (Couple
 	if err != nil {
 		return CoupledUnitResult{}, err
 	}
-	build := func(cs []availability.Chain) (*coupled.Evaluator, error) {
-		tab, err := analytic.NewTable(cs, analytic.Options{MaxHorizon: simulate.CoupledHorizon})
-		if err != nil {
-			return nil, err
-		}
-		return coupled.NewEvaluator(tab, plat, m, form)
-	}
+	build := simulate.EvaluatorOf(plat, m, form)
 	rngs := func(k int) []*rand.Rand {
 		out := make([]*rand.Rand, len(hs))
 		for i, h := range hs {

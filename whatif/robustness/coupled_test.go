@@ -23,19 +23,14 @@ func TestCoupledMarkovVariantIsTheCampaign(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for u := 0; u < c.Units(); u++ {
+	markovIsTheCampaign(t, c.Units(), func(u int) (variant, campaign any, err error) {
 		got, err := c.RunUnit(context.Background(), 5, u)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		want, err := c.Grid.RunUnit(context.Background(), 5, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got.Makespan[0], want.Makespan) {
-			t.Errorf("unit %d: markov variant %v, campaign %v", u, got.Makespan[0], want.Makespan)
-		}
-	}
+		return got.Makespan[0], want.Makespan, err
+	})
 }
 
 // TestCoupledVariantsRun: every default variant runs on a small grid, the

@@ -23,17 +23,27 @@ func TestMarkovVariantIsTheCampaign(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for u := 0; u < c.Units(); u++ {
+	markovIsTheCampaign(t, c.Units(), func(u int) (variant, campaign any, err error) {
 		got, err := c.RunUnit(context.Background(), 5, u)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		want, err := c.Grid.RunUnit(context.Background(), 5, u)
+		return got.Makespans[0], want.Makespans, err
+	})
+}
+
+// markovIsTheCampaign checks, unit by unit, that run's "markov" variant
+// makespans equal the campaign's of the unit.
+func markovIsTheCampaign(t *testing.T, units int, run func(u int) (variant, campaign any, err error)) {
+	t.Helper()
+	for u := 0; u < units; u++ {
+		got, want, err := run(u)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got.Makespans[0], want.Makespans) {
-			t.Errorf("unit %d: markov variant %v, campaign %v", u, got.Makespans[0], want.Makespans)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("unit %d: markov variant %v, campaign %v", u, got, want)
 		}
 	}
 }

@@ -234,10 +234,10 @@ func Reproduce(ctx context.Context, w io.Writer, quick bool, seed uint64, outDir
 }
 
 func runPart[R any](ctx context.Context, dir, kind string, seed uint64, units int, params any, work func(context.Context, int) (R, error)) error {
-	pj, err := experiment.CanonicalJSON(params)
+	c := experiment.Campaign[R]{Kind: kind, Units: units, Params: params, Work: work}
+	m, err := c.Manifest(seed, experiment.Whole)
 	if err != nil {
 		return err
 	}
-	m := experiment.Manifest{Kind: kind, Seed: seed, Units: units, Params: pj, Shard: experiment.Whole}
-	return experiment.Run(ctx, dir, m, 0, work, experiment.NewProgress(ReproductionName+" "+kind))
+	return c.Run(ctx, dir, m, 0, experiment.NewProgress(ReproductionName+" "+kind))
 }

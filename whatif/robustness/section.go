@@ -146,20 +146,15 @@ func paperScores(r *Report) []float64 {
 	return out
 }
 
-// ranksOf ranks the defined values (1 = smallest, ties share the lower);
-// NaN stays NaN.
+// ranksOf is ranks of x as numbers for a table: NaN stays NaN (a defined
+// value's rank counts only defined values, as ranks does).
 func ranksOf(x []float64) []float64 {
+	r := ranks(x)
 	out := make([]float64, len(x))
 	for i := range x {
 		out[i] = math.NaN()
-		if math.IsNaN(x[i]) {
-			continue
-		}
-		out[i] = 1
-		for j := range x {
-			if !math.IsNaN(x[j]) && x[j] < x[i] {
-				out[i]++
-			}
+		if !math.IsNaN(x[i]) {
+			out[i] = float64(r[i])
 		}
 	}
 	return out

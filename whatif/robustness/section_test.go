@@ -186,3 +186,15 @@ func TestSectionTables(t *testing.T) {
 		t.Errorf("quick section: %d tables, text %.100q; want 8 tables and the warning that a reduced run shows no findings", len(s.Tables), s.Reproduced)
 	}
 }
+
+// TestRanksOf: defined values ranked among the defined ones (ties share
+// the lower rank), NaN left NaN.
+func TestRanksOf(t *testing.T) {
+	got := ranksOf([]float64{3, math.NaN(), 1, 3, 2})
+	want := []float64{3, math.NaN(), 1, 3, 2}
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("ranksOf: %v, want %v", got, want)
+		}
+	}
+}

@@ -49,13 +49,7 @@ func coupledModel(p *whatif.Platform, a *whatif.Application, opt Options) (model
 	for i, h := range coupled.Heuristics() {
 		index[h.Name] = i
 	}
-	build := func(cs []availability.Chain) (*coupled.Evaluator, error) {
-		tab, err := analytic.NewTable(cs, analytic.Options{MaxHorizon: CoupledHorizon})
-		if err != nil {
-			return nil, err
-		}
-		return coupled.NewEvaluator(tab, plat, app.Tasks, analytic.Published)
-	}
+	build := EvaluatorOf(plat, app.Tasks, analytic.Published)
 	m := model{predict: PredictCoupled}
 	for _, h := range hs {
 		m.names = append(m.names, h.Name)
@@ -144,6 +138,20 @@ func (r *coupledRunner) predict(chains []availability.Chain, k int, pred []float
 		pred[i] = first + float64(r.app.Iterations-1)*e.Value(c, s, 0).E
 	}
 	return nil
+}
+
+// EvaluatorOf returns the builder of the evaluators of platform plat,
+// tasks tasks and form f for given chains (their analytic table with the
+// horizon capped at CoupledHorizon): the evaluators the heuristics believe
+// (coupled/slotsim.Beliefs.Evaluator).
+func EvaluatorOf(plat coupled.Platform, tasks int, f analytic.Form) func([]availability.Chain) (*coupled.Evaluator, error) {
+	return func(cs []availability.Chain) (*coupled.Evaluator, error) {
+		tab, err := analytic.NewTable(cs, analytic.Options{MaxHorizon: CoupledHorizon})
+		if err != nil {
+			return nil, err
+		}
+		return coupled.NewEvaluator(tab, plat, tasks, f)
+	}
 }
 
 // CoupledHorizon caps the slots over which package analytic sums a set's
