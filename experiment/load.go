@@ -25,10 +25,19 @@ func Load[R any](dir string) (m Manifest, results []R, present []bool, err error
 	if err != nil {
 		return m, nil, nil, err
 	}
+	results, present, err = loadResults[R](dir, m)
+	if err != nil {
+		return m, nil, nil, err
+	}
+	return m, results, present, nil
+}
+
+// loadResults is Load once the manifest m of dir is read.
+func loadResults[R any](dir string, m Manifest) (results []R, present []bool, err error) {
 	raw := make([]json.RawMessage, m.Units)
 	from := make([]string, m.Units)
 	if err := rawResults(dir, m.Units, raw, from); err != nil {
-		return m, nil, nil, err
+		return nil, nil, err
 	}
 	results = make([]R, m.Units)
 	present = make([]bool, m.Units)
@@ -37,11 +46,11 @@ func Load[R any](dir string) (m Manifest, results []R, present []bool, err error
 			continue
 		}
 		if err := json.Unmarshal(b, &results[u]); err != nil {
-			return m, nil, nil, fmt.Errorf("%s: unit %d: decode result: %w", from[u], u, err)
+			return nil, nil, fmt.Errorf("%s: unit %d: decode result: %w", from[u], u, err)
 		}
 		present[u] = true
 	}
-	return m, results, present, nil
+	return results, present, nil
 }
 
 // LoadComplete is Load for a campaign that must be complete: it returns an
@@ -53,10 +62,19 @@ func LoadComplete[R any](dir string) (Manifest, []R, error) {
 	if err != nil {
 		return m, nil, err
 	}
-	if miss := Missing(present); len(miss) > 0 {
-		return m, nil, fmt.Errorf("%s: %w: %s", dir, ErrIncomplete, describeMissing(miss, len(present)))
+	if err := checkComplete(dir, present); err != nil {
+		return m, nil, err
 	}
 	return m, rs, nil
+}
+
+// checkComplete returns an error wrapping ErrIncomplete, naming dir and
+// the missing units, if some unit is not present.
+func checkComplete(dir string, present []bool) error {
+	if miss := Missing(present); len(miss) > 0 {
+		return fmt.Errorf("%s: %w: %s", dir, ErrIncomplete, describeMissing(miss, len(present)))
+	}
+	return nil
 }
 
 // Missing returns the units u with !present[u], in increasing order.

@@ -125,19 +125,9 @@ func Reproduce(ctx context.Context, w io.Writer, seed uint64, quick bool, outDir
 // complete campaign in dir, says so on stderr, and prints its tables next
 // to the paper's to w.
 func SummarizeDir(dir string, w, stderr io.Writer) error {
-	m, units, err := experiment.LoadComplete[UnitResult](dir)
+	m, c, units, err := experiment.LoadCampaign[CampaignParams, UnitResult](dir, Kind)
 	if err != nil {
 		return err
-	}
-	var c CampaignParams
-	if err := json.Unmarshal(m.Params, &c); err != nil {
-		return fmt.Errorf("%s: manifest params: %w", dir, err)
-	}
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("%s: manifest params: %w", dir, err)
-	}
-	if c.Units() != m.Units {
-		return fmt.Errorf("%s: manifest has %d units, its parameters give %d", dir, m.Units, c.Units())
 	}
 	r, err := c.Summarize(m.Seed, units)
 	if err != nil {
@@ -163,24 +153,17 @@ func SummarizePartial(dirs []string, w, stderr io.Writer) error {
 	var c CampaignParams
 	var seed uint64
 	for i, dir := range dirs {
-		m, results, present, err := experiment.Load[UnitResult](dir)
+		m, ci, results, present, err := experiment.LoadCampaignPartial[CampaignParams, UnitResult](dir, Kind)
 		if err != nil {
 			return err
 		}
-		var ci CampaignParams
-		if err := json.Unmarshal(m.Params, &ci); err != nil {
-			return fmt.Errorf("%s: manifest params: %w", dir, err)
-		}
-		if err := ci.Validate(); err != nil {
-			return fmt.Errorf("%s: manifest params: %w", dir, err)
-		}
 		if i == 0 {
-			c, seed = ci, m.Seed
+			c, seed = *ci, m.Seed
 		} else {
 			if m.Seed != seed || ci.P != c.P || ci.Scenarios != c.Scenarios || ci.Trials != c.Trials ||
 				ci.Iterations != c.Iterations || ci.Cap != c.Cap || ci.Form != c.Form || ci.Rebuild != c.Rebuild ||
 				ci.Mu != c.Mu || ci.Reclaimed != c.Reclaimed || ci.Random != c.Random {
-				return fmt.Errorf("%s: seed %d, params %+v differ from %s's (seed %d, %+v) beyond the m/ncom/wmin lists", dir, m.Seed, ci, dirs[0], seed, c)
+				return fmt.Errorf("%s: seed %d, params %+v differ from %s's (seed %d, %+v) beyond the m/ncom/wmin lists", dir, m.Seed, *ci, dirs[0], seed, c)
 			}
 			c.Tasks, c.NCom, c.WMin = union(c.Tasks, ci.Tasks), union(c.NCom, ci.NCom), union(c.WMin, ci.WMin)
 		}

@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -98,19 +97,9 @@ func SummarizeDir(ctx context.Context, dir string, w io.Writer) error {
 
 // summarizeDir is SummarizeDir, returning the report.
 func summarizeDir(dir string, w io.Writer) (*Report, error) {
-	m, results, err := experiment.LoadComplete[UnitResult](dir)
+	m, p, results, err := experiment.LoadCampaign[CampaignParams, UnitResult](dir, Kind)
 	if err != nil {
 		return nil, err
-	}
-	var p CampaignParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return nil, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if p.Units() != m.Units {
-		return nil, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
 	s, err := p.Summarize(results)
 	if err != nil {

@@ -2,7 +2,6 @@ package robustness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +64,7 @@ func SummarizeIndependentDir(ctx context.Context, dir string, w io.Writer) error
 }
 
 func summarizeIndependentDir(dir string, w io.Writer) (Report, error) {
-	return summarizeDir(dir, w, (*IndependentParams).IndependentReport)
+	return summarizeDir(dir, KindIndependent, w, (*IndependentParams).IndependentReport)
 }
 
 // SummarizeCoupledDir is SummarizeIndependentDir for KindCoupled.
@@ -75,34 +74,16 @@ func SummarizeCoupledDir(ctx context.Context, dir string, w io.Writer) error {
 }
 
 func summarizeCoupledDir(dir string, w io.Writer) (Report, error) {
-	return summarizeDir(dir, w, (*CoupledParams).CoupledReport)
+	return summarizeDir(dir, KindCoupled, w, (*CoupledParams).CoupledReport)
 }
 
-// campaignParams is what summarizeDir needs of a part's parameters (a
-// pointer to IndependentParams or CoupledParams).
-type campaignParams[P any] interface {
-	*P
-	Validate() error
-	Units() int
-}
-
-// summarizeDir reads a complete campaign directory of results R and
-// parameters P, checks the parameters against the manifest, computes the
-// report with report and writes it (writeReport).
-func summarizeDir[R, P any, PP campaignParams[P]](dir string, w io.Writer, report func(PP, uint64, []R) (Report, error)) (Report, error) {
-	m, results, err := experiment.LoadComplete[R](dir)
+// summarizeDir reads a complete campaign directory of kind, results R and
+// parameters P (experiment.LoadCampaign), computes the report with report
+// and writes it (writeReport).
+func summarizeDir[R, P any, PP experiment.Params[P]](dir, kind string, w io.Writer, report func(PP, uint64, []R) (Report, error)) (Report, error) {
+	m, p, results, err := experiment.LoadCampaign[P, R, PP](dir, kind)
 	if err != nil {
 		return Report{}, err
-	}
-	p := PP(new(P))
-	if err := json.Unmarshal(m.Params, p); err != nil {
-		return Report{}, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return Report{}, fmt.Errorf("manifest parameters: %w", err)
-	}
-	if p.Units() != m.Units {
-		return Report{}, fmt.Errorf("manifest: %d units, parameters give %d", m.Units, p.Units())
 	}
 	r, err := report(p, m.Seed, results)
 	if err != nil {
