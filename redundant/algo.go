@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/stream"
@@ -13,6 +14,39 @@ import (
 // failure probabilities of Eq. 7 (see SABProbs); given probabilities it is
 // PPB, so it is not listed here.
 var Algorithms = []string{"ea", "ppb", "epb", "gls", "exact"}
+
+// SAB is the name of the paper's SAB algorithm (§4.1): PPB run on the
+// failure probabilities of Eq. 7, which come from the hosts' ages
+// (SABProbs). It needs ages, so it runs where they are known: Figure 4's
+// trace study, and `volsched alloc` with ages in its input; Allocate does
+// not take it (Allocator gives the algorithm to run).
+const SAB = "sab"
+
+// algorithmNames are the names ParseAlgorithm accepts, in the paper's
+// order, then this project's.
+var algorithmNames = []string{"ea", "ppb", "epb", SAB, "gls", "exact"}
+
+// ParseAlgorithm parses the name of an algorithm as the paper writes it
+// (EA, PPB, EPB, SAB) or as this project names its own (GLS, exact), in
+// any case, and returns it in lower case, as Allocate, LabConfig and the
+// figures' series take it.
+func ParseAlgorithm(s string) (string, error) {
+	a := strings.ToLower(strings.TrimSpace(s))
+	if !slices.Contains(algorithmNames, a) {
+		return "", fmt.Errorf("algorithm %q, want one of %s", s, strings.Join(algorithmNames, ", "))
+	}
+	return a, nil
+}
+
+// Allocator is the algorithm of Allocate that algo (a name ParseAlgorithm
+// returns) runs: PPB for SAB, on SAB's probabilities; algo itself
+// otherwise.
+func Allocator(algo string) string {
+	if algo == SAB {
+		return "ppb"
+	}
+	return algo
+}
 
 // Options configures Allocate.
 type Options struct {

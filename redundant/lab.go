@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,22 +53,24 @@ func repWork(figure, m int) float64 {
 	return float64(m) * math.Log2(float64(m))
 }
 
-// Validate checks the configuration: known algorithms, 1 to MaxReps
-// repetitions, 0 to MaxWorkers workers, the annealing options in range.
+// Validate checks the configuration: algorithms named as ParseAlgorithm
+// returns them (SAB included: the trace study runs it; LabFigure refuses
+// it), 1 to MaxReps repetitions, 0 (one per CPU) to MaxWorkers workers,
+// the annealing options in range. Errors name the field and its value.
 func (c LabConfig) Validate() error {
 	for _, a := range c.Algos {
-		if !slices.Contains(Algorithms, a) && a != "sab" {
-			return fmt.Errorf("laboratory: algorithm %q, want one of %s", a, strings.Join(Algorithms, ", "))
+		if p, err := ParseAlgorithm(a); err != nil || p != a {
+			return fmt.Errorf("laboratory: algorithm %q, want one of %s (in lower case)", a, strings.Join(algorithmNames, ", "))
 		}
 	}
 	if c.Reps < 1 || c.Reps > MaxReps {
-		return fmt.Errorf("laboratory: %d repetitions, want 1 to %d", c.Reps, MaxReps)
+		return fmt.Errorf("laboratory: reps = %d, want 1 to %d repetitions per point", c.Reps, MaxReps)
 	}
 	if c.Workers < 0 || c.Workers > MaxWorkers {
-		return fmt.Errorf("laboratory: %d workers, want 1 to %d", c.Workers, MaxWorkers)
+		return fmt.Errorf("laboratory: workers = %d, want 0 (one per CPU) to %d", c.Workers, MaxWorkers)
 	}
 	if c.Anneal.MovesPerHost < 0 || c.Anneal.MovesPerHost > MaxMovesPerHost {
-		return fmt.Errorf("laboratory: %d moves per host, want 0 (the default) to %d", c.Anneal.MovesPerHost, MaxMovesPerHost)
+		return fmt.Errorf("laboratory: moves per host = %d, want 0 (the default, 300) to %d", c.Anneal.MovesPerHost, MaxMovesPerHost)
 	}
 	return nil
 }
@@ -122,7 +125,10 @@ type Figure struct {
 
 // forEachRep runs f(rep) for rep in [0, reps) on cfg.Workers goroutines.
 func forEachRep(ctx context.Context, cfg LabConfig, reps int, f func(rep int) error) error {
-	w := max(1, cfg.Workers)
+	w := cfg.Workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
 	next := make(chan int)
 	errs := make([]error, w)
 	var wg sync.WaitGroup
@@ -303,16 +309,34 @@ func Grid(figure int, d float64, ms []int) LabGrid {
 	}
 }
 
-// LabFigure computes laboratory figure 1, 2 or 3 on grid.
-func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Figure, error) {
-	var f Figure
+// ValidateLabFigure checks what LabFigure checks before it computes
+// anything: figure 1, 2 or 3, the host counts of grid, and cfg (Validate)
+// without SAB, which needs the hosts' ages (Eq. 7) where the laboratory
+// draws failure probabilities from a GDFN (the paper runs it in Figure 4
+// only).
+func ValidateLabFigure(figure int, grid LabGrid, cfg LabConfig) error {
+	if figure < 1 || figure > 3 {
+		return fmt.Errorf("laboratory: figure %d, want 1, 2 or 3 (Figure 4 is the trace study)", figure)
+	}
 	if err := cfg.Validate(); err != nil {
-		return f, err
+		return err
+	}
+	if slices.Contains(cfg.Algos, SAB) {
+		return fmt.Errorf("laboratory: algorithm %q: SAB computes failure probabilities from the hosts' ages (Eq. 7, §4.1), which figures 1-3 do not have (they draw the probabilities from a GDFN); it runs in Figure 4, which adds it to the algorithms", SAB)
 	}
 	for _, m := range grid.Ms {
 		if m < 2 || m > MaxHosts {
-			return f, fmt.Errorf("laboratory: %d hosts, want 2 to %d", m, MaxHosts)
+			return fmt.Errorf("laboratory: %d hosts, want 2 to %d", m, MaxHosts)
 		}
+	}
+	return nil
+}
+
+// LabFigure computes laboratory figure 1, 2 or 3 on grid.
+func LabFigure(ctx context.Context, figure int, grid LabGrid, cfg LabConfig) (Figure, error) {
+	var f Figure
+	if err := ValidateLabFigure(figure, grid, cfg); err != nil {
+		return f, err
 	}
 	addSeries := func(prefix string, k int) []int {
 		idx := make([]int, len(cfg.Algos))

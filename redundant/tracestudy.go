@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/volsched/volsched/stream"
@@ -77,13 +78,17 @@ func (s *TraceStudy) Work() (int, float64) {
 }
 
 // Run computes the success frequency of each algorithm (cfg.Algos, plus
-// "sab") for each grid size; Series are named after the algorithms.
+// SAB at the end unless they name it) for each grid size; Series are named
+// after the algorithms.
 func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 	cfg := s.Config
 	if err := cfg.Validate(); err != nil {
 		return Figure{}, err
 	}
-	algos := append(append([]string(nil), cfg.Algos...), "sab")
+	algos := append([]string(nil), cfg.Algos...)
+	if !slices.Contains(algos, SAB) {
+		algos = append(algos, SAB)
+	}
 	f := Figure{Name: "fig4-" + s.Name, XLabel: "m (hosts)", YLabel: "success frequency",
 		Title: fmt.Sprintf("Figure 4 (%s): success vs grid size, n/m ≈ %g", s.Name, s.Ratio),
 		Params: fmt.Sprintf("trace %s: %d hosts, %.1f days; log-normal fit µ=%.3f σ=%.3f (ops); rate %.4g ops/s; t=%.3g ops (%.4g s); SAB C=%.4g ops; reps=%d; seed=%d",
@@ -156,9 +161,9 @@ func (s *TraceStudy) Run(ctx context.Context) (Figure, error) {
 				return err
 			}
 			for a, algo := range algos {
-				pa, run := p, algo
-				if algo == "sab" {
-					pa, run = pSAB, "ppb"
+				pa, run := p, Allocator(algo)
+				if algo == SAB {
+					pa = pSAB
 				}
 				res, err := Allocate(ctx, run, pa, n, Options{Seed: cfg.Seed, Anneal: cfg.Anneal}, 4, uint64(mi), uint64(rep))
 				if err != nil {

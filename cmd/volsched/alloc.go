@@ -86,15 +86,11 @@ and bound; "optimal": false if --max-nodes stopped it).
 Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			algo = strings.ToLower(algo)
-			known := append([]string{"sab"}, redundant.Algorithms...)
-			ok := false
-			for _, a := range known {
-				ok = ok || a == algo
+			a, err := redundant.ParseAlgorithm(algo)
+			if err != nil {
+				return usagef("--algo: %v", err)
 			}
-			if !ok {
-				return usagef("--algo %q: want one of %s", algo, strings.Join(known, ", "))
-			}
+			algo = a
 			if tasks < 1 {
 				return usagef("--tasks %d: want at least 1", tasks)
 			}
@@ -114,7 +110,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 					return err
 				}
 			case gdfn != "":
-				if algo == "sab" {
+				if algo == redundant.SAB {
 					return usagef("--algo sab needs --probs FILE with ages, size and C")
 				}
 				v, err := parseFloats("gdfn", gdfn, 2)
@@ -135,12 +131,8 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if tasks > len(p) {
 				return usagef("--tasks %d with %d hosts: want at most as many tasks as hosts", tasks, len(p))
 			}
-			run := algo
-			if algo == "sab" {
-				run = "ppb"
-			}
 			prog := newPhaseProgress("alloc " + algo)
-			res, err := redundant.Allocate(cmd.Context(), run, p, tasks, redundant.Options{Seed: seed,
+			res, err := redundant.Allocate(cmd.Context(), redundant.Allocator(algo), p, tasks, redundant.Options{Seed: seed,
 				Anneal:   redundant.AnnealOptions{MovesPerHost: moves},
 				Exact:    redundant.ExactOptions{MaxNodes: maxNodes},
 				Progress: prog.report})
@@ -151,7 +143,7 @@ Prints {"allocation": [task of each host], "r_sys": ..., "algo": ..., ...}.`,
 			if algo == "exact" && !res.Optimal {
 				fmt.Fprintf(cmd.ErrOrStderr(), "volsched alloc: exact search stopped after %d nodes: the allocation is the best found, not proven optimal\n", maxNodes)
 			}
-			out := redundant.NewAllocReport(algo, tasks, seed, p, res, gdfn != "" || algo == "sab")
+			out := redundant.NewAllocReport(algo, tasks, seed, p, res, gdfn != "" || algo == redundant.SAB)
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			return enc.Encode(out)
 		},

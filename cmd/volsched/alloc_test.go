@@ -49,7 +49,7 @@ func TestAllocCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"alloc", "--probs", bad, "--tasks", "1"}, "p[1] = 1.5"},
-		{[]string{"alloc", "--probs", bad, "--tasks", "1", "--algo", "nope"}, "--algo \"nope\""},
+		{[]string{"alloc", "--probs", bad, "--tasks", "1", "--algo", "nope"}, `--algo: algorithm "nope", want one of ea, ppb, epb, sab, gls, exact`},
 		{[]string{"alloc", "--gdfn", "0.5", "--hosts", "4", "--tasks", "2"}, "--gdfn"},
 		{[]string{"alloc", "--gdfn", "0.5,0.3", "--hosts", "4", "--tasks", "5"}, "--tasks 5 with 4 hosts"},
 		{[]string{"alloc", "--tasks", "2"}, "give --probs FILE or --gdfn"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -17,28 +16,31 @@ import (
 	"github.com/volsched/volsched/trace"
 )
 
+// parseAlgos parses --algos, a comma-separated list of the names
+// redundant.ParseAlgorithm accepts (the paper's EA, PPB, EPB, SAB, in any
+// case, and GLS, exact).
 func parseAlgos(s string) ([]string, error) {
 	var out []string
 	for _, a := range strings.Split(s, ",") {
-		a = strings.ToLower(strings.TrimSpace(a))
-		ok := false
-		for _, k := range redundant.Algorithms {
-			ok = ok || k == a
+		p, err := redundant.ParseAlgorithm(a)
+		if err != nil {
+			return nil, usagef("--algos: %v", err)
 		}
-		if !ok {
-			return nil, usagef("--algos: %q is not one of %s", a, strings.Join(redundant.Algorithms, ", "))
-		}
-		out = append(out, a)
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// runTraceFigure reads the user's trace, if any, and runs Figure 4.
+// runTraceFigure checks the options, reads the user's trace, if any, and
+// runs Figure 4.
 func runTraceFigure(ctx context.Context, w io.Writer, o rcampaign.TraceOptions, traceFile string) error {
+	if traceFile != "" && o.TaskSize == 0 {
+		return usagef("--task-size: required with --trace (a finite task size > 0, in seconds of availability)")
+	}
+	if err := o.Validate(); err != nil {
+		return usageError{err}
+	}
 	if traceFile != "" {
-		if !(o.TaskSize > 0) || math.IsInf(o.TaskSize, 0) {
-			return usagef("--task-size %v: want a finite task size > 0 (seconds of availability) with --trace", o.TaskSize)
-		}
 		data, source, err := readInput(traceFile, os.Stdin)
 		if err != nil {
 			return err
@@ -82,33 +84,16 @@ Figure 4 is recomputed from the start.`,
 			if o.Figure < 1 || o.Figure > 4 {
 				return usagef("--figure %d: want 1, 2, 3 or 4", o.Figure)
 			}
-			if o.Reps < 1 || o.Reps > redundant.MaxReps {
-				return usagef("--reps %d: want 1 to %d", o.Reps, redundant.MaxReps)
-			}
-			if cmd.Flags().Changed("step") && !(o.Step >= redundant.MinStep && o.Step <= 1) {
-				return usagef("--step %v: want a step in [%g, 1] (at most %d points per curve)", o.Step, redundant.MinStep, int(1/redundant.MinStep)+1)
-			}
-			for _, m := range o.Ms {
-				if m < 2 || m > redundant.MaxHosts {
-					return usagef("--ms: %d hosts, want 2 to %d", m, redundant.MaxHosts)
-				}
-			}
-			if o.MovesPerHost < 0 || o.MovesPerHost > redundant.MaxMovesPerHost {
-				return usagef("--moves-per-host %d: want a number from 0 (the default, 300) to %d", o.MovesPerHost, redundant.MaxMovesPerHost)
-			}
-			if o.Workers < 1 || o.Workers > redundant.MaxWorkers {
-				return usagef("--workers %d: want 1 to %d", o.Workers, redundant.MaxWorkers)
-			}
 			var err error
 			if o.Algos, err = parseAlgos(algos); err != nil {
 				return err
 			}
-			if !(tr.SABC >= 0) || math.IsInf(tr.SABC, 0) {
-				return usagef("--sab-c %v: want a finite number >= 0", tr.SABC)
-			}
 			if o.Figure == 4 {
 				tr.Lab = o
 				return runTraceFigure(cmd.Context(), cmd.OutOrStdout(), tr, traceFile)
+			}
+			if err := o.Validate(); err != nil {
+				return usageError{err}
 			}
 			_, err = rcampaign.RunLab(cmd.Context(), cmd.OutOrStdout(), o)
 			return err
@@ -119,9 +104,9 @@ Figure 4 is recomputed from the start.`,
 	f.StringVar(&o.Out, "out", "", "directory for figN.csv, figN.svg and figN.png")
 	f.IntVar(&o.Reps, "reps", 2000, "repetitions per point (figure 4: allocation times per point)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed; the same seed gives the same numbers")
-	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "worker goroutines (results do not depend on it)")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "worker goroutines, 0 for one per CPU (results do not depend on it)")
 	f.BoolVar(&o.Quick, "quick", false, "coarser grid")
-	f.StringVar(&algos, "algos", "ea,epb,ppb,gls", "algorithms (figure 4 adds sab)")
+	f.StringVar(&algos, "algos", "ea,epb,ppb,gls", "algorithms, as the paper names them (EA, PPB, EPB, SAB) or GLS, exact; SAB needs hosts' ages: figure 4 only, which adds it anyway")
 	f.IntVar(&o.MovesPerHost, "moves-per-host", 0, "annealing proposals per host (default 300)")
 	f.Float64Var(&o.Step, "step", 0, "figures 1 and 2: step of the σ or µ sweep over [0, 1] (default 0.05, 0.2 with --quick)")
 	f.IntSliceVar(&o.Ms, "ms", nil, "figure 3: host counts m (default 10,20,...,100; 10,40 with --quick)")

@@ -30,6 +30,25 @@ type LabOptions struct {
 	Ms           []int    // figure 3: host counts (nil: the default grid)
 }
 
+// config is the laboratory configuration of o (without Points and
+// Progress).
+func (o LabOptions) config() redundant.LabConfig {
+	return redundant.LabConfig{Algos: o.Algos, Reps: o.Reps, Seed: o.Seed, Workers: o.Workers,
+		Anneal: redundant.AnnealOptions{MovesPerHost: o.MovesPerHost}}
+}
+
+// Validate checks o as RunLab needs it, before anything is computed or
+// written: Step 0 (the default grid) or in [redundant.MinStep, 1], and
+// redundant.ValidateLabFigure (figure 1, 2 or 3, the host counts, the
+// configuration: algorithms without SAB, repetitions, workers, moves per
+// host). Errors name the field and its value.
+func (o LabOptions) Validate() error {
+	if o.Step != 0 && !(o.Step >= redundant.MinStep && o.Step <= 1) {
+		return fmt.Errorf("laboratory: step = %v, want a step in [%g, 1] (at most %d points per curve), or 0 for the default", o.Step, redundant.MinStep, int(1/redundant.MinStep)+1)
+	}
+	return redundant.ValidateLabFigure(o.Figure, o.grid(), o.config())
+}
+
 // grid is the figure's grid: the paper's (PaperGrid) unless a step or host
 // counts are given.
 func (o LabOptions) grid() redundant.LabGrid {
@@ -75,9 +94,11 @@ type Output struct {
 // DIR/figN-points.jsonl, resuming from the points there), and prints the
 // table and the paper's claims to w. Progress goes to standard error.
 func RunLab(ctx context.Context, w io.Writer, o LabOptions) (Output, error) {
+	if err := o.Validate(); err != nil {
+		return Output{}, err
+	}
 	grid := o.grid()
-	cfg := redundant.LabConfig{Algos: o.Algos, Reps: o.Reps, Seed: o.Seed, Workers: o.Workers,
-		Anneal: redundant.AnnealOptions{MovesPerHost: o.MovesPerHost}}
+	cfg := o.config()
 	if o.Out != "" {
 		pts, err := OpenPoints(o.Out, PointsHeader{Figure: o.Figure, Seed: o.Seed, Reps: o.Reps,
 			Algos: o.Algos, MovesPerHost: o.MovesPerHost})

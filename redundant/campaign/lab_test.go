@@ -3,6 +3,8 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,5 +106,48 @@ func TestRunTraceUserTrace(t *testing.T) {
 	tr.Nodes = tr.Nodes[:2]
 	if _, err := RunTrace(context.Background(), &text, TraceOptions{Lab: LabOptions{Reps: 1, Algos: []string{"ea"}}, Trace: tr, TraceSource: "few.tab", TaskSize: 1}); err == nil || !strings.Contains(err.Error(), "few.tab: 2 hosts") {
 		t.Errorf("2 hosts: %v", err)
+	}
+}
+
+// TestSABNamedInAlgos: --algos may name SAB as the paper does. Figure 4
+// runs it once, where the list puts it; the laboratory figures refuse it
+// before computing or writing anything (it needs the hosts' ages).
+func TestSABNamedInAlgos(t *testing.T) {
+	p, err := trace.PresetByName("ucb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trace.Generate(p, 3)
+	outs, err := RunTrace(context.Background(), io.Discard, TraceOptions{
+		Lab:   LabOptions{Reps: 2, Seed: 1, Workers: 2, Algos: []string{"sab", "ea"}, MovesPerHost: 1},
+		Trace: tr, TraceSource: "mine.tab", TaskSize: 600,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range outs[0].Figure.Series {
+		names = append(names, s.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"SAB", "EA"}) {
+		t.Errorf("figure 4 with --algos sab,ea: series %v, want [SAB EA]", names)
+	}
+
+	dir := filepath.Join(t.TempDir(), "out")
+	_, err = RunLab(context.Background(), io.Discard, LabOptions{Figure: 1, Out: dir, Reps: 1, Workers: 1, Algos: []string{"ea", "sab"}, Step: 0.5})
+	if err == nil || !strings.Contains(err.Error(), `"sab"`) {
+		t.Errorf("figure 1 with sab: %v, want SAB refused", err)
+	}
+	if _, statErr := os.Stat(dir); statErr == nil {
+		t.Errorf("the refused figure created %s", dir)
+	}
+	for _, o := range []TraceOptions{
+		{Lab: LabOptions{Reps: 1, Algos: []string{"ea"}}, SABC: math.NaN()},
+		{Lab: LabOptions{Reps: 1, Algos: []string{"ea"}}, Trace: tr, TaskSize: math.Inf(1)},
+		{Lab: LabOptions{Reps: 0, Algos: []string{"ea"}}},
+	} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("TraceOptions %+v: no error", o.Lab)
+		}
 	}
 }

@@ -32,18 +32,35 @@ type TraceOptions struct {
 	SABC float64
 }
 
+// Validate checks o as RunTrace needs it, before anything is computed:
+// the configuration (redundant.LabConfig.Validate; SAB may be named, it is
+// added anyway), SABC finite and ≥ 0, and TaskSize finite and > 0 when
+// it is given and required with a user's trace. Errors name the field and
+// its value.
+func (o TraceOptions) Validate() error {
+	if err := o.Lab.config().Validate(); err != nil {
+		return err
+	}
+	if !(o.SABC >= 0) || math.IsInf(o.SABC, 0) {
+		return fmt.Errorf("figure 4: SAB constant C = %v, want a finite number >= 0 (0: the longest availability interval of the trace)", o.SABC)
+	}
+	if (o.Trace != nil || o.TaskSize != 0) && (!(o.TaskSize > 0) || math.IsInf(o.TaskSize, 0)) {
+		return fmt.Errorf("figure 4: task size %v, want a finite task size > 0 (seconds of availability) with a trace", o.TaskSize)
+	}
+	return nil
+}
+
 // RunTrace runs Figure 4 on the synthetic UCB and Entropia traces (the
 // paper's Table 1 next to their fits), or on a user's trace, and reports
 // each study like a laboratory figure (Report). Progress goes to standard
 // error.
 func RunTrace(ctx context.Context, w io.Writer, o TraceOptions) ([]Output, error) {
-	cfg := redundant.LabConfig{Algos: o.Lab.Algos, Reps: o.Lab.Reps, Seed: o.Lab.Seed, Workers: o.Lab.Workers,
-		Anneal: redundant.AnnealOptions{MovesPerHost: o.Lab.MovesPerHost}}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := o.Lab.config()
 	var studies []*redundant.TraceStudy
 	if o.Trace != nil {
-		if !(o.TaskSize > 0) || math.IsInf(o.TaskSize, 0) {
-			return nil, fmt.Errorf("task size %v: want a finite task size > 0 (seconds of availability)", o.TaskSize)
-		}
 		h := len(o.Trace.Nodes)
 		var ms []int
 		for _, fr := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6} {
