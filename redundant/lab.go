@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/volsched/volsched/internal/stats"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -167,20 +168,11 @@ func forEachRep(ctx context.Context, cfg LabConfig, reps int, f func(rep int) er
 	return nil
 }
 
+// meanSE is the mean of v and its standard error (0 for fewer than 2
+// values).
 func meanSE(v []float64) (float64, float64) {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	mean := s / float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	m := stats.Of(v)
+	return m.Mean, m.SE()
 }
 
 // LabSuccess estimates the success probability each algorithm achieves on

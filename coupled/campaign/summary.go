@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/volsched/volsched/internal/stats"
 )
 
 // Reference is the heuristic the metrics of §VII.A compare against.
@@ -108,17 +110,8 @@ func Metrics(units []UnitResult, capV int) ([]HeuristicSummary, error) {
 // meanStd returns the mean and the population standard deviation (NaN for
 // an empty list).
 func meanStd(xs []float64) (mean, std float64) {
-	if len(xs) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(xs)))
+	m := stats.Of(xs)
+	return m.Mean, m.PopulationSD()
 }
 
 // SortByDiff orders summaries by increasing %diff (the paper's tables),

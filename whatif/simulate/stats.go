@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/volsched/volsched/internal/stats"
 )
 
 // Level is the confidence level of every interval.
@@ -65,17 +67,9 @@ func tQuantile(df int) float64 {
 // meanCI is the mean of x, its 95 % t interval and the sample standard
 // deviation (n ≥ 2).
 func meanCI(x []float64) (mean float64, ci [2]float64, sd float64) {
-	n := float64(len(x))
-	for _, v := range x {
-		mean += v
-	}
-	mean /= n
-	ss := 0.0
-	for _, v := range x {
-		ss += (v - mean) * (v - mean)
-	}
-	sd = math.Sqrt(ss / (n - 1))
-	h := tQuantile(len(x)-1) * sd / math.Sqrt(n)
+	m := stats.Of(x)
+	mean, sd = m.Mean, m.SampleSD()
+	h := tQuantile(len(x)-1) * sd / math.Sqrt(float64(len(x)))
 	return mean, [2]float64{mean - h, mean + h}, sd
 }
 
