@@ -21,6 +21,8 @@
 //		}, experiment.NewProgress("independent"))
 //	if errors.Is(err, experiment.ErrInterrupted) { ... } // resumable
 //	m, results, err := experiment.LoadComplete[MyResult](dir) // ordered by unit
+//	// or, with the params decoded into MyParams and validated:
+//	m, p, results, err := experiment.LoadCampaign[MyParams, MyResult](dir, "independent")
 //
 // Run writes dir/manifest.json and appends one line {"unit": u, "result":
 // R} per finished unit to dir/results-<i>-of-<n>.jsonl. R is encoded with
