@@ -178,7 +178,7 @@ func (n *Node) client(in inbound) {
 		// Answered once every result stored so far is committed (the
 		// store's operations are applied in order).
 		n.st.do(func(*sql.Tx) error { return nil }, func(error) {
-			n.post(func() { in.reply(n.results(m)) })
+			n.post(func() { n.results(m, in.reply) })
 		})
 	default:
 		in.reply(&ErrorMsg{Err: fmt.Sprintf("%s: not a client request", in.t)})
@@ -243,36 +243,50 @@ func (n *Node) status() Status {
 	return s
 }
 
-// results lists a bag's task results, with their outputs, from r.From on
-// (as many as fit in a few MiB).
-func (n *Node) results(r *ResultsReq) validator {
+// results answers a ResultsReq: a bag's task results, with their
+// outputs, from r.From on (as many as fit in a few MiB). The tasks are
+// listed as the loop holds them; their outputs are read from the database
+// by the store's reader, which sends the answer (the loop does not wait on
+// the disk).
+func (n *Node) results(r *ResultsReq, reply func(validator)) {
 	b := n.bags[r.Bag]
 	if b == nil {
-		return &ErrorMsg{Err: fmt.Sprintf("bag %d: not submitted at this node", r.Bag)}
+		reply(&ErrorMsg{Err: fmt.Sprintf("bag %d: not submitted at this node", r.Bag)})
+		return
 	}
 	out := &Results{Bag: r.Bag, Next: len(b.tasks), Total: len(b.tasks)}
-	size := 0
 	for i := r.From; i < len(b.tasks); i++ {
 		t := &b.tasks[i]
-		tr := TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err, Digest: t.output,
-			Start: t.start, End: t.finish}
-		if t.state == tsDone && t.output != "" {
-			data, err := n.st.blob(t.output)
+		out.Tasks = append(out.Tasks, TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err,
+			Digest: t.output, Start: t.start, End: t.finish})
+	}
+	st := n.st
+	st.read(func() {
+		size := 0
+		for k := range out.Tasks {
+			tr := &out.Tasks[k]
+			if tr.State != taskStateNames[tsDone] || tr.Digest == "" {
+				continue
+			}
+			data, err := st.blob(tr.Digest)
 			if err != nil {
 				tr.Err = err.Error()
-			} else {
-				if size > 0 && size+len(data) > 8<<20 {
-					out.Next = i
-					break
-				}
-				tr.Output = data
-				size += len(data)
+				continue
 			}
+			if size > 0 && size+len(data) > maxResultsBytes {
+				out.Next = tr.Index
+				out.Tasks = out.Tasks[:k]
+				break
+			}
+			tr.Output = data
+			size += len(data)
 		}
-		out.Tasks = append(out.Tasks, tr)
-	}
-	return out
+		reply(out)
+	})
 }
+
+// maxResultsBytes bounds the outputs in one Results answer (one at least).
+const maxResultsBytes = 8 << 20
 
 // Client talks to one node as a client (the command line): it needs a
 // certificate from the cluster's CA like any node.

@@ -374,16 +374,13 @@ func (n *Node) onClaim(from string, c *Claim) {
 	n.sendCtl(from, a)
 }
 
-// bagBlob returns a program or input of a running bag.
+// bagBlob returns a program or input of a running bag (held in memory
+// while it runs: from its submission, or read by loadState).
 func (n *Node) bagBlob(b *bag, d string) ([]byte, error) {
 	if data, ok := b.blobs[d]; ok {
 		return data, nil
 	}
-	data, err := n.st.blob(d)
-	if err == nil && b.blobs != nil {
-		b.blobs[d] = data
-	}
-	return data, err
+	return nil, fmt.Errorf("blob %s: not loaded (see the log of the node's start)", d)
 }
 
 // onLease: an execution node's tasks are alive; those assigned to it that
@@ -584,7 +581,26 @@ func (n *Node) loadState() error {
 			}
 		}
 		if b.done+b.failed < len(b.tasks) {
+			// A running bag's program and inputs are held in memory, as
+			// after its submission (the loop never reads them from disk).
 			b.blobs = map[string][]byte{}
+			need := []string{b.job.ProgramDigest}
+			for i := range b.tasks {
+				if s := &b.tasks[i]; s.input != "" && s.state < tsDone {
+					need = append(need, s.input)
+				}
+			}
+			for _, d := range need {
+				if _, ok := b.blobs[d]; ok {
+					continue
+				}
+				data, err := n.st.blob(d)
+				if err != nil {
+					n.logf("bag %d: %v: its tasks that need it cannot be assigned", b.id, err)
+					continue
+				}
+				b.blobs[d] = data
+			}
 		}
 		n.bags[b.id] = b
 	}
