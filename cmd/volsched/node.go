@@ -345,7 +345,7 @@ relative to the file.`,
 				if b == nil {
 					return fmt.Errorf("bag %d: not in the node's status", id)
 				}
-				if b.Done+b.Failed == b.Tasks {
+				if b.Done+b.Failed == b.Tasks { // durably stored
 					fmt.Fprintf(cmd.ErrOrStderr(), "bag %d: %d done, %d failed\n", id, b.Done, b.Failed)
 					break
 				}
@@ -385,18 +385,27 @@ func writeResults(ctx context.Context, cl *node.Client, id uint64, out string) e
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	failed := 0
+	failed, storing, unfinished := 0, 0, 0
 	for _, r := range res {
-		if r.State != "done" {
+		switch r.State {
+		case "done":
+		case "failed":
 			failed++
+			continue
+		case node.StateStoring:
+			storing++
+			continue
+		default:
+			unfinished++
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("%06d", r.Index)), r.Output, 0o644); err != nil {
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("bag %d: %d task(s) failed (see 'volsched node results')", id, failed)
+	if failed+storing+unfinished > 0 {
+		return fmt.Errorf("bag %d: outputs of %d task(s) written; %d failed, %d finished and still being stored, %d not finished (see 'volsched node results')",
+			id, len(res)-failed-storing-unfinished, failed, storing, unfinished)
 	}
 	return nil
 }
@@ -454,7 +463,7 @@ func printNodeStatus(cmd *cobra.Command, s *node.Status) {
 	fmt.Fprintf(w, "exec: %d slots, %d running, %d waiting, %d claimed, %d results unacknowledged, %d tasks run\n", e.Slots, e.Running, e.Waiting, e.Claimed, e.Held, e.TasksRun)
 	fmt.Fprintf(w, "traffic: %d messages (%d B) out, %d (%d B) in, %d dropped, %d invalid\n", s.Traffic.MsgsOut, s.Traffic.BytesOut, s.Traffic.MsgsIn, s.Traffic.BytesIn, s.Traffic.Dropped, s.Traffic.Invalid)
 	if len(s.Bags) > 0 {
-		fmt.Fprintln(w, "bag\tname\tdone/total\tfailed\tpending\trequested\tassigned\tresubmitted\twhere")
+		fmt.Fprintln(w, "bag\tname\tdone/total\tfailed\tstoring\tpending\trequested\tassigned\tresubmitted\twhere")
 	}
 	for _, b := range s.Bags {
 		var where []string
@@ -462,7 +471,7 @@ func printNodeStatus(cmd *cobra.Command, s *node.Status) {
 			where = append(where, fmt.Sprintf("%s:%d", k, v))
 		}
 		sort.Strings(where)
-		fmt.Fprintf(w, "%d\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\n", b.ID, b.Name, b.Done, b.Tasks, b.Failed, b.Pending, b.Requested, b.Assigned, b.Resubmitted, strings.Join(where, " "))
+		fmt.Fprintf(w, "%d\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", b.ID, b.Name, b.Done, b.Tasks, b.Failed, b.Storing, b.Pending, b.Requested, b.Assigned, b.Resubmitted, strings.Join(where, " "))
 	}
 	w.Flush()
 }
@@ -495,10 +504,22 @@ func nodeResultsCmd() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "task\tstate\tnode\texit\tbytes\terror")
+			storing := 0
 			for _, r := range res {
+				if r.State == node.StateStoring {
+					storing++
+					fmt.Fprintf(w, "%d\t%s\t%s\t\t\t\n", r.Index, r.State, r.Node)
+					continue
+				}
 				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.State, r.Node, r.Exit, len(r.Output), firstLineOf(r.Err))
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if storing > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d task(s) finished, their results still being stored at the node: ask again to see them\n", storing)
+			}
+			return nil
 		},
 	}
 	cf.add(cmd)
