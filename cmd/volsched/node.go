@@ -69,21 +69,43 @@ See docs/overlay-node.md.`,
 				}
 				c.Peers = p
 			}
+			if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+				return usagef("--listen %q: want host:port", c.Listen)
+			}
+			if metrics != "" {
+				if _, _, err := net.SplitHostPort(metrics); err != nil {
+					return usagef("--metrics %q: want host:port", metrics)
+				}
+			}
 			lg := log.New(os.Stderr, "volsched node: ", log.LstdFlags|log.Lmicroseconds)
 			c.Logf = lg.Printf
-			n, err := node.New(c)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			ctx := cmd.Context()
+			// The metrics listener first: a node made must be started
+			// before it can be closed.
+			var mln net.Listener
 			if metrics != "" {
 				ln, err := net.Listen("tcp", metrics)
 				if err != nil {
-					n.Close()
-					return usagef("--metrics %s: %v", metrics, err)
+					return fmt.Errorf("node: --metrics: %w", err)
 				}
+				mln = ln
+			}
+			n, err := node.New(c)
+			if err != nil {
+				if mln != nil {
+					mln.Close()
+				}
+				// A configuration node.New refuses is a usage error; what
+				// the machine refuses (an address in use, a state
+				// directory that cannot be opened) is not.
+				if _, ok := errors.AsType[*node.ConfigError](err); ok {
+					return usagef("%v", err)
+				}
+				return fmt.Errorf("node: %w", err)
+			}
+			ctx := cmd.Context()
+			if mln != nil {
 				srv := &http.Server{Handler: n.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}
-				go srv.Serve(ln)
+				go srv.Serve(mln)
 				defer srv.Close()
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "volsched node: %s (policy %s), state in %s\n", n.Addr(), c.Policy, c.State)

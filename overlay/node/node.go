@@ -295,25 +295,46 @@ type heldKey struct {
 	sub  string
 }
 
-// New checks the configuration, opens the state and the listener. Start
-// runs it.
+// ConfigError is an error of New caused by the configuration itself (a
+// value out of range, a field missing, an address that is not host:port),
+// as opposed to one the machine causes (an address in use, a state
+// directory that cannot be opened), which New returns as it is.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// New checks the configuration (a *ConfigError if it is wrong), opens the
+// state and the listener. Start runs it.
 func New(cfg Config) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	rules, err := newRules(cfg.Policy, cfg.SFMax, cfg.Beta)
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	codec := cfg.Codec
 	if codec == nil {
 		codec = defaultCodec()
 	}
+	if cfg.Advertise != "" {
+		if err := validNodeAddr("advertised address", cfg.Advertise); err != nil {
+			return nil, &ConfigError{err}
+		}
+	}
 	ln := cfg.Listener
 	if ln == nil {
+		if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+			return nil, &ConfigError{fmt.Errorf("listen address %q: want host:port", cfg.Listen)}
+		}
 		ln, err = net.Listen("tcp", cfg.Listen)
 		if err != nil {
-			return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+			var oe *net.OpError
+			if errors.As(err, &oe) && oe.Err != nil {
+				err = oe.Err // "bind: address already in use", without the address again
+			}
+			return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
 	}
 	self := cfg.Advertise
@@ -322,7 +343,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	if err := validNodeAddr("advertised address", self); err != nil {
 		ln.Close()
-		return nil, err
+		return nil, fmt.Errorf("listener's address: %w", err)
 	}
 	st, err := openStore(cfg.State)
 	if err != nil {
@@ -359,13 +380,13 @@ func New(cfg Config) (*Node, error) {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
 			st.close()
 			ln.Close()
-			return nil, err
+			return nil, fmt.Errorf("state directory %s: %w", cfg.State, err)
 		}
 	}
 	if err := n.loadState(); err != nil {
 		st.close()
 		ln.Close()
-		return nil, err
+		return nil, fmt.Errorf("state directory %s: loading the state: %w", cfg.State, err)
 	}
 	return n, nil
 }
