@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -375,7 +377,7 @@ func New(cfg Config) (*Node, error) {
 		ln.Close()
 		return nil, fmt.Errorf("state directory %s: removing the previous run's task directories: %w", cfg.State, err)
 	}
-	n.runID = fmt.Sprintf("%x", n.rng.Uint32())
+	n.runID = newRunID()
 	for _, d := range []string{"bin", "work"} {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
 			st.close()
@@ -389,6 +391,16 @@ func New(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("state directory %s: loading the state: %w", cfg.State, err)
 	}
 	return n, nil
+}
+
+// newRunID names one run of a daemon: 64 random bits from crypto/rand,
+// not from the node's stream (which a fixed Seed repeats: a node made
+// again with the same configuration, while the killed one's tasks still
+// end, would reuse its task directories' names).
+func newRunID() string {
+	var b [8]byte
+	crand.Read(b[:]) // never fails (crypto/rand panics rather)
+	return hex.EncodeToString(b[:])
 }
 
 // Addr is the node's advertised address (its identity).
