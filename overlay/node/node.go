@@ -774,9 +774,24 @@ func (n *Node) housekeeping(t time.Time) {
 		n.heartbeats()
 		n.hbNext = t.Add(n.cfg.Heartbeat)
 		n.leases(t)
+		n.forgetSilent(t)
 	}
 	n.submitTimers(t)
 	n.execTimers(t)
+}
+
+// heardWindow is how long a node heard from counts (formTree); older
+// entries of heardFrom are dropped (forgetSilent), so that the map holds
+// the nodes heard from lately, not every name ever seen.
+func (n *Node) heardWindow() time.Duration { return 2 * n.cfg.DeadAfter }
+
+// forgetSilent drops the nodes not heard from within heardWindow.
+func (n *Node) forgetSilent(t time.Time) {
+	for a, h := range n.heardFrom {
+		if t.Sub(h) >= n.heardWindow() {
+			delete(n.heardFrom, a)
+		}
+	}
 }
 
 // sortedKeys returns the routers' ids in order (deterministic iteration).

@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 )
 
 // TestRunIDUnique: a node made again with the same configuration (the
@@ -26,4 +28,26 @@ func TestRunIDUnique(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// TestHeardFromPruned: the nodes a node has heard from are kept only as
+// long as they count (formTree's window), not for ever: names heard from
+// long ago (peers gone, or names a peer made up in its hello) are dropped.
+func TestHeardFromPruned(t *testing.T) {
+	cl := newCluster(t, 2, false, nil)
+	n := cl.nodes[0]
+	old := time.Now().Add(-time.Hour)
+	n.call(func() {
+		for i := range 1000 {
+			n.heardFrom[fmt.Sprintf("10.9.%d.%d:1", i/256, i%256)] = old
+		}
+	})
+	waitFor(t, 10*time.Second, "old names dropped", func() (bool, string) {
+		k, peer := 0, false
+		n.call(func() {
+			k = len(n.heardFrom)
+			_, peer = n.heardFrom[cl.nodes[1].Addr()]
+		})
+		return k <= 1 && peer, fmt.Sprintf("%d names kept (the live peer among them: %v)", k, peer)
+	})
 }
