@@ -3,9 +3,9 @@ package node
 import (
 	"context"
 	crand "crypto/rand"
-	"encoding/hex"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
