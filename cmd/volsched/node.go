@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +62,7 @@ See docs/overlay-node.md.`,
 			c.Cert, c.CA = cert, ca
 			c.Join = joins
 			if peersArg != "" {
-				p, err := readPeers(peersArg)
+				p, err := node.ReadPeers(peersArg)
 				if err != nil {
 					return usagef("--peers: %v", err)
 				}
@@ -231,48 +230,6 @@ func checkNodeFlags(cmd *cobra.Command, c *node.Config) error {
 		return usagef("--join and --peers both given: want one")
 	}
 	return nil
-}
-
-func readPeers(arg string) ([]string, error) {
-	var list []string
-	if strings.Contains(arg, ",") || !fileExists(arg) {
-		list = strings.Split(arg, ",")
-	} else {
-		f, err := os.Open(arg)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if s := strings.TrimSpace(sc.Text()); s != "" && !strings.HasPrefix(s, "#") {
-				list = append(list, s)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for _, p := range list {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(p); err != nil {
-			return nil, fmt.Errorf("%q: want host:port", p)
-		}
-		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no address")
-	}
-	return out, nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // clientFlags are the flags of the client commands.
