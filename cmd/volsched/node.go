@@ -490,7 +490,7 @@ func nodeResultsCmd() *cobra.Command {
 					fmt.Fprintf(w, "%d\t%s\t%s\t\t\t\n", r.Index, r.State, r.Node)
 					continue
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.State, r.Node, r.Exit, len(r.Output), firstLineOf(r.Err))
+				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.State, r.Node, r.Exit, len(r.Output), r.ErrLine())
 			}
 			if err := w.Flush(); err != nil {
 				return err
@@ -505,11 +505,4 @@ func nodeResultsCmd() *cobra.Command {
 	cmd.Flags().Uint64Var(&bag, "bag", 0, "the bag's id (printed by submit)")
 	cmd.Flags().StringVar(&out, "out", "", "write the outputs to this directory (one file per task)")
 	return cmd
-}
-
-func firstLineOf(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -117,6 +117,9 @@ type TaskResult struct {
 	End   float64 `json:"end,omitempty"`
 }
 
+// ErrLine is the first line of Err (what a table of results shows).
+func (r *TaskResult) ErrLine() string { return firstLine(r.Err) }
+
 // Results answers a ResultsReq; Next is the first task not included (the
 // bag's size when all are); Storing counts the tasks listed whose outcome
 // is not yet durably stored (state StateStoring).

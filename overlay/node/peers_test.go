@@ -39,3 +39,11 @@ func TestReadPeers(t *testing.T) {
 		}
 	}
 }
+
+func TestErrLine(t *testing.T) {
+	for in, want := range map[string]string{"": "", "exit 1": "exit 1", "sh: x: not found\nmore\n": "sh: x: not found", "\nsecond": ""} {
+		if got := (&TaskResult{Err: in}).ErrLine(); got != want {
+			t.Errorf("ErrLine of %q = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/volsched/volsched/overlay"
@@ -482,11 +483,10 @@ func (n *Node) onResult(from string, r *Result) {
 	n.finishTask(b, r.Task, tsDone, *r, ackStored)
 }
 
+// firstLine is s up to its first newline.
 func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
 	}
 	return s
 }
