@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,27 +62,49 @@ See docs/overlay-node.md.`,
 			c.Cert, c.CA = cert, ca
 			c.Join = joins
 			if peersArg != "" {
-				p, err := readPeers(peersArg)
+				p, err := node.ReadPeers(peersArg)
 				if err != nil {
 					return usagef("--peers: %v", err)
 				}
 				c.Peers = p
 			}
+			if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+				return usagef("--listen %q: want host:port", c.Listen)
+			}
+			if metrics != "" {
+				if _, _, err := net.SplitHostPort(metrics); err != nil {
+					return usagef("--metrics %q: want host:port", metrics)
+				}
+			}
 			lg := log.New(os.Stderr, "volsched node: ", log.LstdFlags|log.Lmicroseconds)
 			c.Logf = lg.Printf
-			n, err := node.New(c)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			ctx := cmd.Context()
+			// The metrics listener first: a node made must be started
+			// before it can be closed.
+			var mln net.Listener
 			if metrics != "" {
 				ln, err := net.Listen("tcp", metrics)
 				if err != nil {
-					n.Close()
-					return usagef("--metrics %s: %v", metrics, err)
+					return fmt.Errorf("node: --metrics: %w", err)
 				}
+				mln = ln
+			}
+			n, err := node.New(c)
+			if err != nil {
+				if mln != nil {
+					mln.Close()
+				}
+				// A configuration node.New refuses is a usage error; what
+				// the machine refuses (an address in use, a state
+				// directory that cannot be opened) is not.
+				if _, ok := errors.AsType[*node.ConfigError](err); ok {
+					return usagef("%v", err)
+				}
+				return fmt.Errorf("node: %w", err)
+			}
+			ctx := cmd.Context()
+			if mln != nil {
 				srv := &http.Server{Handler: n.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}
-				go srv.Serve(ln)
+				go srv.Serve(mln)
 				defer srv.Close()
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "volsched node: %s (policy %s), state in %s\n", n.Addr(), c.Policy, c.State)
@@ -211,48 +232,6 @@ func checkNodeFlags(cmd *cobra.Command, c *node.Config) error {
 	return nil
 }
 
-func readPeers(arg string) ([]string, error) {
-	var list []string
-	if strings.Contains(arg, ",") || !fileExists(arg) {
-		list = strings.Split(arg, ",")
-	} else {
-		f, err := os.Open(arg)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if s := strings.TrimSpace(sc.Text()); s != "" && !strings.HasPrefix(s, "#") {
-				list = append(list, s)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for _, p := range list {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(p); err != nil {
-			return nil, fmt.Errorf("%q: want host:port", p)
-		}
-		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no address")
-	}
-	return out, nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
 // clientFlags are the flags of the client commands.
 type clientFlags struct {
 	addr, creds string
@@ -345,7 +324,7 @@ relative to the file.`,
 				if b == nil {
 					return fmt.Errorf("bag %d: not in the node's status", id)
 				}
-				if b.Done+b.Failed == b.Tasks {
+				if b.Done+b.Failed == b.Tasks { // durably stored
 					fmt.Fprintf(cmd.ErrOrStderr(), "bag %d: %d done, %d failed\n", id, b.Done, b.Failed)
 					break
 				}
@@ -385,18 +364,27 @@ func writeResults(ctx context.Context, cl *node.Client, id uint64, out string) e
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	failed := 0
+	failed, storing, unfinished := 0, 0, 0
 	for _, r := range res {
-		if r.State != "done" {
+		switch r.State {
+		case "done":
+		case "failed":
 			failed++
+			continue
+		case node.StateStoring:
+			storing++
+			continue
+		default:
+			unfinished++
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("%06d", r.Index)), r.Output, 0o644); err != nil {
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("bag %d: %d task(s) failed (see 'volsched node results')", id, failed)
+	if failed+storing+unfinished > 0 {
+		return fmt.Errorf("bag %d: outputs of %d task(s) written; %d failed, %d finished and still being stored, %d not finished (see 'volsched node results')",
+			id, len(res)-failed-storing-unfinished, failed, storing, unfinished)
 	}
 	return nil
 }
@@ -454,7 +442,7 @@ func printNodeStatus(cmd *cobra.Command, s *node.Status) {
 	fmt.Fprintf(w, "exec: %d slots, %d running, %d waiting, %d claimed, %d results unacknowledged, %d tasks run\n", e.Slots, e.Running, e.Waiting, e.Claimed, e.Held, e.TasksRun)
 	fmt.Fprintf(w, "traffic: %d messages (%d B) out, %d (%d B) in, %d dropped, %d invalid\n", s.Traffic.MsgsOut, s.Traffic.BytesOut, s.Traffic.MsgsIn, s.Traffic.BytesIn, s.Traffic.Dropped, s.Traffic.Invalid)
 	if len(s.Bags) > 0 {
-		fmt.Fprintln(w, "bag\tname\tdone/total\tfailed\tpending\trequested\tassigned\tresubmitted\twhere")
+		fmt.Fprintln(w, "bag\tname\tdone/total\tfailed\tstoring\tpending\trequested\tassigned\tresubmitted\twhere")
 	}
 	for _, b := range s.Bags {
 		var where []string
@@ -462,7 +450,7 @@ func printNodeStatus(cmd *cobra.Command, s *node.Status) {
 			where = append(where, fmt.Sprintf("%s:%d", k, v))
 		}
 		sort.Strings(where)
-		fmt.Fprintf(w, "%d\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\n", b.ID, b.Name, b.Done, b.Tasks, b.Failed, b.Pending, b.Requested, b.Assigned, b.Resubmitted, strings.Join(where, " "))
+		fmt.Fprintf(w, "%d\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", b.ID, b.Name, b.Done, b.Tasks, b.Failed, b.Storing, b.Pending, b.Requested, b.Assigned, b.Resubmitted, strings.Join(where, " "))
 	}
 	w.Flush()
 }
@@ -495,21 +483,26 @@ func nodeResultsCmd() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "task\tstate\tnode\texit\tbytes\terror")
+			storing := 0
 			for _, r := range res {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.State, r.Node, r.Exit, len(r.Output), firstLineOf(r.Err))
+				if r.State == node.StateStoring {
+					storing++
+					fmt.Fprintf(w, "%d\t%s\t%s\t\t\t\n", r.Index, r.State, r.Node)
+					continue
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.State, r.Node, r.Exit, len(r.Output), r.ErrLine())
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if storing > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d task(s) finished, their results still being stored at the node: ask again to see them\n", storing)
+			}
+			return nil
 		},
 	}
 	cf.add(cmd)
 	cmd.Flags().Uint64Var(&bag, "bag", 0, "the bag's id (printed by submit)")
 	cmd.Flags().StringVar(&out, "out", "", "write the outputs to this directory (one file per task)")
 	return cmd
-}
-
-func firstLineOf(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

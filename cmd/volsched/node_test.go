@@ -16,7 +16,9 @@ import (
 
 // TestNodeBadInput: the node commands refuse bad flags with a message
 // naming the flag, the value and what was expected, exit status 2, no hang
-// (no daemon is started and no connection is tried).
+// (no daemon is started and no connection is tried). What the machine
+// refuses (an address in use, a state directory that cannot be opened) is
+// a runtime error: exit 1, naming the address or path.
 func TestNodeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	_, _, code := runCLI(t, "", "node", "ca", "init", "--dir", filepath.Join(dir, "ca"))
@@ -69,12 +71,59 @@ func TestNodeBadInput(t *testing.T) {
 		{append(submit, "--tasks", "3", "--length", "5", "--program", prog, "--inputs", dir), "tasks 3 but"},
 		{[]string{"node", "status", "--node", "127.0.0.1:1"}, "--node and --creds are required"},
 		{[]string{"node", "results", "--node", "127.0.0.1:1", "--creds", cr}, "--bag is required"},
+		{[]string{"node", "--listen", "7946", "--state", filepath.Join(dir, "s"), "--creds", cr}, `--listen "7946": want host:port`},
+		{append(daemon, "--metrics", "9474"), `--metrics "9474": want host:port`},
+		{append(daemon, "--advertise", "node-11"), `advertised address "node-11"`},
 	} {
 		_, errOut, code := runCLI(t, "", c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "panic") {
 			t.Errorf("volsched %s: exit %d, %q; want exit 2 naming %q", strings.Join(c.args, " "), code, strings.TrimSpace(errOut), c.want)
 		}
 	}
+	// What the machine refuses is not a usage error: exit 1, naming the
+	// address or path and what went wrong.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	inUse := busy.Addr().String()
+	stateFile := filepath.Join(dir, "state-file")
+	if err := os.WriteFile(stateFile, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dbDir := filepath.Join(dir, "db-is-a-dir")
+	if err := os.MkdirAll(filepath.Join(dbDir, "node.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	garbled := filepath.Join(dir, "garbled")
+	os.Mkdir(garbled, 0o700)
+	if err := os.WriteFile(filepath.Join(garbled, "node.db"), bytes.Repeat([]byte("not a database "), 100), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withState := func(state string, more ...string) []string {
+		return append([]string{"node", "--listen", "127.0.0.1:0", "--state", state, "--creds", cr}, more...)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"node", "--listen", inUse, "--state", filepath.Join(dir, "s"), "--creds", cr}, []string{"listen on " + inUse, "address already in use"}},
+		{withState(stateFile), []string{"state directory " + stateFile, "not a directory"}},
+		{withState(dbDir), []string{filepath.Join(dbDir, "node.db")}},
+		{withState(garbled), []string{filepath.Join(garbled, "node.db"), "not a database"}},
+		{withState(filepath.Join(dir, "s"), "--metrics", inUse), []string{"--metrics", inUse, "address already in use"}},
+	} {
+		_, errOut, code := runCLI(t, "", c.args...)
+		ok := code == 1 && !strings.Contains(errOut, "panic")
+		for _, w := range c.want {
+			ok = ok && strings.Contains(errOut, w)
+		}
+		if !ok {
+			t.Errorf("volsched %s: exit %d, %q; want exit 1 naming %q", strings.Join(c.args, " "), code, strings.TrimSpace(errOut), c.want)
+		}
+	}
+
 	// A node that is not there: a clear error, exit 1, at once.
 	_, errOut, code = runCLI(t, "", append(submit, "--tasks", "1", "--length", "5", "--program", prog, "--timeout", "20s")...)
 	if code != 1 || !strings.Contains(errOut, "127.0.0.1:1") {

@@ -38,8 +38,22 @@ func TestResultNotAckedUntilStored(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, "results held while they cannot be stored", func() (bool, string) {
 		s, _ := sub.Status()
-		return len(s.Bags) == 1 && s.Bags[0].Done == 4 && held() == 4, fmt.Sprintf("bags %+v, held %d", s.Bags, held())
+		return len(s.Bags) == 1 && s.Bags[0].Storing == 4 && held() == 4, fmt.Sprintf("bags %+v, held %d", s.Bags, held())
 	})
+	// Status and results report only what is stored: nothing done yet,
+	// four tasks being stored, no error.
+	if s, _ := sub.Status(); s.Bags[0].Done != 0 || s.Bags[0].Failed != 0 || s.Bags[0].Completed != 0 {
+		t.Errorf("status while no result is stored: %+v, want 0 done, 0 failed, not completed", s.Bags[0])
+	}
+	res, err := cl.client(0).Results(cl.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.State != StateStoring || r.Err != "" || len(r.Output) != 0 || r.Digest != "" {
+			t.Errorf("task %d while its result is not stored: %+v, want state %q and nothing else", r.Index, r, StateStoring)
+		}
+	}
 	// Still held a while later: nothing acknowledged them.
 	time.Sleep(3 * sub.cfg.Heartbeat)
 	if h := held(); h != 4 {
@@ -57,5 +71,18 @@ func TestResultNotAckedUntilStored(t *testing.T) {
 	}
 	if stored != 4 {
 		t.Fatalf("%d task rows done in the database, want 4", stored)
+	}
+	s, _ := sub.Status()
+	if b := s.Bags[0]; b.Done != 4 || b.Storing != 0 || b.Completed == 0 {
+		t.Errorf("status once stored: %+v, want 4 done, none storing, completed", b)
+	}
+	res, err = cl.client(0).Results(cl.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.State != "done" || r.Err != "" || len(r.Output) == 0 {
+			t.Errorf("task %d once stored: %+v, want done with its output", r.Index, r)
+		}
 	}
 }

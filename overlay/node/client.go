@@ -63,11 +63,15 @@ type ExecStatus struct {
 
 // BagStatus is one bag submitted at this node.
 type BagStatus struct {
-	ID          uint64         `json:"id"`
-	Name        string         `json:"name,omitempty"`
-	Tasks       int            `json:"tasks"`
+	ID    uint64 `json:"id"`
+	Name  string `json:"name,omitempty"`
+	Tasks int    `json:"tasks"`
+	// Done and Failed count the tasks whose outcome is durably stored;
+	// Storing those finished whose outcome is still being written (or
+	// whose write failed and waits for the result to be sent again).
 	Done        int            `json:"done"`
 	Failed      int            `json:"failed"`
+	Storing     int            `json:"storing,omitempty"`
 	Pending     int            `json:"pending"`
 	Requested   int            `json:"requested"`
 	Assigned    int            `json:"assigned"`
@@ -95,9 +99,13 @@ func (r *ResultsReq) validate() error {
 	return nil
 }
 
-// TaskResult is one task's outcome at its submission node.
+// TaskResult is one task's outcome at its submission node, as far as it
+// is durably stored there.
 type TaskResult struct {
-	Index  int    `json:"index"`
+	Index int `json:"index"`
+	// State is pending, requested, assigned, done, failed, or
+	// StateStoring: finished, its outcome not yet durably stored (nothing
+	// else about it is reported; ask again).
 	State  string `json:"state"`
 	Node   string `json:"node,omitempty"`
 	Exit   int    `json:"exit"`
@@ -109,14 +117,23 @@ type TaskResult struct {
 	End   float64 `json:"end,omitempty"`
 }
 
+// ErrLine is the first line of Err (what a table of results shows).
+func (r *TaskResult) ErrLine() string { return firstLine(r.Err) }
+
 // Results answers a ResultsReq; Next is the first task not included (the
-// bag's size when all are).
+// bag's size when all are); Storing counts the tasks listed whose outcome
+// is not yet durably stored (state StateStoring).
 type Results struct {
-	Bag   uint64       `json:"bag"`
-	Tasks []TaskResult `json:"tasks"`
-	Next  int          `json:"next"`
-	Total int          `json:"total"`
+	Bag     uint64       `json:"bag"`
+	Tasks   []TaskResult `json:"tasks"`
+	Next    int          `json:"next"`
+	Total   int          `json:"total"`
+	Storing int          `json:"storing,omitempty"`
 }
+
+// StateStoring is the state of a task that finished and whose outcome is
+// still being stored at its submission node.
+const StateStoring = "storing"
 
 func (s *Status) validate() error  { return nil }
 func (r *Results) validate() error { return nil }
@@ -178,7 +195,7 @@ func (n *Node) client(in inbound) {
 		// Answered once every result stored so far is committed (the
 		// store's operations are applied in order).
 		n.st.do(func(*sql.Tx) error { return nil }, func(error) {
-			n.post(func() { in.reply(n.results(m)) })
+			n.post(func() { n.results(m, in.reply) })
 		})
 	default:
 		in.reply(&ErrorMsg{Err: fmt.Sprintf("%s: not a client request", in.t)})
@@ -225,54 +242,89 @@ func (n *Node) status() Status {
 	})
 	for _, id := range ids {
 		b := n.bags[id]
-		bs := BagStatus{ID: id, Name: b.job.Name, Tasks: len(b.tasks), Done: b.done, Failed: b.failed,
+		bs := BagStatus{ID: id, Name: b.job.Name, Tasks: len(b.tasks),
 			Pending: b.count(tsPending), Requested: b.count(tsRequested), Duplicates: b.duplicates,
 			Resubmitted: b.resubmitted, Returned: b.returned, Submitted: b.submitted, Allocated: b.allocated, FirstStart: b.firstStart,
-			LastStart: b.lastStart, Completed: b.completed}
+			LastStart: b.lastStart}
 		for i := range b.tasks {
-			if t := &b.tasks[i]; t.state == tsAssigned {
+			switch t := &b.tasks[i]; {
+			case t.state == tsAssigned:
 				bs.Assigned++
 				if bs.Where == nil {
 					bs.Where = map[string]int{}
 				}
 				bs.Where[t.node]++
+			case t.state >= tsDone && !t.stored:
+				bs.Storing++
+			case t.state == tsDone:
+				bs.Done++
+			case t.state == tsFailed:
+				bs.Failed++
 			}
+		}
+		if bs.Done+bs.Failed == bs.Tasks {
+			bs.Completed = b.completed
 		}
 		s.Bags = append(s.Bags, bs)
 	}
 	return s
 }
 
-// results lists a bag's task results, with their outputs, from r.From on
-// (as many as fit in a few MiB).
-func (n *Node) results(r *ResultsReq) validator {
+// results answers a ResultsReq: a bag's task results, with their
+// outputs, from r.From on (as many as fit in a few MiB). The tasks are
+// listed as the loop holds them; their outputs are read from the database
+// by the store's reader, which sends the answer (the loop does not wait on
+// the disk).
+func (n *Node) results(r *ResultsReq, reply func(validator)) {
 	b := n.bags[r.Bag]
 	if b == nil {
-		return &ErrorMsg{Err: fmt.Sprintf("bag %d: not submitted at this node", r.Bag)}
+		reply(&ErrorMsg{Err: fmt.Sprintf("bag %d: not submitted at this node", r.Bag)})
+		return
 	}
 	out := &Results{Bag: r.Bag, Next: len(b.tasks), Total: len(b.tasks)}
-	size := 0
 	for i := r.From; i < len(b.tasks); i++ {
 		t := &b.tasks[i]
-		tr := TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err, Digest: t.output,
-			Start: t.start, End: t.finish}
-		if t.state == tsDone && t.output != "" {
-			data, err := n.st.blob(t.output)
+		if t.state >= tsDone && !t.stored {
+			// Finished, its outcome not yet durable: only what is stored
+			// is reported.
+			out.Tasks = append(out.Tasks, TaskResult{Index: i, State: StateStoring, Node: t.node})
+			continue
+		}
+		out.Tasks = append(out.Tasks, TaskResult{Index: i, State: taskStateNames[t.state], Node: t.node, Exit: t.exit, Err: t.err,
+			Digest: t.output, Start: t.start, End: t.finish})
+	}
+	st := n.st
+	st.read(func() {
+		size := 0
+		for k := range out.Tasks {
+			tr := &out.Tasks[k]
+			if tr.State != taskStateNames[tsDone] || tr.Digest == "" {
+				continue
+			}
+			data, err := st.blob(tr.Digest)
 			if err != nil {
 				tr.Err = err.Error()
-			} else {
-				if size > 0 && size+len(data) > 8<<20 {
-					out.Next = i
-					break
-				}
-				tr.Output = data
-				size += len(data)
+				continue
+			}
+			if size > 0 && size+len(data) > maxResultsBytes {
+				out.Next = tr.Index
+				out.Tasks = out.Tasks[:k]
+				break
+			}
+			tr.Output = data
+			size += len(data)
+		}
+		for k := range out.Tasks {
+			if out.Tasks[k].State == StateStoring {
+				out.Storing++
 			}
 		}
-		out.Tasks = append(out.Tasks, tr)
-	}
-	return out
+		reply(out)
+	})
 }
+
+// maxResultsBytes bounds the outputs in one Results answer (one at least).
+const maxResultsBytes = 8 << 20
 
 // Client talks to one node as a client (the command line): it needs a
 // certificate from the cluster's CA like any node.

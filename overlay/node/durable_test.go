@@ -86,3 +86,46 @@ func TestSubmissionNodeRestart(t *testing.T) {
 		t.Errorf("task 0's output changed by a duplicate: %q, was %q", again[0].Output, res[0].Output)
 	}
 }
+
+// TestBagTimesSurviveRestart: a complete bag's times that its task rows do
+// not give back (every task first assigned, the last result) are shown
+// the same by the node started again from its state.
+func TestBagTimesSurviveRestart(t *testing.T) {
+	cl := newCluster(t, 2, false, func(i int, c *Config) {
+		c.Runner = sleepRunner{d: 10 * time.Millisecond}
+	})
+	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	bags := cl.submitBags([]int{0}, 4, 10)
+	cl.waitBags(bags, 30*time.Second)
+	before, _ := cl.nodes[0].Status()
+	b0 := before.Bags[0]
+	if b0.Allocated == 0 || b0.Completed == 0 {
+		t.Fatalf("bag before the restart: %+v, want its allocated and completed times", b0)
+	}
+	old := cl.nodes[0]
+	cfg := old.cfg
+	old.Kill()
+	ln, err := net.Listen("tcp", old.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listener = ln
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.nodes[0] = n
+	n.Start(cl.ctx)
+	after, _ := n.Status()
+	if len(after.Bags) != 1 {
+		t.Fatalf("after the restart: bags %+v", after.Bags)
+	}
+	b1 := after.Bags[0]
+	if b1.Allocated != b0.Allocated || b1.Completed != b0.Completed || b1.Submitted != b0.Submitted || b1.Done != b0.Done {
+		t.Errorf("after the restart: allocated %v, completed %v, submitted %v, done %d; before: %v, %v, %v, %d",
+			b1.Allocated, b1.Completed, b1.Submitted, b1.Done, b0.Allocated, b0.Completed, b0.Submitted, b0.Done)
+	}
+}

@@ -159,12 +159,19 @@ func (n *Node) onBlobGet(from string, g *BlobGet) {
 			return
 		}
 	}
-	data, err := n.st.blob(g.Digest)
-	if err != nil {
-		n.sendCtl(from, &BlobData{Digest: g.Digest, Err: err.Error()})
-		return
-	}
-	n.sendCtl(from, &BlobData{Digest: g.Digest, Data: data})
+	// Not in memory: read from the database off the loop, sent from the
+	// loop.
+	st := n.st
+	st.read(func() {
+		m := &BlobData{Digest: g.Digest}
+		data, err := st.blob(g.Digest)
+		if err != nil {
+			m.Err = err.Error()
+		} else {
+			m.Data = data
+		}
+		n.post(func() { n.sendCtl(from, m) })
+	})
 }
 
 // onBlobData: a blob this node asked for.

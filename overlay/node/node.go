@@ -2,8 +2,10 @@ package node
 
 import (
 	"context"
+	crand "crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -295,25 +297,46 @@ type heldKey struct {
 	sub  string
 }
 
-// New checks the configuration, opens the state and the listener. Start
-// runs it.
+// ConfigError is an error of New caused by the configuration itself (a
+// value out of range, a field missing, an address that is not host:port),
+// as opposed to one the machine causes (an address in use, a state
+// directory that cannot be opened), which New returns as it is.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// New checks the configuration (a *ConfigError if it is wrong), opens the
+// state and the listener. Start runs it.
 func New(cfg Config) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	rules, err := newRules(cfg.Policy, cfg.SFMax, cfg.Beta)
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	codec := cfg.Codec
 	if codec == nil {
 		codec = defaultCodec()
 	}
+	if cfg.Advertise != "" {
+		if err := validNodeAddr("advertised address", cfg.Advertise); err != nil {
+			return nil, &ConfigError{err}
+		}
+	}
 	ln := cfg.Listener
 	if ln == nil {
+		if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+			return nil, &ConfigError{fmt.Errorf("listen address %q: want host:port", cfg.Listen)}
+		}
 		ln, err = net.Listen("tcp", cfg.Listen)
 		if err != nil {
-			return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+			var oe *net.OpError
+			if errors.As(err, &oe) && oe.Err != nil {
+				err = oe.Err // "bind: address already in use", without the address again
+			}
+			return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
 	}
 	self := cfg.Advertise
@@ -322,7 +345,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	if err := validNodeAddr("advertised address", self); err != nil {
 		ln.Close()
-		return nil, err
+		return nil, fmt.Errorf("listener's address: %w", err)
 	}
 	st, err := openStore(cfg.State)
 	if err != nil {
@@ -354,20 +377,30 @@ func New(cfg Config) (*Node, error) {
 		ln.Close()
 		return nil, fmt.Errorf("state directory %s: removing the previous run's task directories: %w", cfg.State, err)
 	}
-	n.runID = fmt.Sprintf("%x", n.rng.Uint32())
+	n.runID = newRunID()
 	for _, d := range []string{"bin", "work"} {
 		if err := os.MkdirAll(filepath.Join(cfg.State, d), 0o700); err != nil {
 			st.close()
 			ln.Close()
-			return nil, err
+			return nil, fmt.Errorf("state directory %s: %w", cfg.State, err)
 		}
 	}
 	if err := n.loadState(); err != nil {
 		st.close()
 		ln.Close()
-		return nil, err
+		return nil, fmt.Errorf("state directory %s: loading the state: %w", cfg.State, err)
 	}
 	return n, nil
+}
+
+// newRunID names one run of a daemon: 64 random bits from crypto/rand,
+// not from the node's stream (which a fixed Seed repeats: a node made
+// again with the same configuration, while the killed one's tasks still
+// end, would reuse its task directories' names).
+func newRunID() string {
+	var b [8]byte
+	crand.Read(b[:]) // never fails (crypto/rand panics rather)
+	return hex.EncodeToString(b[:])
 }
 
 // Addr is the node's advertised address (its identity).
@@ -741,9 +774,24 @@ func (n *Node) housekeeping(t time.Time) {
 		n.heartbeats()
 		n.hbNext = t.Add(n.cfg.Heartbeat)
 		n.leases(t)
+		n.forgetSilent(t)
 	}
 	n.submitTimers(t)
 	n.execTimers(t)
+}
+
+// heardWindow is how long a node heard from counts (formTree); older
+// entries of heardFrom are dropped (forgetSilent), so that the map holds
+// the nodes heard from lately, not every name ever seen.
+func (n *Node) heardWindow() time.Duration { return 2 * n.cfg.DeadAfter }
+
+// forgetSilent drops the nodes not heard from within heardWindow.
+func (n *Node) forgetSilent(t time.Time) {
+	for a, h := range n.heardFrom {
+		if t.Sub(h) >= n.heardWindow() {
+			delete(n.heardFrom, a)
+		}
+	}
 }
 
 // sortedKeys returns the routers' ids in order (deterministic iteration).

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -25,12 +26,18 @@ import (
 // Writes go through one goroutine that groups the operations queued
 // meanwhile into one transaction (one fsync for many results); each
 // operation's callback runs after the commit, so an acknowledgement sent
-// from it is only sent once its result is durable.
+// from it is only sent once its result is durable. Reads the node needs
+// while it runs go through another goroutine (read), in order: the node's
+// loop never waits on the disk.
 type store struct {
-	db   *sql.DB
-	ops  chan storeOp
-	wg   sync.WaitGroup
-	once sync.Once
+	db    *sql.DB
+	ops   chan storeOp
+	reads chan func()
+	wg    sync.WaitGroup
+	once  sync.Once
+	// readGate, when set (tests), is called before each blob read: a test
+	// makes the disk slow with it.
+	readGate atomic.Pointer[func()]
 }
 
 type storeOp struct {
@@ -72,10 +79,22 @@ func openStore(dir string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("state database %s: %w", p, err)
 	}
-	s := &store{db: db, ops: make(chan storeOp, 4096)}
-	s.wg.Add(1)
+	s := &store{db: db, ops: make(chan storeOp, 4096), reads: make(chan func(), 4096)}
+	s.wg.Add(2)
 	go s.run()
+	go func() {
+		defer s.wg.Done()
+		for f := range s.reads {
+			f()
+		}
+	}()
 	return s, nil
+}
+
+// read runs f (which reads the database and hands its answer on) in the
+// store's reader goroutine, after the reads queued before it.
+func (s *store) read(f func()) {
+	s.reads <- f
 }
 
 // do queues an operation; done (may be nil) is called with the outcome of
@@ -139,6 +158,7 @@ func (s *store) close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.ops)
+		close(s.reads)
 		s.wg.Wait()
 		err = s.db.Close()
 	})
@@ -159,6 +179,9 @@ func putBlob(tx *sql.Tx, d string, data []byte) error {
 
 // blob reads a blob and verifies it against its digest.
 func (s *store) blob(d string) ([]byte, error) {
+	if g := s.readGate.Load(); g != nil {
+		(*g)()
+	}
 	var data []byte
 	err := s.db.QueryRow(`SELECT data FROM blobs WHERE digest = ?`, d).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -171,12 +194,6 @@ func (s *store) blob(d string) ([]byte, error) {
 		return nil, fmt.Errorf("blob %s: stored bytes hash to %s", d, digest(data))
 	}
 	return data, nil
-}
-
-func (s *store) hasBlob(d string) bool {
-	var n int
-	s.db.QueryRow(`SELECT count(*) FROM blobs WHERE digest = ?`, d).Scan(&n)
-	return n > 0
 }
 
 // storedTask is a task row.

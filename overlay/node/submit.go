@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/volsched/volsched/overlay"
@@ -360,6 +362,7 @@ func (n *Node) onClaim(from string, c *Claim) {
 		b.backoff = n.cfg.Retry
 		if b.allocated == 0 && b.count(tsPending)+b.count(tsRequested) == 0 {
 			b.allocated = n.now()
+			n.storeBagTime(b.id, "allocated", b.allocated)
 		}
 		node := from
 		n.st.do(func(tx *sql.Tx) error {
@@ -374,16 +377,13 @@ func (n *Node) onClaim(from string, c *Claim) {
 	n.sendCtl(from, a)
 }
 
-// bagBlob returns a program or input of a running bag.
+// bagBlob returns a program or input of a running bag (held in memory
+// while it runs: from its submission, or read by loadState).
 func (n *Node) bagBlob(b *bag, d string) ([]byte, error) {
 	if data, ok := b.blobs[d]; ok {
 		return data, nil
 	}
-	data, err := n.st.blob(d)
-	if err == nil && b.blobs != nil {
-		b.blobs[d] = data
-	}
-	return data, err
+	return nil, fmt.Errorf("blob %s: not loaded (see the log of the node's start)", d)
 }
 
 // onLease: an execution node's tasks are alive; those assigned to it that
@@ -485,11 +485,10 @@ func (n *Node) onResult(from string, r *Result) {
 	n.finishTask(b, r.Task, tsDone, *r, ackStored)
 }
 
+// firstLine is s up to its first newline.
 func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
 	}
 	return s
 }
@@ -516,6 +515,7 @@ func (n *Node) finishTask(b *bag, i, state int, r Result, done func(error)) {
 	if b.done+b.failed == len(b.tasks) {
 		b.blobs = nil
 		b.completed = n.now()
+		n.storeBagTime(b.id, "completed", b.completed)
 		n.logf("bag %d complete: %d done, %d failed", b.id, b.done, b.failed)
 	}
 	n.storeTask(b, i, r.Data, done)
@@ -584,9 +584,31 @@ func (n *Node) loadState() error {
 			}
 		}
 		if b.done+b.failed < len(b.tasks) {
+			// A running bag's program and inputs are held in memory, as
+			// after its submission (the loop never reads them from disk).
 			b.blobs = map[string][]byte{}
+			need := []string{b.job.ProgramDigest}
+			for i := range b.tasks {
+				if s := &b.tasks[i]; s.input != "" && s.state < tsDone {
+					need = append(need, s.input)
+				}
+			}
+			for _, d := range need {
+				if _, ok := b.blobs[d]; ok {
+					continue
+				}
+				data, err := n.st.blob(d)
+				if err != nil {
+					n.logf("bag %d: %v: its tasks that need it cannot be assigned", b.id, err)
+					continue
+				}
+				b.blobs[d] = data
+			}
 		}
 		n.bags[b.id] = b
+	}
+	if err := n.loadBagTimes(); err != nil {
+		return err
 	}
 	held, err := n.st.loadHeld()
 	if err != nil {
@@ -615,6 +637,52 @@ func (n *Node) loadState() error {
 	n.st.db.QueryRow(`SELECT v FROM meta WHERE k = 'member'`).Scan(&member)
 	n.wasMember = member != ""
 	return nil
+}
+
+// storeBagTime stores one of a bag's times that its task rows do not
+// give back (when every task was first assigned, when the last result
+// came), so that a restarted node's status shows them as before.
+func (n *Node) storeBagTime(id uint64, what string, t float64) {
+	k := fmt.Sprintf("bag/%d/%s", id, what)
+	v := strconv.FormatFloat(t, 'g', -1, 64)
+	n.st.do(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT OR REPLACE INTO meta(k, v) VALUES(?, ?)`, k, v)
+		return err
+	}, nil)
+}
+
+// loadBagTimes reads back what storeBagTime stored.
+func (n *Node) loadBagTimes() error {
+	rows, err := n.st.db.Query(`SELECT k, v FROM meta WHERE k LIKE 'bag/%'`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		parts := strings.Split(k, "/")
+		if len(parts) != 3 {
+			continue
+		}
+		id, err1 := strconv.ParseUint(parts[1], 10, 64)
+		t, err2 := strconv.ParseFloat(v, 64)
+		b := n.bags[id]
+		if err1 != nil || err2 != nil || b == nil {
+			continue
+		}
+		switch parts[2] {
+		case "allocated":
+			b.allocated = t
+		case "completed":
+			if b.done+b.failed == len(b.tasks) {
+				b.completed = t
+			}
+		}
+	}
+	return rows.Err()
 }
 
 // markMember records that this node is in a tree (after a restart it

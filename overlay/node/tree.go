@@ -328,7 +328,7 @@ func (n *Node) formTree(t time.Time) bool {
 		return false // a tree may still answer, or exists
 	}
 	for a, h := range n.heardFrom {
-		if a < n.self && t.Sub(h) < 2*n.cfg.DeadAfter {
+		if a < n.self && t.Sub(h) < n.heardWindow() {
 			return false
 		}
 	}
