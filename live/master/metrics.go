@@ -24,6 +24,7 @@ type metrics struct {
 	authFailures    prometheus.Counter
 	decisionSeconds prometheus.Histogram
 	unobserved      prometheus.Gauge
+	sockets         prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -42,7 +43,8 @@ func newMetrics() *metrics {
 	m.decisionSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "volsched_decision_seconds", Help: "Time of one decision (snapshot and heuristic).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12)})
 	m.unobserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "volsched_slots_unobserved", Help: "Slot boundaries left out of the chains' estimates because the master's clock tick came more than a slot late."})
-	m.reg.MustRegister(m.unobserved, m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
+	m.sockets = prometheus.NewGauge(prometheus.GaugeOpts{Name: "volsched_session_sockets", Help: "Open session sockets (workers connected)."})
+	m.reg.MustRegister(m.sockets, m.unobserved, m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
 		m.authFailures, m.decisionSeconds, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -161,9 +161,9 @@ func New(opt Options) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
 	}
-	tr := &http.Transport{TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
-	hc := &http.Client{Transport: WholeMessages(tr)}
+	hc := &http.Client{Transport: tr}
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
 	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
 	if opt.Emulate != nil {
@@ -397,7 +397,7 @@ type sess struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	id       uint64
-	stream   *connect.BidiStreamForClient[livepb.WorkerMessage, livepb.MasterMessage]
+	sock     *SessionConn
 	program  string
 	entry    string
 	env      map[string]string
@@ -409,7 +409,6 @@ type sess struct {
 	procs    chan procResult
 	submits  chan submitResult
 	pending  sync.WaitGroup
-	sendMu   sync.Mutex
 	progPath string
 }
 
@@ -447,9 +446,11 @@ func (w *Worker) session(ctx context.Context) error {
 		}
 	}
 	w.log.Info("registered", "worker", r.Worker, "session", r.Session, "cached", len(cached), "kept", len(r.Keep))
-	stream := w.client.Session(sctx)
-	stream.RequestHeader().Set("Authorization", "Bearer "+w.opt.Token)
-	s := &sess{w: w, ctx: sctx, cancel: cancel, id: r.Session, stream: stream, program: r.ProgramDigest, entry: r.Entry, env: r.Env,
+	sock, err := DialSession(sctx, w.opt.Master, w.opt.Token, w.opt.TLS)
+	if err != nil {
+		return err
+	}
+	s := &sess{w: w, ctx: sctx, cancel: cancel, id: r.Session, sock: sock, program: r.ProgramDigest, entry: r.Entry, env: r.Env,
 		hasProg: keep[r.ProgramDigest], state: w.State(),
 		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
 	defer s.teardown()
@@ -460,7 +461,7 @@ func (w *Worker) session(ctx context.Context) error {
 	recvErr := make(chan error, 1)
 	go func() {
 		for {
-			m, err := stream.Receive()
+			m, err := sock.Receive()
 			if err != nil {
 				recvErr <- err
 				return
@@ -526,9 +527,7 @@ func toPB(s availability.State) livepb.State {
 
 func (s *sess) send(m *livepb.WorkerMessage) error {
 	m.Session = s.id
-	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	return s.stream.Send(m)
+	return s.sock.Send(m)
 }
 
 func (s *sess) heartbeat() error {
@@ -884,9 +883,8 @@ func (s *sess) teardown() {
 	}
 	s.copies = nil
 	s.cancel()
-	s.stream.CloseRequest()
+	s.sock.Close()
 	s.pending.Wait()
-	s.stream.CloseResponse()
 	os.RemoveAll(filepath.Join(s.w.opt.Cache, "run"))
 }
 
