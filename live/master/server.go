@@ -110,10 +110,13 @@ type Server struct {
 	fta    *ftaRecorder
 	met    *metrics
 
-	httpSrv  *http.Server
-	addr     string
-	sockets  socketSet     // the session sockets (hijacked: the HTTP server does not track them)
-	loopDone chan struct{} // closed when the loop has returned
+	httpSrv *http.Server
+	addr    string
+	sockets socketSet // the session sockets (hijacked: the HTTP server does not track them)
+
+	ftaWriting bool           // loop only: a periodic write of availability.fta is under way
+	ftaWrites  sync.WaitGroup // that write
+	loopDone   chan struct{}  // closed when the loop has returned
 
 	predMu   sync.Mutex
 	predAt   time.Time
@@ -456,6 +459,7 @@ func (s *Server) close() {
 		s.httpSrv.Close()
 	}
 	s.sockets.stop(2 * time.Second)
+	s.ftaWrites.Wait() // the last periodic write before the final one
 	if err := s.db.SaveMeasures(s.m.Save()); err != nil {
 		s.log.Error("saving measurements", "err", err)
 	}
@@ -490,10 +494,23 @@ func (s *Server) loop(ctx context.Context) {
 				s.persist <- persistReq{measures: &sv, driver: -1}
 				lastSave = time.Now()
 			}
-			if time.Since(lastFTA) > time.Minute {
-				if err := s.fta.write(filepath.Join(s.opt.State, "availability.fta"), s.now()); err != nil {
-					s.log.Error("writing the availability trace", "err", err)
-				}
+			if time.Since(lastFTA) > time.Minute && !s.ftaWriting {
+				// The trace is copied here and written by another
+				// goroutine: formatting and writing tens of thousands of
+				// intervals must not stall the loop.
+				t := s.fta.snapshot(s.now())
+				s.ftaWriting = true
+				s.ftaWrites.Add(1)
+				go func() {
+					defer s.ftaWrites.Done()
+					err := writeFTAFile(filepath.Join(s.opt.State, "availability.fta"), t)
+					s.post(func() {
+						s.ftaWriting = false
+						if err != nil {
+							s.log.Error("writing the availability trace", "err", err)
+						}
+					})
+				}()
 				lastFTA = time.Now()
 			}
 		case <-ctx.Done():
