@@ -316,6 +316,7 @@ func (r *loadRig) memStats(t testing.TB) string {
 
 func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
 	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
+	tlsCfg.NextProtos = []string{"http/1.1"} // as the real worker's transport
 	program := ""
 	// the program digest: the master's only blob before the first iteration
 	bs, _ := blob.Open(filepath.Join(r.state, "blobs"))
@@ -328,7 +329,10 @@ func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, h
 		if i%perClient == 0 {
 			// Unary calls share a connection between perClient workers
 			// (each has its own session socket).
-			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100, IdleConnTimeout: 30 * time.Second}}
+			// (HTTP/1.1, as the real worker's: at most 4 connections
+			// for the perClient workers, the file descriptors of 10,000
+			// sockets and their calls must fit the process's limit).
+			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, MaxConnsPerHost: 4, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}
 			cl = livepbconnect.NewMasterClient(hc, r.url)
 		}
 		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, tls: tlsCfg, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
@@ -432,7 +436,7 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 		t.Fatal(err)
 	}
 	regs := r.registrations() - regs0
-	r.profile(t, "heap", "heartbeats-heap.pprof")
+	r.profile(t, "heap?gc=1", "heartbeats-heap.pprof")
 	rss := procRSS(pid)
 	rate := (m1["volsched_heartbeats_total"] - m0["volsched_heartbeats_total"]) / el.Seconds()
 	pct := 100 * cpu.Seconds() / el.Seconds()
@@ -475,7 +479,7 @@ func BenchmarkLoadConnectedWorkers(b *testing.B) {
 	cpu := procCPU(pid) - cpu0
 	el := time.Since(t0)
 	rss := procRSS(pid)
-	r.profile(t, "heap", "connected-heap.pprof")
+	r.profile(t, "heap?gc=1", "connected-heap.pprof")
 	t.Logf("%d connected workers at 1 Hz, 30 s later: master CPU %.1f %% of one core; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
 		p, 100*cpu.Seconds()/el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
 	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")

@@ -161,7 +161,13 @@ func New(opt Options) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
 	}
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+	// HTTP/1.1 for the calls and the blobs: a worker makes one or two
+	// requests at a time, and an idle HTTP/1.1 connection costs the master
+	// a fraction of an HTTP/2 one (no frame reader, flow control or
+	// header tables): with thousands of workers its memory per worker.
+	tlsCfg := opt.TLS.Clone()
+	tlsCfg.NextProtos = []string{"http/1.1"}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
 	hc := &http.Client{Transport: tr}
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
