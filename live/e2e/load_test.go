@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/live/beat"
 	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
@@ -82,6 +84,8 @@ type fakeWorker struct {
 	hc        *http.Client
 	cl        livepbconnect.MasterClient
 	tls       *tls.Config
+	udp       *net.UDPConn // shared by all fake workers: heart-beat datagrams
+	udpAddr   *net.UDPAddr // the master's
 	url       string
 	done      *atomic.Int64
 	heartbeat time.Duration
@@ -120,12 +124,25 @@ func (f *fakeWorker) session(ctx context.Context, program string) {
 	if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
 		return
 	}
+	// Heart-beats as the real worker sends them: a datagram every period
+	// when the master offers UDP, and on the socket until the master says
+	// it receives the datagrams (BeatMode).
+	var udpMode, udpOff atomic.Bool
+	key, useUDP := reg.Msg.BeatKey, f.udp != nil && reg.Msg.BeatPort > 0
 	go func() {
 		t := time.NewTicker(f.heartbeat)
 		defer t.Stop()
+		seq := uint64(0)
 		for {
 			select {
 			case <-t.C:
+				if useUDP && !udpOff.Load() {
+					seq++
+					f.udp.WriteToUDP(beat.Encode(key, beat.Datagram{Session: sess, Seq: seq, State: byte(livepb.State_STATE_UP)}), f.udpAddr)
+					if udpMode.Load() {
+						continue
+					}
+				}
 				if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
 					cancel()
 					return
@@ -139,6 +156,11 @@ func (f *fakeWorker) session(ctx context.Context, program string) {
 		m, err := st.Receive()
 		if err != nil {
 			return
+		}
+		if bm := m.GetBeatMode(); bm != nil {
+			udpMode.Store(bm.Udp)
+			udpOff.Store(!bm.Udp)
+			continue
 		}
 		if fe := m.GetFetch(); fe != nil {
 			send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: fe.Digest, ActiveNs: 1000}}})
@@ -325,6 +347,16 @@ func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, h
 	}
 	var hc *http.Client
 	var cl livepbconnect.MasterClient
+	uc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uc.SetWriteBuffer(1 << 20)
+	t.Cleanup(func() { uc.Close() })
+	ua, err := net.ResolveUDPAddr("udp", strings.TrimPrefix(r.url, "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, name := range names(n) {
 		if i%perClient == 0 {
 			// Unary calls share a connection between perClient workers
@@ -335,7 +367,7 @@ func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, h
 			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, MaxConnsPerHost: 4, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}
 			cl = livepbconnect.NewMasterClient(hc, r.url)
 		}
-		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, tls: tlsCfg, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
+		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, tls: tlsCfg, udp: uc, udpAddr: ua, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
 		go f.run(ctx, program)
 	}
 }
@@ -402,14 +434,21 @@ wait:
 }
 
 // BenchmarkLoadHeartbeats: 10,000 workers heart-beating at 1 Hz, each on
-// its own session socket (their unary calls share 100 HTTP/2
-// connections); the master's CPU over 30 s of steady state, and its memory.
-func BenchmarkLoadHeartbeats(b *testing.B) {
+// its own session socket (their unary calls share 100 connections), the
+// master's defaults: plain heart-beats by UDP datagram once the master has
+// received one. The master's CPU over 30 s of steady state, and its memory.
+func BenchmarkLoadHeartbeats(b *testing.B) { benchHeartbeats(b, true) }
+
+// BenchmarkLoadHeartbeatsSocket: the same with --udp-heartbeats=false:
+// every heart-beat on its worker's session socket.
+func BenchmarkLoadHeartbeatsSocket(b *testing.B) { benchHeartbeats(b, false) }
+
+func benchHeartbeats(b *testing.B, udp bool) {
 	benchOnce(b)
 	var t testing.TB = b
 	const p = 10000
 	app := sleeperApp(t, time.Second, 100000, 1, 1)
-	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
+	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s", "--udp-heartbeats="+strconv.FormatBool(udp))
 	time.Sleep(2 * time.Second)
 	rss0 := procRSS(r.proc.cmd.Process.Pid)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -440,8 +479,8 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	rss := procRSS(pid)
 	rate := (m1["volsched_heartbeats_total"] - m0["volsched_heartbeats_total"]) / el.Seconds()
 	pct := 100 * cpu.Seconds() / el.Seconds()
-	t.Logf("10,000 workers at 1 Hz, a session socket each: master CPU %.1f %% of one core over %.0f s for %.0f heart-beats/s received (%.1f %% per 10,000/s), %d registrations in the window; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
-		pct, el.Seconds(), rate, pct*1e4/rate, regs, float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
+	t.Logf("10,000 workers at 1 Hz, a session socket each, UDP %v: %.0f heart-beats/s by UDP; master CPU %.1f %% of one core over %.0f s for %.0f heart-beats/s received (%.1f %% per 10,000/s), %d registrations in the window; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
+		udp, (m1["volsched_udp_heartbeats_total"]-m0["volsched_udp_heartbeats_total"])/el.Seconds(), pct, el.Seconds(), rate, pct*1e4/rate, regs, float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
 	b.ReportMetric(pct, "%core")
 	b.ReportMetric(rate, "heartbeats/s")
 	b.ReportMetric(pct*1e4/rate, "%core/10k-hb/s")

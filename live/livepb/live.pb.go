@@ -202,6 +202,11 @@ type RegisterResponse struct {
 	ProgramDigest string                 `protobuf:"bytes,6,opt,name=program_digest,json=programDigest,proto3" json:"program_digest,omitempty"`
 	Entry         string                 `protobuf:"bytes,7,opt,name=entry,proto3" json:"entry,omitempty"`
 	Env           map[string]string      `protobuf:"bytes,8,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// beat_key, beat_port: the session's key and the master's UDP port for
+	// heart-beats by datagram (live/beat; docs/runtime.md, "Heart-beats by
+	// UDP"); port 0: the master takes heart-beats on the socket only.
+	BeatKey       []byte `protobuf:"bytes,9,opt,name=beat_key,json=beatKey,proto3" json:"beat_key,omitempty"`
+	BeatPort      int32  `protobuf:"varint,10,opt,name=beat_port,json=beatPort,proto3" json:"beat_port,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -290,6 +295,20 @@ func (x *RegisterResponse) GetEnv() map[string]string {
 		return x.Env
 	}
 	return nil
+}
+
+func (x *RegisterResponse) GetBeatKey() []byte {
+	if x != nil {
+		return x.BeatKey
+	}
+	return nil
+}
+
+func (x *RegisterResponse) GetBeatPort() int32 {
+	if x != nil {
+		return x.BeatPort
+	}
+	return 0
 }
 
 type WorkerMessage struct {
@@ -659,6 +678,7 @@ type MasterMessage struct {
 	//	*MasterMessage_Fetch
 	//	*MasterMessage_Run
 	//	*MasterMessage_Cancel
+	//	*MasterMessage_BeatMode
 	Msg           isMasterMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -728,6 +748,15 @@ func (x *MasterMessage) GetCancel() *Cancel {
 	return nil
 }
 
+func (x *MasterMessage) GetBeatMode() *BeatMode {
+	if x != nil {
+		if x, ok := x.Msg.(*MasterMessage_BeatMode); ok {
+			return x.BeatMode
+		}
+	}
+	return nil
+}
+
 type isMasterMessage_Msg interface {
 	isMasterMessage_Msg()
 }
@@ -744,11 +773,64 @@ type MasterMessage_Cancel struct {
 	Cancel *Cancel `protobuf:"bytes,3,opt,name=cancel,proto3,oneof"`
 }
 
+type MasterMessage_BeatMode struct {
+	BeatMode *BeatMode `protobuf:"bytes,4,opt,name=beat_mode,json=beatMode,proto3,oneof"`
+}
+
 func (*MasterMessage_Fetch) isMasterMessage_Msg() {}
 
 func (*MasterMessage_Run) isMasterMessage_Msg() {}
 
 func (*MasterMessage_Cancel) isMasterMessage_Msg() {}
+
+func (*MasterMessage_BeatMode) isMasterMessage_Msg() {}
+
+// BeatMode: udp true, the master receives the session's heart-beat
+// datagrams: the worker's plain heart-beats go by UDP only; false, they
+// stopped arriving: back on the socket, no more datagrams in this session.
+type BeatMode struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Udp           bool                   `protobuf:"varint,1,opt,name=udp,proto3" json:"udp,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeatMode) Reset() {
+	*x = BeatMode{}
+	mi := &file_live_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeatMode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeatMode) ProtoMessage() {}
+
+func (x *BeatMode) ProtoReflect() protoreflect.Message {
+	mi := &file_live_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeatMode.ProtoReflect.Descriptor instead.
+func (*BeatMode) Descriptor() ([]byte, []int) {
+	return file_live_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *BeatMode) GetUdp() bool {
+	if x != nil {
+		return x.Udp
+	}
+	return false
+}
 
 type Fetch struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -761,7 +843,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_live_proto_msgTypes[9]
+	mi := &file_live_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +855,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[9]
+	mi := &file_live_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +868,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{9}
+	return file_live_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Fetch) GetDigest() string {
@@ -825,7 +907,7 @@ type Run struct {
 
 func (x *Run) Reset() {
 	*x = Run{}
-	mi := &file_live_proto_msgTypes[10]
+	mi := &file_live_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +919,7 @@ func (x *Run) String() string {
 func (*Run) ProtoMessage() {}
 
 func (x *Run) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[10]
+	mi := &file_live_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +932,7 @@ func (x *Run) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Run.ProtoReflect.Descriptor instead.
 func (*Run) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{10}
+	return file_live_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Run) GetIteration() int32 {
@@ -913,7 +995,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_live_proto_msgTypes[11]
+	mi := &file_live_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -925,7 +1007,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[11]
+	mi := &file_live_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -938,7 +1020,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{11}
+	return file_live_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Cancel) GetIteration() int32 {
@@ -981,7 +1063,7 @@ type SubmitResultRequest struct {
 
 func (x *SubmitResultRequest) Reset() {
 	*x = SubmitResultRequest{}
-	mi := &file_live_proto_msgTypes[12]
+	mi := &file_live_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +1075,7 @@ func (x *SubmitResultRequest) String() string {
 func (*SubmitResultRequest) ProtoMessage() {}
 
 func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[12]
+	mi := &file_live_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +1088,7 @@ func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultRequest.ProtoReflect.Descriptor instead.
 func (*SubmitResultRequest) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{12}
+	return file_live_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SubmitResultRequest) GetSession() uint64 {
@@ -1075,7 +1157,7 @@ type SubmitResultResponse struct {
 
 func (x *SubmitResultResponse) Reset() {
 	*x = SubmitResultResponse{}
-	mi := &file_live_proto_msgTypes[13]
+	mi := &file_live_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1169,7 @@ func (x *SubmitResultResponse) String() string {
 func (*SubmitResultResponse) ProtoMessage() {}
 
 func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[13]
+	mi := &file_live_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1182,7 @@ func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultResponse.ProtoReflect.Descriptor instead.
 func (*SubmitResultResponse) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{13}
+	return file_live_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SubmitResultResponse) GetAccepted() bool {
@@ -1125,7 +1207,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_live_proto_msgTypes[14]
+	mi := &file_live_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1219,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[14]
+	mi := &file_live_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1232,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{14}
+	return file_live_proto_rawDescGZIP(), []int{15}
 }
 
 type WorkerStatus struct {
@@ -1169,7 +1251,7 @@ type WorkerStatus struct {
 
 func (x *WorkerStatus) Reset() {
 	*x = WorkerStatus{}
-	mi := &file_live_proto_msgTypes[15]
+	mi := &file_live_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1263,7 @@ func (x *WorkerStatus) String() string {
 func (*WorkerStatus) ProtoMessage() {}
 
 func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[15]
+	mi := &file_live_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1276,7 @@ func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerStatus.ProtoReflect.Descriptor instead.
 func (*WorkerStatus) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{15}
+	return file_live_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WorkerStatus) GetName() string {
@@ -1276,7 +1358,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_live_proto_msgTypes[16]
+	mi := &file_live_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1370,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_live_proto_msgTypes[16]
+	mi := &file_live_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1383,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_live_proto_rawDescGZIP(), []int{16}
+	return file_live_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *StatusResponse) GetPhase() string {
@@ -1421,7 +1503,7 @@ const file_live_proto_rawDesc = "" +
 	"\n" +
 	"StateSince\x12-\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x17.volsched.live.v1.StateR\x05state\x12\x15\n" +
-	"\x06ago_ns\x18\x02 \x01(\x03R\x05agoNs\"\xc8\x02\n" +
+	"\x06ago_ns\x18\x02 \x01(\x03R\x05agoNs\"\x80\x03\n" +
 	"\x10RegisterResponse\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\tR\x06worker\x12\x18\n" +
 	"\asession\x18\x02 \x01(\x04R\asession\x12\x17\n" +
@@ -1430,7 +1512,10 @@ const file_live_proto_rawDesc = "" +
 	"\x04keep\x18\x05 \x03(\tR\x04keep\x12%\n" +
 	"\x0eprogram_digest\x18\x06 \x01(\tR\rprogramDigest\x12\x14\n" +
 	"\x05entry\x18\a \x01(\tR\x05entry\x12=\n" +
-	"\x03env\x18\b \x03(\v2+.volsched.live.v1.RegisterResponse.EnvEntryR\x03env\x1a6\n" +
+	"\x03env\x18\b \x03(\v2+.volsched.live.v1.RegisterResponse.EnvEntryR\x03env\x12\x19\n" +
+	"\bbeat_key\x18\t \x01(\fR\abeatKey\x12\x1b\n" +
+	"\tbeat_port\x18\n" +
+	" \x01(\x05R\bbeatPort\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc2\x02\n" +
@@ -1458,12 +1543,15 @@ const file_live_proto_rawDesc = "" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x12\n" +
 	"\x04task\x18\x02 \x01(\x05R\x04task\x12\x18\n" +
 	"\aattempt\x18\x03 \x01(\rR\aattempt\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"\xa6\x01\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"\xe1\x01\n" +
 	"\rMasterMessage\x12/\n" +
 	"\x05fetch\x18\x01 \x01(\v2\x17.volsched.live.v1.FetchH\x00R\x05fetch\x12)\n" +
 	"\x03run\x18\x02 \x01(\v2\x15.volsched.live.v1.RunH\x00R\x03run\x122\n" +
-	"\x06cancel\x18\x03 \x01(\v2\x18.volsched.live.v1.CancelH\x00R\x06cancelB\x05\n" +
-	"\x03msg\"M\n" +
+	"\x06cancel\x18\x03 \x01(\v2\x18.volsched.live.v1.CancelH\x00R\x06cancel\x129\n" +
+	"\tbeat_mode\x18\x04 \x01(\v2\x1a.volsched.live.v1.BeatModeH\x00R\bbeatModeB\x05\n" +
+	"\x03msg\"\x1c\n" +
+	"\bBeatMode\x12\x10\n" +
+	"\x03udp\x18\x01 \x01(\bR\x03udp\"M\n" +
 	"\x05Fetch\x12\x16\n" +
 	"\x06digest\x18\x01 \x01(\tR\x06digest\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x18\n" +
@@ -1546,7 +1634,7 @@ func file_live_proto_rawDescGZIP() []byte {
 }
 
 var file_live_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_live_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_live_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_live_proto_goTypes = []any{
 	(State)(0),                   // 0: volsched.live.v1.State
 	(*RegisterRequest)(nil),      // 1: volsched.live.v1.RegisterRequest
@@ -1558,41 +1646,43 @@ var file_live_proto_goTypes = []any{
 	(*TransferFailed)(nil),       // 7: volsched.live.v1.TransferFailed
 	(*TaskFailed)(nil),           // 8: volsched.live.v1.TaskFailed
 	(*MasterMessage)(nil),        // 9: volsched.live.v1.MasterMessage
-	(*Fetch)(nil),                // 10: volsched.live.v1.Fetch
-	(*Run)(nil),                  // 11: volsched.live.v1.Run
-	(*Cancel)(nil),               // 12: volsched.live.v1.Cancel
-	(*SubmitResultRequest)(nil),  // 13: volsched.live.v1.SubmitResultRequest
-	(*SubmitResultResponse)(nil), // 14: volsched.live.v1.SubmitResultResponse
-	(*StatusRequest)(nil),        // 15: volsched.live.v1.StatusRequest
-	(*WorkerStatus)(nil),         // 16: volsched.live.v1.WorkerStatus
-	(*StatusResponse)(nil),       // 17: volsched.live.v1.StatusResponse
-	nil,                          // 18: volsched.live.v1.RegisterResponse.EnvEntry
+	(*BeatMode)(nil),             // 10: volsched.live.v1.BeatMode
+	(*Fetch)(nil),                // 11: volsched.live.v1.Fetch
+	(*Run)(nil),                  // 12: volsched.live.v1.Run
+	(*Cancel)(nil),               // 13: volsched.live.v1.Cancel
+	(*SubmitResultRequest)(nil),  // 14: volsched.live.v1.SubmitResultRequest
+	(*SubmitResultResponse)(nil), // 15: volsched.live.v1.SubmitResultResponse
+	(*StatusRequest)(nil),        // 16: volsched.live.v1.StatusRequest
+	(*WorkerStatus)(nil),         // 17: volsched.live.v1.WorkerStatus
+	(*StatusResponse)(nil),       // 18: volsched.live.v1.StatusResponse
+	nil,                          // 19: volsched.live.v1.RegisterResponse.EnvEntry
 }
 var file_live_proto_depIdxs = []int32{
 	0,  // 0: volsched.live.v1.StateSince.state:type_name -> volsched.live.v1.State
-	18, // 1: volsched.live.v1.RegisterResponse.env:type_name -> volsched.live.v1.RegisterResponse.EnvEntry
+	19, // 1: volsched.live.v1.RegisterResponse.env:type_name -> volsched.live.v1.RegisterResponse.EnvEntry
 	5,  // 2: volsched.live.v1.WorkerMessage.heartbeat:type_name -> volsched.live.v1.Heartbeat
 	6,  // 3: volsched.live.v1.WorkerMessage.transfer_done:type_name -> volsched.live.v1.TransferDone
 	7,  // 4: volsched.live.v1.WorkerMessage.transfer_failed:type_name -> volsched.live.v1.TransferFailed
 	8,  // 5: volsched.live.v1.WorkerMessage.task_failed:type_name -> volsched.live.v1.TaskFailed
 	0,  // 6: volsched.live.v1.Heartbeat.state:type_name -> volsched.live.v1.State
 	2,  // 7: volsched.live.v1.Heartbeat.since_back:type_name -> volsched.live.v1.StateSince
-	10, // 8: volsched.live.v1.MasterMessage.fetch:type_name -> volsched.live.v1.Fetch
-	11, // 9: volsched.live.v1.MasterMessage.run:type_name -> volsched.live.v1.Run
-	12, // 10: volsched.live.v1.MasterMessage.cancel:type_name -> volsched.live.v1.Cancel
-	0,  // 11: volsched.live.v1.WorkerStatus.state:type_name -> volsched.live.v1.State
-	16, // 12: volsched.live.v1.StatusResponse.workers:type_name -> volsched.live.v1.WorkerStatus
-	1,  // 13: volsched.live.v1.Master.Register:input_type -> volsched.live.v1.RegisterRequest
-	13, // 14: volsched.live.v1.Master.SubmitResult:input_type -> volsched.live.v1.SubmitResultRequest
-	15, // 15: volsched.live.v1.Master.Status:input_type -> volsched.live.v1.StatusRequest
-	3,  // 16: volsched.live.v1.Master.Register:output_type -> volsched.live.v1.RegisterResponse
-	14, // 17: volsched.live.v1.Master.SubmitResult:output_type -> volsched.live.v1.SubmitResultResponse
-	17, // 18: volsched.live.v1.Master.Status:output_type -> volsched.live.v1.StatusResponse
-	16, // [16:19] is the sub-list for method output_type
-	13, // [13:16] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	11, // 8: volsched.live.v1.MasterMessage.fetch:type_name -> volsched.live.v1.Fetch
+	12, // 9: volsched.live.v1.MasterMessage.run:type_name -> volsched.live.v1.Run
+	13, // 10: volsched.live.v1.MasterMessage.cancel:type_name -> volsched.live.v1.Cancel
+	10, // 11: volsched.live.v1.MasterMessage.beat_mode:type_name -> volsched.live.v1.BeatMode
+	0,  // 12: volsched.live.v1.WorkerStatus.state:type_name -> volsched.live.v1.State
+	17, // 13: volsched.live.v1.StatusResponse.workers:type_name -> volsched.live.v1.WorkerStatus
+	1,  // 14: volsched.live.v1.Master.Register:input_type -> volsched.live.v1.RegisterRequest
+	14, // 15: volsched.live.v1.Master.SubmitResult:input_type -> volsched.live.v1.SubmitResultRequest
+	16, // 16: volsched.live.v1.Master.Status:input_type -> volsched.live.v1.StatusRequest
+	3,  // 17: volsched.live.v1.Master.Register:output_type -> volsched.live.v1.RegisterResponse
+	15, // 18: volsched.live.v1.Master.SubmitResult:output_type -> volsched.live.v1.SubmitResultResponse
+	18, // 19: volsched.live.v1.Master.Status:output_type -> volsched.live.v1.StatusResponse
+	17, // [17:20] is the sub-list for method output_type
+	14, // [14:17] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_live_proto_init() }
@@ -1610,6 +1700,7 @@ func file_live_proto_init() {
 		(*MasterMessage_Fetch)(nil),
 		(*MasterMessage_Run)(nil),
 		(*MasterMessage_Cancel)(nil),
+		(*MasterMessage_BeatMode)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1617,7 +1708,7 @@ func file_live_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_live_proto_rawDesc), len(file_live_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

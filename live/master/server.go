@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/live/beat"
 	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
@@ -49,6 +50,7 @@ type Options struct {
 	Seed          uint64
 	Rate          int64 // when > 0, every blob GET is limited to Rate bytes/s (demos, tests)
 	MaxResult     int64 // largest result accepted (bytes; default 1 GiB)
+	NoUDPBeats    bool  // no heart-beats by UDP (live/beat): all on the sockets
 	Logger        *slog.Logger
 }
 
@@ -114,6 +116,9 @@ type Server struct {
 	addr    string
 	sockets socketSet // the session sockets (hijacked: the HTTP server does not track them)
 
+	udp   *net.UDPConn // heart-beat datagrams (nil: none)
+	beats sync.Map     // session id → *session, for the UDP reader
+
 	ftaWriting bool           // loop only: a periodic write of availability.fta is under way
 	ftaWrites  sync.WaitGroup // that write
 	loopDone   chan struct{}  // closed when the loop has returned
@@ -149,7 +154,16 @@ type session struct {
 	lastState  livepb.State // the state of the last one (handler only)
 	heard      atomic.Int64
 	heardState atomic.Int32
-	fed        int64 // loop only
+	known      atomic.Bool // the handler has seen a heart-beat (sent, for other goroutines)
+	fed        int64       // loop only
+
+	// Heart-beats by UDP (beats.go): the session's key (immutable), and
+	// for the UDP reader only its verifier and the last sequence number.
+	beatKey      []byte
+	beatVerifier *beat.Verifier
+	beatSeq      atomic.Uint64
+	beatUDP      atomic.Bool // datagrams arrive: the worker was told so
+	beatOff      atomic.Bool // they stopped: back on the socket for good
 }
 
 // quiet reports whether a plain heart-beat in state st changes nothing
@@ -368,6 +382,7 @@ func (s *Server) Listen() error {
 		}
 	}
 	s.addr = ln.Addr().String()
+	s.listenBeats(ln.Addr())
 	mux := http.NewServeMux()
 	// No compression of the (small) messages: gzip's per-message set-up
 	// cost more CPU than the bytes it saves.
@@ -412,6 +427,11 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); s.persister(loopCtx) }()
 	go func() { defer wg.Done(); s.refreshTokens(loopCtx) }()
+	if s.udp != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.readBeats() }()
+		go func() { <-loopCtx.Done(); s.udp.Close() }()
+	}
 	go func() { defer wg.Done(); defer close(s.loopDone); s.loop(loopCtx) }()
 	switch {
 	case prog.Finished:
@@ -567,7 +587,9 @@ func (s *Server) afterBatch() {
 // feedHeartbeats gives the machine the heart-beats the sessions' handlers
 // only noted (they change nothing but the time the worker was last heard).
 func (s *Server) feedHeartbeats() {
+	now := s.now()
 	for _, ss := range s.sessions {
+		s.checkBeats(ss, now)
 		if h := ss.heard.Load(); h > ss.fed {
 			ss.fed = h
 			if err := s.m.Heartbeat(h, ss.id, fromPB(livepb.State(ss.heardState.Load()))); errors.Is(err, ErrSession) {
@@ -619,6 +641,7 @@ func (s *Server) killSession(ss *session) {
 		ss.end()
 	}
 	delete(s.sessions, ss.id)
+	s.beats.Delete(ss.id)
 	if s.byWorker[ss.name] == ss {
 		delete(s.byWorker, ss.name)
 	}
@@ -638,6 +661,11 @@ func (s *Server) dispatch(c Command) {
 	case CmdCancel:
 		msg = &livepb.MasterMessage{Msg: &livepb.MasterMessage_Cancel{Cancel: &livepb.Cancel{Iteration: int32(c.Iter), Task: int32(c.Task), Attempt: c.Attempt}}}
 	}
+	s.queue(ss, msg)
+}
+
+// queue queues msg for the worker of ss (loop).
+func (s *Server) queue(ss *session, msg *livepb.MasterMessage) {
 	ss.mu.Lock()
 	full := len(ss.queue) >= maxQueued
 	if !full {
@@ -936,14 +964,21 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 			return
 		}
 		id, keep := s.m.Register(s.now(), name, req.Msg.Cached)
-		ss := &session{id: id, name: name}
+		key := beat.NewKey()
+		ss := &session{id: id, name: name, beatKey: key, beatVerifier: beat.NewVerifier(key)}
 		if old := s.byWorker[name]; old != nil && old != ss {
 			s.killSession(old) // the machine ended it: registered again
 		}
 		s.sessions[id] = ss
 		s.byWorker[name] = ss
+		if s.udp != nil {
+			s.beats.Store(id, ss)
+		}
 		resp = &livepb.RegisterResponse{Worker: name, Session: id, SlotNs: int64(s.opt.Slot), HeartbeatNs: int64(s.opt.Heartbeat), Keep: keep,
 			ProgramDigest: s.m.cfg.ProgramDigest, Entry: s.m.cfg.Entry, Env: s.m.cfg.Env}
+		if s.udp != nil {
+			resp.BeatKey, resp.BeatPort = key, int32(s.udp.LocalAddr().(*net.UDPAddr).Port)
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -966,6 +1001,7 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 	} else if hb != nil {
 		ss.sent, ss.lastState = true, hb.State
 		ss.heardState.Store(int32(hb.State))
+		ss.known.Store(true)
 	}
 	s.post(func() {
 		now := s.now()

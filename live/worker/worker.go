@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -60,7 +61,14 @@ type Options struct {
 	// ExitWhenDone: return nil when the master says the application is
 	// finished (otherwise wait for a next one).
 	ExitWhenDone bool
-	Logger       *slog.Logger
+	// NoUDPBeats: heart-beats on the session socket only, never by UDP
+	// datagram (live/beat), even when the master offers it.
+	NoUDPBeats bool
+	// BeatAddr: send the heart-beat datagrams to this HOST:PORT instead of
+	// the master's host and the UDP port it gives (a port forwarded from
+	// another address).
+	BeatAddr string
+	Logger   *slog.Logger
 	// OnAccepted, when set, is called for every result the master
 	// acknowledged (tests check that each is durable).
 	OnAccepted func(iter, task int, digest string)
@@ -145,6 +153,11 @@ func New(opt Options) (*Worker, error) {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.BeatAddr != "" {
+		if _, _, err := net.SplitHostPort(opt.BeatAddr); err != nil {
+			return nil, fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", opt.BeatAddr, err)
+		}
 	}
 	if opt.Cache == "" {
 		return nil, errors.New("--cache is empty, want a directory")
@@ -404,6 +417,8 @@ type sess struct {
 	cancel   context.CancelFunc
 	id       uint64
 	sock     *SessionConn
+	beater   *Beater // heart-beats by UDP; nil: on the socket only
+	beatUDP  bool    // the master receives the datagrams: plain heart-beats go by UDP only
 	program  string
 	entry    string
 	env      map[string]string
@@ -460,6 +475,13 @@ func (w *Worker) session(ctx context.Context) error {
 		hasProg: keep[r.ProgramDigest], state: w.State(),
 		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
 	defer s.teardown()
+	if r.BeatPort > 0 && !w.opt.NoUDPBeats {
+		if b, err := NewBeater(w.opt.Master, r.BeatPort, w.opt.BeatAddr, r.BeatKey, r.Session); err != nil {
+			w.log.Warn("no heart-beats by UDP", "err", err)
+		} else {
+			s.beater = b
+		}
+	}
 	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state), SinceBack: w.sinceBack()}}}); err != nil {
 		return err
 	}
@@ -513,6 +535,14 @@ func (w *Worker) session(ctx context.Context) error {
 				}
 			}
 		case <-hb.C:
+			if s.beater != nil {
+				// A datagram every period: while the master has not said
+				// it receives them, beside the socket's heart-beat.
+				s.beater.Beat(toPB(s.state))
+				if s.beatUDP {
+					break
+				}
+			}
 			if err := s.heartbeat(); err != nil {
 				return err
 			}
@@ -570,6 +600,15 @@ func (s *sess) setState(st availability.State) {
 
 func (s *sess) command(m *livepb.MasterMessage) {
 	switch c := m.Msg.(type) {
+	case *livepb.MasterMessage_BeatMode:
+		if c.BeatMode.Udp {
+			s.beatUDP = s.beater != nil
+		} else if s.beater != nil { // they stopped arriving: the socket only, from now on
+			s.w.log.Warn("the master stopped receiving heart-beat datagrams: heart-beats on the socket")
+			s.beatUDP = false
+			s.beater.Close()
+			s.beater = nil
+		}
 	case *livepb.MasterMessage_Fetch:
 		f := c.Fetch
 		if f.Program {
@@ -890,6 +929,10 @@ func (s *sess) teardown() {
 	s.copies = nil
 	s.cancel()
 	s.sock.Close()
+	if s.beater != nil {
+		s.beater.Close()
+		s.beater = nil
+	}
 	s.pending.Wait()
 	os.RemoveAll(filepath.Join(s.w.opt.Cache, "run"))
 }
