@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	connectrpc.com/connect v1.21.1
 	github.com/BurntSushi/toml v1.6.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/term v0.47.0

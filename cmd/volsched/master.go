@@ -19,6 +19,7 @@ import (
 func init() {
 	var o master.Options
 	var appDir, logLevel, logFormat, pprofAddr string
+	var udpBeats bool
 	cmd := &cobra.Command{
 		Use:   "master --app DIR --state DIR",
 		Short: "Run an application on volatile workers, scheduled live by the seed-001 heuristics",
@@ -71,6 +72,7 @@ output is in --state/output; the workers' availability as an FTA trace in
 					return err
 				}
 			}
+			o.NoUDPBeats = !udpBeats
 			srv, err := master.New(o)
 			if err != nil {
 				return err
@@ -103,6 +105,7 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
 	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
 	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")
+	f.BoolVar(&udpBeats, "udp-heartbeats", true, "take the workers' plain heart-beats as signed UDP datagrams on the same port as --listen (UDP), the socket as fallback (docs/runtime.md)")
 	f.DurationVar(&o.DownAfter, "down-after", 0, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
 	f.IntVar(&o.ExtraReplicas, "replicas", 2, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
 	f.Uint64Var(&o.Seed, "seed", 1, "random heuristics' seed")

@@ -21,7 +21,8 @@ func init() {
 	var reclaimLoad float64
 	var probeEvery, emulateSlot time.Duration
 	var emulateSeed uint64
-	var exitWhenDone bool
+	var exitWhenDone, udpBeats bool
+	var beatAddr string
 	cmd := &cobra.Command{
 		Use:   "worker --master URL --token T --cache DIR --fingerprint FP",
 		Short: "Work for a volsched master: connect out, run tasks, give the machine back when its owner wants it",
@@ -61,7 +62,7 @@ wipes the cache).`,
 			if err != nil {
 				return err
 			}
-			o := worker.Options{Master: url, Token: tok, Cache: cache, TLS: tlsCfg, ProbeEvery: probeEvery, ExitWhenDone: exitWhenDone, Logger: log}
+			o := worker.Options{Master: url, Token: tok, Cache: cache, TLS: tlsCfg, ProbeEvery: probeEvery, ExitWhenDone: exitWhenDone, NoUDPBeats: !udpBeats, BeatAddr: beatAddr, Logger: log}
 			switch {
 			case reclaimCmd != "":
 				o.Probe = &worker.CmdProbe{Cmd: reclaimCmd}
@@ -146,6 +147,8 @@ wipes the cache).`,
 	f.Uint64Var(&emulateSeed, "emulate-seed", 1, "seed of the emulated chain's draws")
 	f.StringVar(&emulateStart, "emulate-start", "u", "emulated state at start: u, r, d or stationary")
 	f.DurationVar(&emulateSlot, "emulate-slot", 0, "the emulation's slot (the master's --slot; needed with --emulate-start d or stationary; 0: learnt at registration)")
+	f.BoolVar(&udpBeats, "udp-heartbeats", true, "send plain heart-beats as signed UDP datagrams when the master offers it (the socket as fallback)")
+	f.StringVar(&beatAddr, "udp-heartbeat-addr", "", "send the heart-beat datagrams to this HOST:PORT instead of the master's host and UDP port (a forwarded port)")
 	f.BoolVar(&exitWhenDone, "exit-when-done", false, "exit when the master's application is finished")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")

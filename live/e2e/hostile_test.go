@@ -152,9 +152,12 @@ func TestHostileResults(t *testing.T) {
 	if code := put(result, rd); code != http.StatusNoContent {
 		t.Fatalf("PUT: %d", code)
 	}
-	// Now take the task through the session stream.
-	st := cl.Session(ctx)
-	st.RequestHeader().Set("Authorization", "Bearer "+tok)
+	// Now take the task through the session socket.
+	tlsCfg, _ := pki.ClientConfigPinned(c.fp)
+	st, err := worker.DialSession(ctx, c.url, tok, tlsCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := st.Send(&livepb.WorkerMessage{Session: sess, Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +185,7 @@ func TestHostileResults(t *testing.T) {
 		t.Fatalf("the same result twice: %v %+v", err, r)
 	}
 	t.Logf("refused: %s", r.Msg.Reason)
-	st.CloseRequest()
+	st.Close()
 	// The other task, by a real worker.
 	c.addWorker(c.workerOptions("good", toks["good"]))
 	if err := c.wait(60 * time.Second); err != nil {

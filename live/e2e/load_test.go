@@ -3,18 +3,20 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/live/beat"
 	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
@@ -81,6 +83,9 @@ type fakeWorker struct {
 	name, tok string
 	hc        *http.Client
 	cl        livepbconnect.MasterClient
+	tls       *tls.Config
+	udp       *net.UDPConn // shared by all fake workers: heart-beat datagrams
+	udpAddr   *net.UDPAddr // the master's
 	url       string
 	done      *atomic.Int64
 	heartbeat time.Duration
@@ -106,24 +111,38 @@ func (f *fakeWorker) session(ctx context.Context, program string) {
 	sess := reg.Msg.Session
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st := f.cl.Session(sctx)
-	st.RequestHeader().Set("Authorization", "Bearer "+f.tok)
-	var mu sync.Mutex
+	// The real worker's session socket (worker.DialSession).
+	st, err := worker.DialSession(sctx, f.url, f.tok, f.tls)
+	if err != nil {
+		return
+	}
+	defer st.Close()
 	send := func(m *livepb.WorkerMessage) error {
 		m.Session = sess
-		mu.Lock()
-		defer mu.Unlock()
 		return st.Send(m)
 	}
 	if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
 		return
 	}
+	// Heart-beats as the real worker sends them: a datagram every period
+	// when the master offers UDP, and on the socket until the master says
+	// it receives the datagrams (BeatMode).
+	var udpMode, udpOff atomic.Bool
+	key, useUDP := reg.Msg.BeatKey, f.udp != nil && reg.Msg.BeatPort > 0
 	go func() {
 		t := time.NewTicker(f.heartbeat)
 		defer t.Stop()
+		seq := uint64(0)
 		for {
 			select {
 			case <-t.C:
+				if useUDP && !udpOff.Load() {
+					seq++
+					f.udp.WriteToUDP(beat.Encode(key, beat.Datagram{Session: sess, Seq: seq, State: byte(livepb.State_STATE_UP)}), f.udpAddr)
+					if udpMode.Load() {
+						continue
+					}
+				}
 				if send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}) != nil {
 					cancel()
 					return
@@ -137,6 +156,11 @@ func (f *fakeWorker) session(ctx context.Context, program string) {
 		m, err := st.Receive()
 		if err != nil {
 			return
+		}
+		if bm := m.GetBeatMode(); bm != nil {
+			udpMode.Store(bm.Udp)
+			udpOff.Store(!bm.Udp)
+			continue
 		}
 		if fe := m.GetFetch(); fe != nil {
 			send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: fe.Digest, ActiveNs: 1000}}})
@@ -274,6 +298,35 @@ func (r *loadRig) waitRegistered(t testing.TB, n int) {
 	}
 }
 
+// registrations counts the registrations in the master's event log.
+func (r *loadRig) registrations() int {
+	b, _ := os.ReadFile(filepath.Join(r.state, "events.jsonl"))
+	return bytes.Count(b, []byte(`"k":"register"`))
+}
+
+// waitSockets waits until n session sockets are open and no worker has
+// registered for 5 s (the connection storm of the start is over).
+func (r *loadRig) waitSockets(t testing.TB, n int) {
+	deadline := time.Now().Add(5 * time.Minute)
+	regs, quiet := -1, 0
+	for {
+		val, err := r.metrics()
+		got := r.registrations()
+		if got == regs {
+			quiet++
+		} else {
+			regs, quiet = got, 0
+		}
+		if err == nil && int(val["volsched_session_sockets"]) == n && quiet >= 5 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v session sockets of %d open, %d registrations, after 5 minutes (%v)", val["volsched_session_sockets"], n, got, err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 func (r *loadRig) memStats(t testing.TB) string {
 	val, err := r.metrics()
 	if err != nil {
@@ -285,6 +338,7 @@ func (r *loadRig) memStats(t testing.TB) string {
 
 func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, hb time.Duration, runTasks bool, done *atomic.Int64) {
 	tlsCfg, _ := pki.ClientConfigPinned(r.fp)
+	tlsCfg.NextProtos = []string{"http/1.1"} // as the real worker's transport
 	program := ""
 	// the program digest: the master's only blob before the first iteration
 	bs, _ := blob.Open(filepath.Join(r.state, "blobs"))
@@ -293,13 +347,27 @@ func (r *loadRig) workers(t testing.TB, ctx context.Context, n, perClient int, h
 	}
 	var hc *http.Client
 	var cl livepbconnect.MasterClient
+	uc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uc.SetWriteBuffer(1 << 20)
+	t.Cleanup(func() { uc.Close() })
+	ua, err := net.ResolveUDPAddr("udp", strings.TrimPrefix(r.url, "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, name := range names(n) {
 		if i%perClient == 0 {
-			// The transport of the real worker's client (worker.WholeMessages).
-			hc = &http.Client{Transport: worker.WholeMessages(&http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100})}
+			// Unary calls share a connection between perClient workers
+			// (each has its own session socket).
+			// (HTTP/1.1, as the real worker's: at most 4 connections
+			// for the perClient workers, the file descriptors of 10,000
+			// sockets and their calls must fit the process's limit).
+			hc = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, MaxConnsPerHost: 4, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}
 			cl = livepbconnect.NewMasterClient(hc, r.url)
 		}
-		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
+		f := &fakeWorker{name: name, tok: r.toks[name], hc: hc, cl: cl, tls: tlsCfg, udp: uc, udpAddr: ua, url: r.url, done: done, heartbeat: hb, runTasks: runTasks, put: os.Getenv("VOLSCHED_LOAD_PUT") != ""}
 		go f.run(ctx, program)
 	}
 }
@@ -365,23 +433,29 @@ wait:
 	b.ReportMetric(float64(rssMax-rss0)/p/1e3, "KB/worker")
 }
 
-// BenchmarkLoadHeartbeats: 10,000 sessions heart-beating at 1 Hz (100 TLS
-// connections of 100 sessions each); the master's CPU over 30 s of
-// steady state.
-func BenchmarkLoadHeartbeats(b *testing.B) {
+// BenchmarkLoadHeartbeats: 10,000 workers heart-beating at 1 Hz, each on
+// its own session socket (their unary calls share 100 connections), the
+// master's defaults: plain heart-beats by UDP datagram once the master has
+// received one. The master's CPU over 30 s of steady state, and its memory.
+func BenchmarkLoadHeartbeats(b *testing.B) { benchHeartbeats(b, true) }
+
+// BenchmarkLoadHeartbeatsSocket: the same with --udp-heartbeats=false:
+// every heart-beat on its worker's session socket.
+func BenchmarkLoadHeartbeatsSocket(b *testing.B) { benchHeartbeats(b, false) }
+
+func benchHeartbeats(b *testing.B, udp bool) {
 	benchOnce(b)
 	var t testing.TB = b
 	const p = 10000
 	app := sleeperApp(t, time.Second, 100000, 1, 1)
-	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s")
+	r := startLoadMaster(t, app, p, "--slot", "1s", "--heartbeat", "1s", "--down-after", "60s", "--udp-heartbeats="+strconv.FormatBool(udp))
 	time.Sleep(2 * time.Second)
 	rss0 := procRSS(r.proc.cmd.Process.Pid)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var done atomic.Int64
 	r.workers(t, ctx, p, 100, time.Second, false, &done)
-	r.waitRegistered(t, p)
-	time.Sleep(5 * time.Second)
+	r.waitSockets(t, p)
 	pid := r.proc.cmd.Process.Pid
 	// The heart-beats the master received in the window: on a loaded
 	// machine the clients (on the same cores) fall behind 1 Hz, and the
@@ -390,6 +464,7 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	regs0 := r.registrations()
 	cpu0, t0 := procCPU(pid), time.Now()
 	r.profile(t, "profile?seconds=25", "heartbeats-cpu.pprof")
 	time.Sleep(30 * time.Second)
@@ -399,12 +474,13 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.profile(t, "heap", "heartbeats-heap.pprof")
+	regs := r.registrations() - regs0
+	r.profile(t, "heap?gc=1", "heartbeats-heap.pprof")
 	rss := procRSS(pid)
 	rate := (m1["volsched_heartbeats_total"] - m0["volsched_heartbeats_total"]) / el.Seconds()
 	pct := 100 * cpu.Seconds() / el.Seconds()
-	t.Logf("10,000 workers at 1 Hz: master CPU %.1f %% of one core over %.0f s for %.0f heart-beats/s received (%.1f %% per 10,000/s); RSS %.1f MB (%.1f MB idle): %.1f KB per worker",
-		pct, el.Seconds(), rate, pct*1e4/rate, float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3)
+	t.Logf("10,000 workers at 1 Hz, a session socket each, UDP %v: %.0f heart-beats/s by UDP; master CPU %.1f %% of one core over %.0f s for %.0f heart-beats/s received (%.1f %% per 10,000/s), %d registrations in the window; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
+		udp, (m1["volsched_udp_heartbeats_total"]-m0["volsched_udp_heartbeats_total"])/el.Seconds(), pct, el.Seconds(), rate, pct*1e4/rate, regs, float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
 	b.ReportMetric(pct, "%core")
 	b.ReportMetric(rate, "heartbeats/s")
 	b.ReportMetric(pct*1e4/rate, "%core/10k-hb/s")
@@ -412,10 +488,13 @@ func BenchmarkLoadHeartbeats(b *testing.B) {
 	cancel()
 }
 
-// BenchmarkLoadConnectedWorkers: 1,000 workers each with its own TLS
-// connection, registered and heart-beating at 1 Hz, no task to run: the
-// master's memory per connected worker at steady state (RSS and Go's
-// accounts) and its CPU for their heart-beats.
+// BenchmarkLoadConnectedWorkers: 1,000 workers each with its own
+// connections (a session socket, and an HTTP/2 connection for its unary
+// calls that, as a real worker's, closes after 30 s idle), registered and
+// heart-beating at 1 Hz, no task to run: the master's memory per connected
+// worker (RSS and Go's accounts) once all sockets are open, and 30 s later
+// when the idle HTTP/2 connections have closed; its CPU for the
+// heart-beats over those 30 s.
 func BenchmarkLoadConnectedWorkers(b *testing.B) {
 	benchOnce(b)
 	var t testing.TB = b
@@ -430,17 +509,19 @@ func BenchmarkLoadConnectedWorkers(b *testing.B) {
 	defer cancel()
 	var done atomic.Int64
 	r.workers(t, ctx, p, 1, time.Second, false, &done)
-	r.waitRegistered(t, p)
-	time.Sleep(10 * time.Second)
+	r.waitSockets(t, p)
+	rss1 := procRSS(pid)
+	t.Logf("%d workers connected: RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s", p, float64(rss1)/1e6, float64(rss0)/1e6, float64(rss1-rss0)/p/1e3, r.memStats(t))
 	cpu0, t0 := procCPU(pid), time.Now()
-	r.profile(t, "profile?seconds=15", "connected-cpu.pprof")
-	time.Sleep(20 * time.Second)
+	r.profile(t, "profile?seconds=25", "connected-cpu.pprof")
+	time.Sleep(30 * time.Second)
 	cpu := procCPU(pid) - cpu0
 	el := time.Since(t0)
 	rss := procRSS(pid)
-	r.profile(t, "heap", "connected-heap.pprof")
-	t.Logf("%d connected workers at 1 Hz: master CPU %.1f %% of one core; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
+	r.profile(t, "heap?gc=1", "connected-heap.pprof")
+	t.Logf("%d connected workers at 1 Hz, 30 s later: master CPU %.1f %% of one core; RSS %.1f MB (%.1f MB idle): %.1f KB per worker; %s",
 		p, 100*cpu.Seconds()/el.Seconds(), float64(rss)/1e6, float64(rss0)/1e6, float64(rss-rss0)/p/1e3, r.memStats(t))
 	b.ReportMetric(100*cpu.Seconds()/el.Seconds(), "%core")
 	b.ReportMetric(float64(rss-rss0)/p/1e3, "KB/worker")
+	b.ReportMetric(float64(rss1-rss0)/p/1e3, "KB/worker-connecting")
 }

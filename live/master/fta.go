@@ -193,6 +193,13 @@ func (f *ftaRecorder) close(n *ftaNode, t int64) {
 
 // write writes the trace up to now (ns since start) to path, atomically.
 func (f *ftaRecorder) write(path string, now int64) error {
+	return writeFTAFile(path, f.snapshot(now))
+}
+
+// snapshot is the trace as seen at now, nil if it has no event: copies
+// only, so that it can be written by another goroutine while the loop
+// records more.
+func (f *ftaRecorder) snapshot(now int64) *trace.Trace {
 	t := &trace.Trace{}
 	for _, name := range f.order {
 		n := f.nodes[name]
@@ -209,6 +216,15 @@ func (f *ftaRecorder) write(path string, now int64) error {
 		t.Nodes = append(t.Nodes, trace.Node{ID: name, Name: name, Events: evs})
 	}
 	if len(t.Nodes) == 0 {
+		return nil
+	}
+	return t
+}
+
+// writeFTAFile replaces path by t in the FTA format (a temporary file
+// renamed: a reader never sees half a trace); nothing for a nil t.
+func writeFTAFile(path string, t *trace.Trace) error {
+	if t == nil {
 		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".fta-*")

@@ -24,6 +24,10 @@ type metrics struct {
 	authFailures    prometheus.Counter
 	decisionSeconds prometheus.Histogram
 	unobserved      prometheus.Gauge
+	sockets         prometheus.Gauge
+	udpHeartbeats   prometheus.Counter
+	beatsRefused    prometheus.Counter
+	beatFallbacks   prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -42,7 +46,11 @@ func newMetrics() *metrics {
 	m.decisionSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "volsched_decision_seconds", Help: "Time of one decision (snapshot and heuristic).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12)})
 	m.unobserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "volsched_slots_unobserved", Help: "Slot boundaries left out of the chains' estimates because the master's clock tick came more than a slot late."})
-	m.reg.MustRegister(m.unobserved, m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
+	m.sockets = prometheus.NewGauge(prometheus.GaugeOpts{Name: "volsched_session_sockets", Help: "Open session sockets (workers connected)."})
+	m.udpHeartbeats = prometheus.NewCounter(prometheus.CounterOpts{Name: "volsched_udp_heartbeats_total", Help: "Heart-beats received by UDP datagram (also counted in volsched_heartbeats_total)."})
+	m.beatsRefused = prometheus.NewCounter(prometheus.CounterOpts{Name: "volsched_udp_heartbeats_refused_total", Help: "Heart-beat datagrams refused: malformed, unknown session, bad signature, replayed."})
+	m.beatFallbacks = prometheus.NewCounter(prometheus.CounterOpts{Name: "volsched_udp_heartbeat_fallbacks_total", Help: "Sessions sent back to heart-beats on their socket because their datagrams stopped arriving."})
+	m.reg.MustRegister(m.sockets, m.udpHeartbeats, m.beatsRefused, m.beatFallbacks, m.unobserved, m.workers, m.held, m.iteration, m.open, m.completions, m.refused, m.decisions, m.heartbeats, m.transfers, m.transferBytes,
 		m.authFailures, m.decisionSeconds, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -21,9 +21,12 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/live/beat"
 	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
@@ -47,6 +50,7 @@ type Options struct {
 	Seed          uint64
 	Rate          int64 // when > 0, every blob GET is limited to Rate bytes/s (demos, tests)
 	MaxResult     int64 // largest result accepted (bytes; default 1 GiB)
+	NoUDPBeats    bool  // no heart-beats by UDP (live/beat): all on the sockets
 	Logger        *slog.Logger
 }
 
@@ -110,14 +114,22 @@ type Server struct {
 
 	httpSrv *http.Server
 	addr    string
+	sockets socketSet // the session sockets (hijacked: the HTTP server does not track them)
+
+	udp   *net.UDPConn // heart-beat datagrams (nil: none)
+	beats sync.Map     // session id → *session, for the UDP reader
+
+	ftaWriting bool           // loop only: a periodic write of availability.fta is under way
+	ftaWrites  sync.WaitGroup // that write
+	loopDone   chan struct{}  // closed when the loop has returned
 
 	predMu   sync.Mutex
 	predAt   time.Time
 	predLast float64
 }
 
-// session is a worker's session. Its Session stream has one goroutine, the
-// handler's, blocked in Receive; commands are sent by a goroutine started
+// session is a worker's session. Its socket has one goroutine, the
+// handler's, blocked in a read; commands are sent by a goroutine started
 // when there is something to send and gone when the queue is empty (with
 // thousands of workers, a goroutine per worker is the largest cost of
 // memory after the connection itself).
@@ -129,10 +141,9 @@ type session struct {
 
 	mu      sync.Mutex
 	queue   []*livepb.MasterMessage
-	st      *connect.BidiStream[livepb.WorkerMessage, livepb.MasterMessage] // nil until the worker opens it
-	rc      *http.ResponseController                                        // ends the handler's Receive
+	conn    *websocket.Conn // nil until the worker opens its socket
 	sending bool
-	closed  bool           // the handler is returning: no Send any more
+	closed  bool           // the handler is returning: no write any more
 	senders sync.WaitGroup // the sending goroutine
 
 	// Heart-beats that change nothing: the handler stores when the last
@@ -143,8 +154,21 @@ type session struct {
 	lastState  livepb.State // the state of the last one (handler only)
 	heard      atomic.Int64
 	heardState atomic.Int32
-	fed        int64 // loop only
+	known      atomic.Bool // the handler has seen a heart-beat (sent, for other goroutines)
+	fed        int64       // loop only
+
+	// Heart-beats by UDP (beats.go): the session's key (immutable), and
+	// for the UDP reader only its verifier and the last sequence number.
+	beatKey      []byte
+	beatVerifier *beat.Verifier
+	beatSeq      atomic.Uint64
+	beatUDP      atomic.Bool // datagrams arrive: the worker was told so
+	beatOff      atomic.Bool // they stopped: back on the socket for good
 }
+
+// quiet reports whether a plain heart-beat in state st changes nothing
+// the machine was told (handler only).
+func (ss *session) quiet(st livepb.State) bool { return ss.sent && st == ss.lastState }
 
 // maxQueued: a worker with this many commands not yet sent does not read
 // them: it is as good as DOWN.
@@ -153,7 +177,7 @@ const maxQueued = 256
 // start starts the sending goroutine if there is something to send and
 // none runs (ss.mu held).
 func (ss *session) start() {
-	if ss.st == nil || ss.sending || ss.closed || len(ss.queue) == 0 {
+	if ss.conn == nil || ss.sending || ss.closed || len(ss.queue) == 0 {
 		return
 	}
 	ss.sending = true
@@ -173,9 +197,14 @@ func (ss *session) sendAll() {
 		m := ss.queue[0]
 		ss.queue[0] = nil
 		ss.queue = ss.queue[1:]
-		st := ss.st
+		c := ss.conn
 		ss.mu.Unlock()
-		if err := st.Send(m); err != nil {
+		b, err := proto.Marshal(m)
+		if err == nil {
+			c.SetWriteDeadline(time.Now().Add(socketWriteTimeout))
+			err = c.WriteMessage(websocket.BinaryMessage, b)
+		}
+		if err != nil {
 			ss.mu.Lock()
 			ss.queue, ss.sending = nil, false
 			ss.mu.Unlock()
@@ -185,19 +214,19 @@ func (ss *session) sendAll() {
 	}
 }
 
-// end makes the handler's Receive return, so that the stream ends.
+// end makes the handler's read return, so that the socket ends.
 func (ss *session) end() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.rc != nil && !ss.closed {
-		ss.rc.SetReadDeadline(time.Now())
+	if ss.conn != nil && !ss.closed {
+		ss.conn.SetReadDeadline(time.Now())
 	}
 }
 
-// rcKey is the context key of a Session request's ResponseController.
-type rcKey struct{}
-
 var errFinished = errors.New("application finished")
+
+// errStopped: the master's loop has stopped (the master is stopping).
+var errStopped = errors.New("the master is stopping")
 
 // MaxInline is the largest result a worker may send inside SubmitResult
 // (the protocol's livepb.MaxInline).
@@ -227,7 +256,7 @@ func New(opt Options) (*Server, error) {
 		return nil, fmt.Errorf("state directory %s: %v", opt.State, err)
 	}
 	s := &Server{opt: opt, log: opt.Logger, start: time.Now(), evc: make(chan func(), 4096), sessions: map[uint64]*session{}, byWorker: map[string]*session{},
-		persist: make(chan persistReq, 1<<16), finished: make(chan error, 1)}
+		persist: make(chan persistReq, 1<<16), finished: make(chan error, 1), loopDone: make(chan struct{})}
 	if s.ca, err = pki.LoadOrCreateCA(opt.State, "volsched master CA"); err != nil {
 		return nil, err
 	}
@@ -316,7 +345,12 @@ func (s *Server) Registry() *prometheus.Registry { return s.met.reg }
 func (s *Server) now() int64 { return int64(time.Since(s.start)) }
 
 // post runs f in the loop, without waiting.
-func (s *Server) post(f func()) { s.evc <- f }
+func (s *Server) post(f func()) {
+	select {
+	case s.evc <- f:
+	case <-s.loopDone:
+	}
+}
 
 // call runs f in the loop and waits for it.
 func (s *Server) call(ctx context.Context, f func()) error {
@@ -325,12 +359,16 @@ func (s *Server) call(ctx context.Context, f func()) error {
 	case s.evc <- func() { f(); close(done) }:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-s.loopDone:
+		return errStopped
 	}
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-s.loopDone:
+		return errStopped
 	}
 }
 
@@ -344,18 +382,12 @@ func (s *Server) Listen() error {
 		}
 	}
 	s.addr = ln.Addr().String()
+	s.listenBeats(ln.Addr())
 	mux := http.NewServeMux()
 	// No compression of the (small) messages: gzip's per-message set-up
 	// cost more CPU than the bytes it saves.
-	path, h := livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20), connect.WithCompressMinBytes(1<<20), connect.WithCodec(codec{}))
-	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/Session") {
-			// The Session handler ends its stream's Receive with a read deadline.
-			r = r.WithContext(context.WithValue(r.Context(), rcKey{}, http.NewResponseController(w)))
-			r.Body = &batchedBody{r: r.Body}
-		}
-		h.ServeHTTP(w, r)
-	}))
+	mux.Handle(livepbconnect.NewMasterHandler(s, connect.WithReadMaxBytes(1<<20), connect.WithCompressMinBytes(1<<20)))
+	mux.HandleFunc(livepb.SessionPath, s.serveSession)
 	mux.Handle("/blobs/", &blob.Handler{Store: s.blobs, Prefix: "/blobs/", Auth: s.httpAuth, MaxPut: s.opt.MaxResult, Rate: s.opt.Rate})
 	mux.Handle("/metrics", s.met.handler())
 	s.httpSrv = &http.Server{Handler: mux, TLSConfig: pki.ServerConfig(s.cert), ReadHeaderTimeout: 10 * time.Second,
@@ -395,7 +427,12 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); s.persister(loopCtx) }()
 	go func() { defer wg.Done(); s.refreshTokens(loopCtx) }()
-	go func() { defer wg.Done(); s.loop(loopCtx) }()
+	if s.udp != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.readBeats() }()
+		go func() { <-loopCtx.Done(); s.udp.Close() }()
+	}
+	go func() { defer wg.Done(); defer close(s.loopDone); s.loop(loopCtx) }()
 	switch {
 	case prog.Finished:
 		s.log.Info("application already finished", "iterations", prog.Iter)
@@ -441,6 +478,8 @@ func (s *Server) close() {
 		c()
 		s.httpSrv.Close()
 	}
+	s.sockets.stop(2 * time.Second)
+	s.ftaWrites.Wait() // the last periodic write before the final one
 	if err := s.db.SaveMeasures(s.m.Save()); err != nil {
 		s.log.Error("saving measurements", "err", err)
 	}
@@ -475,10 +514,23 @@ func (s *Server) loop(ctx context.Context) {
 				s.persist <- persistReq{measures: &sv, driver: -1}
 				lastSave = time.Now()
 			}
-			if time.Since(lastFTA) > time.Minute {
-				if err := s.fta.write(filepath.Join(s.opt.State, "availability.fta"), s.now()); err != nil {
-					s.log.Error("writing the availability trace", "err", err)
-				}
+			if time.Since(lastFTA) > time.Minute && !s.ftaWriting {
+				// The trace is copied here and written by another
+				// goroutine: formatting and writing tens of thousands of
+				// intervals must not stall the loop.
+				t := s.fta.snapshot(s.now())
+				s.ftaWriting = true
+				s.ftaWrites.Add(1)
+				go func() {
+					defer s.ftaWrites.Done()
+					err := writeFTAFile(filepath.Join(s.opt.State, "availability.fta"), t)
+					s.post(func() {
+						s.ftaWriting = false
+						if err != nil {
+							s.log.Error("writing the availability trace", "err", err)
+						}
+					})
+				}()
 				lastFTA = time.Now()
 			}
 		case <-ctx.Done():
@@ -535,7 +587,9 @@ func (s *Server) afterBatch() {
 // feedHeartbeats gives the machine the heart-beats the sessions' handlers
 // only noted (they change nothing but the time the worker was last heard).
 func (s *Server) feedHeartbeats() {
+	now := s.now()
 	for _, ss := range s.sessions {
+		s.checkBeats(ss, now)
 		if h := ss.heard.Load(); h > ss.fed {
 			ss.fed = h
 			if err := s.m.Heartbeat(h, ss.id, fromPB(livepb.State(ss.heardState.Load()))); errors.Is(err, ErrSession) {
@@ -587,6 +641,7 @@ func (s *Server) killSession(ss *session) {
 		ss.end()
 	}
 	delete(s.sessions, ss.id)
+	s.beats.Delete(ss.id)
 	if s.byWorker[ss.name] == ss {
 		delete(s.byWorker, ss.name)
 	}
@@ -606,6 +661,11 @@ func (s *Server) dispatch(c Command) {
 	case CmdCancel:
 		msg = &livepb.MasterMessage{Msg: &livepb.MasterMessage_Cancel{Cancel: &livepb.Cancel{Iteration: int32(c.Iter), Task: int32(c.Task), Attempt: c.Attempt}}}
 	}
+	s.queue(ss, msg)
+}
+
+// queue queues msg for the worker of ss (loop).
+func (s *Server) queue(ss *session, msg *livepb.MasterMessage) {
 	ss.mu.Lock()
 	full := len(ss.queue) >= maxQueued
 	if !full {
@@ -904,14 +964,21 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 			return
 		}
 		id, keep := s.m.Register(s.now(), name, req.Msg.Cached)
-		ss := &session{id: id, name: name}
+		key := beat.NewKey()
+		ss := &session{id: id, name: name, beatKey: key, beatVerifier: beat.NewVerifier(key)}
 		if old := s.byWorker[name]; old != nil && old != ss {
 			s.killSession(old) // the machine ended it: registered again
 		}
 		s.sessions[id] = ss
 		s.byWorker[name] = ss
+		if s.udp != nil {
+			s.beats.Store(id, ss)
+		}
 		resp = &livepb.RegisterResponse{Worker: name, Session: id, SlotNs: int64(s.opt.Slot), HeartbeatNs: int64(s.opt.Heartbeat), Keep: keep,
 			ProgramDigest: s.m.cfg.ProgramDigest, Entry: s.m.cfg.Entry, Env: s.m.cfg.Env}
+		if s.udp != nil {
+			resp.BeatKey, resp.BeatPort = key, int32(s.udp.LocalAddr().(*net.UDPAddr).Port)
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -923,78 +990,8 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 	return connect.NewResponse(resp), nil
 }
 
-// Session implements the protocol's Session stream.
-func (s *Server) Session(ctx context.Context, st *connect.BidiStream[livepb.WorkerMessage, livepb.MasterMessage]) error {
-	name, ok := s.authName(st.RequestHeader())
-	if !ok {
-		s.met.authFailures.Inc()
-		return errAuth
-	}
-	first, err := st.Receive()
-	if err != nil {
-		return err
-	}
-	var ss *session
-	if err := s.call(ctx, func() {
-		if x := s.sessions[first.Session]; x != nil && x.name == name {
-			ss = x
-		}
-	}); err != nil {
-		return err
-	}
-	if ss == nil {
-		return connect.NewError(connect.CodeFailedPrecondition, ErrSession)
-	}
-	rc, _ := ctx.Value(rcKey{}).(*http.ResponseController)
-	ss.mu.Lock()
-	if ss.st != nil { // a second stream for the session
-		ss.mu.Unlock()
-		return connect.NewError(connect.CodeFailedPrecondition, errors.New("the session has a stream already"))
-	}
-	ss.st, ss.rc = st, rc
-	ss.start()
-	ss.mu.Unlock()
-	var end error
-	if !ss.dead.Load() {
-		s.handle(ss, first)
-		for {
-			msg, err := st.Receive()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					end = err
-				}
-				break
-			}
-			if msg.Session != ss.id {
-				end = connect.NewError(connect.CodeInvalidArgument, errors.New("message for another session"))
-				break
-			}
-			s.handle(ss, msg)
-		}
-	}
-	// No Send, no deadline after the handler returns (the response writer
-	// is gone).
-	ss.mu.Lock()
-	ss.closed, ss.rc = true, nil
-	ss.mu.Unlock()
-	ss.senders.Wait()
-	switch {
-	case ss.finished.Load():
-		end = connect.NewError(connect.CodeFailedPrecondition, errFinished)
-	case ss.dead.Load():
-		end = connect.NewError(connect.CodeFailedPrecondition, ErrSession)
-	}
-	s.post(func() {
-		if s.sessions[ss.id] == ss {
-			s.m.Disconnect(s.now(), ss.id)
-			s.killSession(ss)
-		}
-	})
-	return end
-}
-
 func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
-	if hb := msg.GetHeartbeat(); hb != nil && len(hb.SinceBack) == 0 && ss.sent && hb.State == ss.lastState {
+	if hb := msg.GetHeartbeat(); hb != nil && len(hb.SinceBack) == 0 && ss.quiet(hb.State) {
 		// A heart-beat that changes nothing: noted here, given to the
 		// machine at its next clock tick (with the time it came), without
 		// waking the loop once per heart-beat.
@@ -1004,6 +1001,7 @@ func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 	} else if hb != nil {
 		ss.sent, ss.lastState = true, hb.State
 		ss.heardState.Store(int32(hb.State))
+		ss.known.Store(true)
 	}
 	s.post(func() {
 		now := s.now()

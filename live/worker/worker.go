@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -60,7 +61,14 @@ type Options struct {
 	// ExitWhenDone: return nil when the master says the application is
 	// finished (otherwise wait for a next one).
 	ExitWhenDone bool
-	Logger       *slog.Logger
+	// NoUDPBeats: heart-beats on the session socket only, never by UDP
+	// datagram (live/beat), even when the master offers it.
+	NoUDPBeats bool
+	// BeatAddr: send the heart-beat datagrams to this HOST:PORT instead of
+	// the master's host and the UDP port it gives (a port forwarded from
+	// another address).
+	BeatAddr string
+	Logger   *slog.Logger
 	// OnAccepted, when set, is called for every result the master
 	// acknowledged (tests check that each is durable).
 	OnAccepted func(iter, task int, digest string)
@@ -146,6 +154,11 @@ func New(opt Options) (*Worker, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.BeatAddr != "" {
+		if _, _, err := net.SplitHostPort(opt.BeatAddr); err != nil {
+			return nil, fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", opt.BeatAddr, err)
+		}
+	}
 	if opt.Cache == "" {
 		return nil, errors.New("--cache is empty, want a directory")
 	}
@@ -161,9 +174,15 @@ func New(opt Options) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
 	}
-	tr := &http.Transport{TLSClientConfig: opt.TLS.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+	// HTTP/1.1 for the calls and the blobs: a worker makes one or two
+	// requests at a time, and an idle HTTP/1.1 connection costs the master
+	// a fraction of an HTTP/2 one (no frame reader, flow control or
+	// header tables): with thousands of workers its memory per worker.
+	tlsCfg := opt.TLS.Clone()
+	tlsCfg.NextProtos = []string{"http/1.1"}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
-	hc := &http.Client{Transport: WholeMessages(tr)}
+	hc := &http.Client{Transport: tr}
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
 	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
 	if opt.Emulate != nil {
@@ -397,7 +416,9 @@ type sess struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	id       uint64
-	stream   *connect.BidiStreamForClient[livepb.WorkerMessage, livepb.MasterMessage]
+	sock     *SessionConn
+	beater   *Beater // heart-beats by UDP; nil: on the socket only
+	beatUDP  bool    // the master receives the datagrams: plain heart-beats go by UDP only
 	program  string
 	entry    string
 	env      map[string]string
@@ -409,7 +430,6 @@ type sess struct {
 	procs    chan procResult
 	submits  chan submitResult
 	pending  sync.WaitGroup
-	sendMu   sync.Mutex
 	progPath string
 }
 
@@ -447,12 +467,21 @@ func (w *Worker) session(ctx context.Context) error {
 		}
 	}
 	w.log.Info("registered", "worker", r.Worker, "session", r.Session, "cached", len(cached), "kept", len(r.Keep))
-	stream := w.client.Session(sctx)
-	stream.RequestHeader().Set("Authorization", "Bearer "+w.opt.Token)
-	s := &sess{w: w, ctx: sctx, cancel: cancel, id: r.Session, stream: stream, program: r.ProgramDigest, entry: r.Entry, env: r.Env,
+	sock, err := DialSession(sctx, w.opt.Master, w.opt.Token, w.opt.TLS)
+	if err != nil {
+		return err
+	}
+	s := &sess{w: w, ctx: sctx, cancel: cancel, id: r.Session, sock: sock, program: r.ProgramDigest, entry: r.Entry, env: r.Env,
 		hasProg: keep[r.ProgramDigest], state: w.State(),
 		fetches: make(chan fetchResult, 8), procs: make(chan procResult, 4), submits: make(chan submitResult, 4)}
 	defer s.teardown()
+	if r.BeatPort > 0 && !w.opt.NoUDPBeats {
+		if b, err := NewBeater(w.opt.Master, r.BeatPort, w.opt.BeatAddr, r.BeatKey, r.Session); err != nil {
+			w.log.Warn("no heart-beats by UDP", "err", err)
+		} else {
+			s.beater = b
+		}
+	}
 	if err := s.send(&livepb.WorkerMessage{Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: toPB(s.state), SinceBack: w.sinceBack()}}}); err != nil {
 		return err
 	}
@@ -460,7 +489,7 @@ func (w *Worker) session(ctx context.Context) error {
 	recvErr := make(chan error, 1)
 	go func() {
 		for {
-			m, err := stream.Receive()
+			m, err := sock.Receive()
 			if err != nil {
 				recvErr <- err
 				return
@@ -506,6 +535,14 @@ func (w *Worker) session(ctx context.Context) error {
 				}
 			}
 		case <-hb.C:
+			if s.beater != nil {
+				// A datagram every period: while the master has not said
+				// it receives them, beside the socket's heart-beat.
+				s.beater.Beat(toPB(s.state))
+				if s.beatUDP {
+					break
+				}
+			}
 			if err := s.heartbeat(); err != nil {
 				return err
 			}
@@ -526,9 +563,7 @@ func toPB(s availability.State) livepb.State {
 
 func (s *sess) send(m *livepb.WorkerMessage) error {
 	m.Session = s.id
-	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	return s.stream.Send(m)
+	return s.sock.Send(m)
 }
 
 func (s *sess) heartbeat() error {
@@ -565,6 +600,15 @@ func (s *sess) setState(st availability.State) {
 
 func (s *sess) command(m *livepb.MasterMessage) {
 	switch c := m.Msg.(type) {
+	case *livepb.MasterMessage_BeatMode:
+		if c.BeatMode.Udp {
+			s.beatUDP = s.beater != nil
+		} else if s.beater != nil { // they stopped arriving: the socket only, from now on
+			s.w.log.Warn("the master stopped receiving heart-beat datagrams: heart-beats on the socket")
+			s.beatUDP = false
+			s.beater.Close()
+			s.beater = nil
+		}
 	case *livepb.MasterMessage_Fetch:
 		f := c.Fetch
 		if f.Program {
@@ -884,9 +928,12 @@ func (s *sess) teardown() {
 	}
 	s.copies = nil
 	s.cancel()
-	s.stream.CloseRequest()
+	s.sock.Close()
+	if s.beater != nil {
+		s.beater.Close()
+		s.beater = nil
+	}
 	s.pending.Wait()
-	s.stream.CloseResponse()
 	os.RemoveAll(filepath.Join(s.w.opt.Cache, "run"))
 }
 
