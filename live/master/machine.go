@@ -620,6 +620,20 @@ func (m *Machine) findCopy(w *worker, iter, task int, attempt uint32) *tcopy {
 	return nil
 }
 
+// The refusals a normal run has: a report or a result of a copy that was
+// cancelled (or whose transfer ended) when another copy of its task
+// completed, arriving late. Logged at level info, not as warnings (the
+// event log and volsched_refused_total count them all the same).
+const (
+	refusedLateTransfer = "transfer-done for a blob not being transferred"
+	refusedCompleted    = "already completed"
+)
+
+// lateRefusal reports whether a refusal's reason is one of those.
+func lateRefusal(why string) bool {
+	return why == refusedLateTransfer || strings.HasSuffix(why, ": "+refusedCompleted)
+}
+
 // TransferDone: the worker holds blob digest, after activeNs of actual
 // transfer (its pauses excluded).
 func (m *Machine) TransferDone(now int64, session uint64, digest string, activeNs int64) error {
@@ -630,7 +644,7 @@ func (m *Machine) TransferDone(now int64, session uint64, digest string, activeN
 	}
 	x := w.xferOf()
 	if x == nil || x.digest != digest {
-		m.logf(LogRefused, w.q, m.iter, -1, "transfer-done for a blob not being transferred")
+		m.logf(LogRefused, w.q, m.iter, -1, refusedLateTransfer)
 		return nil // late (cancelled copy): harmless
 	}
 	m.release(w, x, "done")
@@ -706,7 +720,7 @@ func (m *Machine) Result(now int64, session uint64, iter, task int, attempt uint
 		return Accepted{}, errors.New(why)
 	}
 	if iter == m.iter && task >= 0 && task < len(m.tasks) && m.tasks[task].done {
-		return refuse(fmt.Sprintf("result for task %s of iteration %d: already completed", m.tasks[task].name, iter))
+		return refuse(fmt.Sprintf("result for task %s of iteration %d: %s", m.tasks[task].name, iter, refusedCompleted))
 	}
 	if m.phase != PhaseRunning || iter != m.iter || task < 0 || task >= len(m.tasks) {
 		return refuse(fmt.Sprintf("result for iteration %d task %d: not an open task of the current iteration %d", iter, task, m.iter))

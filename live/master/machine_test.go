@@ -695,3 +695,20 @@ func TestMachineBackfill(t *testing.T) {
 		t.Fatalf("silent worker: %v more transitions into DOWN, UP→UP grew by %v", got, c1[u][u]-c0[u][u])
 	}
 }
+
+// TestLateRefusal: the refusals of a normal run (a cancelled copy's late
+// transfer report, a result of a task already completed) are told apart
+// from the others, which stay warnings.
+func TestLateRefusal(t *testing.T) {
+	for why, want := range map[string]bool{
+		refusedLateTransfer: true,
+		"result for task t3 of iteration 2: " + refusedCompleted:      true,
+		"result for task t3 of iteration 2: not given to this worker": false,
+		"failure report for a copy not given":                         false,
+		refusedCompleted:                                              false, // not in the form Result gives
+	} {
+		if got := lateRefusal(why); got != want {
+			t.Errorf("lateRefusal(%q) = %v, want %v", why, got, want)
+		}
+	}
+}

@@ -560,7 +560,11 @@ func (s *Server) afterBatch() {
 			s.met.completions.Inc()
 		case LogRefused:
 			s.met.refused.Inc()
-			s.log.Warn("refused", "worker", s.workerName(r.Worker), "iteration", r.Iter, "task", r.Task, "why", r.Info)
+			if lateRefusal(r.Info) {
+				s.log.Info("refused a late report (a copy cancelled when another completed): harmless", "worker", s.workerName(r.Worker), "iteration", r.Iter, "task", r.Task, "why", r.Info)
+			} else {
+				s.log.Warn("refused", "worker", s.workerName(r.Worker), "iteration", r.Iter, "task", r.Task, "why", r.Info)
+			}
 		case LogDecide:
 			s.met.decisions.Inc()
 		case LogFail:
