@@ -14,6 +14,7 @@ import (
 
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/live/pki"
 )
 
 func init() {
@@ -147,10 +148,62 @@ output is in --state/output; the workers' availability as an FTA trace in
 			return db.RevokeToken(args[0])
 		},
 	}
-	for _, sc := range []*cobra.Command{add, revoke} {
+	var copyFrom string
+	var copyCA bool
+	tcopy := &cobra.Command{
+		Use:   "copy --from OLDSTATE --state DIR",
+		Short: "Give a new application's state directory the workers' tokens (and the CA) of another",
+		Long: `copy gives the state directory --state (created if needed) the valid tokens
+of --from, and its CA (unless --ca=false), so that the workers of a finished
+application, left waiting (volsched worker without --exit-when-done), are
+accepted by the master of the next one on the same address: same tokens,
+same fingerprint. A name --state already has a valid token for keeps it.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if copyFrom == "" {
+				return usagef("--from is required: the state directory whose tokens to copy")
+			}
+			if _, err := os.Stat(filepath.Join(copyFrom, "master.db")); err != nil {
+				return fmt.Errorf("--from %s: no master state there (%v)", copyFrom, err)
+			}
+			if abs1, _ := filepath.Abs(copyFrom); tokState != "" {
+				if abs2, _ := filepath.Abs(tokState); abs1 == abs2 {
+					return usagef("--from and --state are the same directory %s", abs1)
+				}
+			}
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			from, err := master.OpenDB(copyFrom)
+			if err != nil {
+				return fmt.Errorf("--from %s: %v", copyFrom, err)
+			}
+			defer from.Close()
+			if copyCA {
+				copied, err := pki.CopyCA(copyFrom, tokState)
+				if err != nil {
+					return err
+				}
+				if copied {
+					fmt.Fprintf(c.ErrOrStderr(), "CA copied: fingerprint unchanged\n")
+				}
+			}
+			n, kept, err := db.CopyTokens(from)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "%d token(s) copied, %d name(s) kept their own\n", n, kept)
+			return nil
+		},
+	}
+	tcopy.Flags().StringVar(&copyFrom, "from", "", "the state directory to copy from")
+	tcopy.Flags().BoolVar(&copyCA, "ca", true, "copy the CA too (the workers' --fingerprint stays valid)")
+	for _, sc := range []*cobra.Command{add, revoke, tcopy} {
 		sc.Flags().StringVar(&tokState, "state", "", "the master's state directory")
 	}
-	token.AddCommand(add, revoke)
+	token.AddCommand(add, revoke, tcopy)
 	cmd.AddCommand(token)
 	rootCmd.AddCommand(cmd)
 }

@@ -104,6 +104,49 @@ func (d *DB) AddToken(name string) (string, error) {
 	return tok, nil
 }
 
+// CopyTokens copies from's valid tokens (their hashes) into d: a name d
+// has no valid token for gets from's; a name with a valid token in d keeps
+// it (kept counts those). For the next application of a pool of workers:
+// its new state directory accepts their tokens.
+func (d *DB) CopyTokens(from *DB) (copied, kept int, err error) {
+	rows, err := from.db.Query(`SELECT name, hash, created FROM tokens WHERE revoked = 0 ORDER BY name`)
+	if err != nil {
+		return 0, 0, err
+	}
+	type tok struct{ name, hash, created string }
+	var toks []tok
+	for rows.Next() {
+		var t tok
+		if err := rows.Scan(&t.name, &t.hash, &t.created); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		toks = append(toks, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, 0, err
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tx.Rollback()
+	for _, t := range toks {
+		res, err := tx.Exec(`INSERT INTO tokens(name, hash, created) VALUES(?, ?, ?) ON CONFLICT(name) DO UPDATE SET hash = excluded.hash, created = excluded.created, revoked = 0 WHERE tokens.revoked = 1`,
+			t.name, t.hash, t.created)
+		if err != nil {
+			return 0, 0, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			copied++
+		} else {
+			kept++
+		}
+	}
+	return copied, kept, tx.Commit()
+}
+
 // RevokeToken revokes worker name's token.
 func (d *DB) RevokeToken(name string) error {
 	res, err := d.db.Exec(`UPDATE tokens SET revoked = 1 WHERE name = ? AND revoked = 0`, name)

@@ -97,6 +97,46 @@ func LoadOrCreateCA(dir, commonName string) (*CA, error) {
 	return loadCA(certPath, keyPath)
 }
 
+// CopyCA gives directory to the CA of directory from (both files, the key
+// with mode 0600), so that a master on to has from's fingerprint and its
+// workers' pins stay valid. copied is false when to has that CA already;
+// to having another CA, or only one of the two files, is an error.
+func CopyCA(from, to string) (copied bool, err error) {
+	if _, err := os.Stat(filepath.Join(from, CAFile)); errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("%s has no CA (%s: no master ran there): copy the tokens only (--ca=false), the workers then need the new master's fingerprint", from, CAFile)
+	}
+	src, err := loadCA(filepath.Join(from, CAFile), filepath.Join(from, CAKeyFile))
+	if err != nil {
+		return false, fmt.Errorf("the CA of %s: %v", from, err)
+	}
+	_, errC := os.Stat(filepath.Join(to, CAFile))
+	_, errK := os.Stat(filepath.Join(to, CAKeyFile))
+	if errC == nil || errK == nil {
+		dst, err := loadCA(filepath.Join(to, CAFile), filepath.Join(to, CAKeyFile))
+		if err != nil {
+			return false, fmt.Errorf("the CA of %s: %v", to, err)
+		}
+		if Fingerprint(dst.Cert) != Fingerprint(src.Cert) {
+			return false, fmt.Errorf("%s has another CA (fingerprint %s, not %s): its workers pin that one; use a new state directory", to, Fingerprint(dst.Cert), Fingerprint(src.Cert))
+		}
+		return false, nil
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return false, err
+	}
+	key, err := os.ReadFile(filepath.Join(from, CAKeyFile))
+	if err != nil {
+		return false, err
+	}
+	if err := writeAtomic(filepath.Join(to, CAKeyFile), key, 0o600); err != nil {
+		return false, err
+	}
+	if err := writeAtomic(filepath.Join(to, CAFile), src.CertPEM, 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 func loadCA(certPath, keyPath string) (*CA, error) {
 	certPEM, err := os.ReadFile(certPath)
 	if err != nil {
