@@ -479,6 +479,9 @@ func (s *Server) close() {
 		s.httpSrv.Close()
 	}
 	s.sockets.stop(2 * time.Second)
+	if s.udp != nil {
+		s.udp.Close() // at once: a next master may listen on the same port
+	}
 	s.ftaWrites.Wait() // the last periodic write before the final one
 	if err := s.db.SaveMeasures(s.m.Save()); err != nil {
 		s.log.Error("saving measurements", "err", err)
