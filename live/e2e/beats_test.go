@@ -128,3 +128,32 @@ func TestHeartbeatsByUDP(t *testing.T) {
 		t.Error("the worker was declared DOWN")
 	}
 }
+
+// TestHeartbeatsUDPBlocked: a worker whose datagrams never reach the
+// master (sent to a port nobody reads, as behind a firewall dropping UDP)
+// never leaves its socket: its heart-beats all arrive there, none by UDP,
+// no fallback is needed and it is never DOWN.
+func TestHeartbeatsUDPBlocked(t *testing.T) {
+	app := writeExample(t, "hashchain", map[string]string{"hashchain.conf": "TASKS=2\nITERATIONS=100000\n"})
+	state := filepath.Join(t.TempDir(), "state")
+	toks := addTokens(t, state, "w")
+	opt := masterOptions(loadApp(t, app), state)
+	opt.Heartbeat, opt.DownAfter = 50*time.Millisecond, 2*time.Second
+	c := startMaster(t, opt)
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}) // bound, never read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	wo := c.workerOptions("w", toks["w"])
+	wo.BeatAddr = sink.LocalAddr().String()
+	c.addWorker(wo)
+	c.waitMetric("volsched_heartbeats_total", 30*time.Second, func(v float64) bool { return v >= 40 })
+	if udp, fb := c.metric("volsched_udp_heartbeats_total"), c.metric("volsched_udp_heartbeat_fallbacks_total"); udp != 0 || fb != 0 {
+		t.Errorf("%v heart-beats by UDP, %v fallbacks: want none", udp, fb)
+	}
+	ev, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	if bytes.Contains(ev, []byte(`"k":"`+master.LogDown+`"`)) {
+		t.Error("the worker was declared DOWN")
+	}
+}
