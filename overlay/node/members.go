@@ -3,6 +3,7 @@ package node
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"slices"
 )
 
@@ -78,7 +79,7 @@ func (n *Node) loadRemembered() {
 	var v string
 	err := n.st.db.QueryRow(`SELECT v FROM meta WHERE k = 'members'`).Scan(&v)
 	if err != nil {
-		if err != sql.ErrNoRows {
+		if !errors.Is(err, sql.ErrNoRows) {
 			n.logf("remembered members: %v: none", err)
 		}
 		return
