@@ -40,7 +40,9 @@ that the daemons build and repair between themselves.
 --join ADDR joins the tree through a member; --peers FILE (one address a
 line, or a comma-separated list) places every node of a known membership in
 the same tree as the simulator (oversim) builds over the sorted addresses;
-neither starts a tree of one node.
+neither starts a tree of one node, or, started again with the state of an
+earlier run, rejoins through the members it remembers (a new tree if none
+answers).
 
 Nodes authenticate each other with certificates from the cluster's CA:
 'volsched node ca init --dir CA' then 'volsched node ca issue --dir CA

@@ -62,7 +62,8 @@ type Config struct {
 	// is the whole initial membership (this node's address included):
 	// every node builds the same balanced tree over the sorted addresses,
 	// as the simulator does, with no join messages. Neither: this node
-	// starts a tree of its own.
+	// rejoins through the members its state remembers (members.go), and
+	// starts a tree of its own if it remembers none or none answers.
 	Join  []string
 	Peers []string
 	// Policy is ibp, mmp or dp; SFMax, Beta and Bandwidth (update limit,
@@ -248,6 +249,8 @@ type Node struct {
 	joinLeaf     bool                    // joinAttach is this node's leaf
 	joinMaxDepth int                     // a move: how deep the leaf may end
 	wasMember    bool                    // the state says this node was in a tree before (restart: join again)
+	remembered   []string                // the neighbours' nodes stored in the state (members.go)
+	rejoining    bool                    // started with neither Join nor Peers, joining through remembered
 	moved        map[overlay.Addr]string // vertices this node gave up, to whom
 	heardFrom    map[string]time.Time    // when each node was last heard from (any frame)
 	memberSeen   time.Time               // last JoinAck: a tree exists
@@ -775,6 +778,7 @@ func (n *Node) housekeeping(t time.Time) {
 		n.hbNext = t.Add(n.cfg.Heartbeat)
 		n.leases(t)
 		n.forgetSilent(t)
+		n.rememberNeighbours()
 	}
 	n.submitTimers(t)
 	n.execTimers(t)

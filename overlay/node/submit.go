@@ -636,6 +636,7 @@ func (n *Node) loadState() error {
 	var member string
 	n.st.db.QueryRow(`SELECT v FROM meta WHERE k = 'member'`).Scan(&member)
 	n.wasMember = member != ""
+	n.loadRemembered()
 	return nil
 }
 

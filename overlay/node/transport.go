@@ -314,6 +314,7 @@ func (t *transport) writer(p *peer) {
 	defer t.wg.Done()
 	var c *tls.Conn
 	var w *bufio.Writer
+	var gone chan struct{} // closed when the peer closes c
 	idle := time.NewTimer(time.Minute)
 	defer idle.Stop()
 	closeConn := func() {
@@ -322,7 +323,7 @@ func (t *transport) writer(p *peer) {
 			t.mu.Lock()
 			delete(t.conns, c)
 			t.mu.Unlock()
-			c, w = nil, nil
+			c, w, gone = nil, nil, nil
 		}
 	}
 	defer closeConn()
@@ -344,6 +345,15 @@ func (t *transport) writer(p *peer) {
 			return
 		}
 		idle.Reset(time.Minute)
+		if c != nil {
+			select {
+			case <-gone:
+				// The peer closed the connection (it stopped, or was
+				// restarted): a frame written on it would be lost.
+				closeConn()
+			default:
+			}
+		}
 		if c == nil {
 			if p.failing.Load() && time.Since(p.lastFail) < time.Second {
 				t.ctr.dropped.Add(1)
@@ -380,6 +390,8 @@ func (t *transport) writer(p *peer) {
 			}
 			p.failing.Store(false)
 			w = bufio.NewWriterSize(c, 16<<10)
+			gone = make(chan struct{})
+			go watchClose(c, gone)
 		}
 		n := len(b)
 		t.count(b)
@@ -398,6 +410,22 @@ func (t *transport) writer(p *peer) {
 		if err != nil {
 			p.lastFail = time.Now()
 			closeConn()
+		}
+	}
+}
+
+// watchClose closes gone when the peer closes c (or c is closed here).
+// Nothing comes from the peer on a connection this node dialled (it
+// answers on its own), so a read returns only when the connection ends;
+// without it, the first frames written after the peer stopped would go
+// into a connection nobody reads (a node restarted at once: its join's
+// welcome lost).
+func watchClose(c *tls.Conn, gone chan struct{}) {
+	var b [1]byte
+	for {
+		if _, err := c.Read(b[:]); err != nil {
+			close(gone)
+			return
 		}
 	}
 }

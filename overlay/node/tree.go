@@ -172,6 +172,14 @@ func (n *Node) bootstrap() {
 			return
 		}
 	}
+	if len(n.cfg.Join) == 0 && len(n.cfg.Peers) == 0 && len(n.remembered) > 0 {
+		// A restart of a node started alone: its tree goes on without
+		// it; it rejoins through the members it remembers.
+		n.logf("rejoining through remembered members %v", n.remembered)
+		n.rejoining = true
+		n.startJoin(Ref{}, true)
+		return
+	}
 	if len(n.cfg.Join) == 0 && len(n.cfg.Peers) == 0 {
 		id := n.newID()
 		leaf := n.newLeaf(Ref{ID: id, Node: n.self}, Ref{})
@@ -292,6 +300,9 @@ func (n *Node) joinSeeds() []string {
 	for _, a := range n.cfg.Peers {
 		add(a)
 	}
+	for _, a := range n.remembered {
+		add(a)
+	}
 	return s
 }
 
@@ -334,6 +345,10 @@ func (n *Node) formTree(t time.Time) bool {
 	}
 	n.joinAt = time.Time{}
 	switch {
+	case n.joinAttach.None() && n.rejoining:
+		n.logf("no remembered member answered: starting a new overlay")
+		n.rejoining = false
+		n.bootstrapAlone()
 	case n.joinAttach.None():
 		n.logf("no tree found: starts one")
 		n.bootstrapAlone()
@@ -444,6 +459,13 @@ func (n *Node) routeJoin(r *routerRole, j *Join) {
 	c := r.child(s)
 	if r.childLeaf(s) {
 		if c.Same(j.Attach) || j.MaxDepth > 0 && r.depth+2 > j.MaxDepth {
+			return
+		}
+		if j.Attach.None() && c.Node == j.Node {
+			// A new leaf for a node that plays this one: the leaf of its
+			// previous run (it was restarted before its neighbours took
+			// it for dead), or its join answered already. Not split: the
+			// join is tried again once this leaf is removed.
 			return
 		}
 		n.split(r, s, j)
@@ -565,6 +587,7 @@ func (n *Node) onWelcome(from string, w *Welcome) {
 		n.root = w.Root
 	}
 	n.joinAttach, n.joinLeaf, n.joinMaxDepth = Ref{}, false, 0
+	n.rejoining = false
 	n.markMember()
 	n.logf("joined: leaf %v, router %v", w.Leaf, v.Self)
 	// The old leaf at this place now has V as its father.
