@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/volsched/volsched/trace"
 )
 
 // Family is the law of a sojourn time.
@@ -75,28 +73,6 @@ func WeibullMean(shape, mean float64) Sojourn {
 // − σ²/2).
 func LogNormalMean(sigma, mean float64) Sojourn {
 	return Sojourn{Family: LogNormal, Sigma: sigma, Mu: math.Log(mean) - sigma*sigma/2}
-}
-
-// FromFit is the law of a trace.Fit (as `volsched trace fit` prints it).
-func FromFit(f trace.Fit) (Sojourn, error) {
-	fam, err := ParseFamily(f.Name)
-	if err != nil {
-		return Sojourn{}, err
-	}
-	want := map[Family]int{Exponential: 1, Weibull: 2, LogNormal: 2}[fam]
-	if len(f.Params) != want {
-		return Sojourn{}, fmt.Errorf("%s fit has %d parameters, want %d", fam, len(f.Params), want)
-	}
-	var s Sojourn
-	switch fam {
-	case Exponential:
-		s = Sojourn{Family: fam, Rate: f.Params[0]}
-	case Weibull:
-		s = Sojourn{Family: fam, Shape: f.Params[0], Scale: f.Params[1]}
-	default:
-		s = Sojourn{Family: fam, Mu: f.Params[0], Sigma: f.Params[1]}
-	}
-	return s, s.Validate()
 }
 
 func positive(name string, v float64) error {

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/volsched/volsched/stream"
-	"github.com/volsched/volsched/trace"
 )
 
 func TestChainSourceIsChainSample(t *testing.T) {
@@ -132,14 +131,14 @@ func TestResidualLaw(t *testing.T) {
 		for i := range x {
 			x[i] = d.residual(r)
 		}
-		ks := trace.KSStatistic(x, equilibriumCDF(d))
+		ks := KSStatistic(x, equilibriumCDF(d))
 		if crit := 1.63 / math.Sqrt(float64(len(x))); ks > crit {
 			t.Errorf("%v: residual draws D = %.4f, want < %.4f", d, ks, crit)
 		}
 		// The same draws are far from the plain sojourn law (for the
 		// exponential they are the same law).
 		if d.Family != Exponential {
-			if ks := trace.KSStatistic(x, d.CDF); ks < 0.05 {
+			if ks := KSStatistic(x, d.CDF); ks < 0.05 {
 				t.Errorf("%v: residual draws look like the plain law (D = %.4f)", d, ks)
 			}
 		}
@@ -261,10 +260,6 @@ func TestSojournLaws(t *testing.T) {
 		if math.Abs(mean-d.Mean()) > 5*se {
 			t.Errorf("%v: sample mean %.2f, want %.2f ± %.2f", d.Family, mean, d.Mean(), 5*se)
 		}
-	}
-	fit, err := FromFit(trace.Fit{Name: "lognormal", Params: []float64{16.42, 2.419}})
-	if err != nil || fit.Family != LogNormal || fit.Mu != 16.42 || fit.Sigma != 2.419 {
-		t.Errorf("FromFit: %+v %v", fit, err)
 	}
 }
 
