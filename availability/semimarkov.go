@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Family is the law of a sojourn time.
@@ -141,7 +139,7 @@ func (d Sojourn) CDF(x float64) float64 {
 	case Weibull:
 		return -math.Expm1(-math.Pow(x/d.Scale, d.Shape))
 	default:
-		return distuv.UnitNormal.CDF((math.Log(x) - d.Mu) / d.Sigma)
+		return normalCDF((math.Log(x) - d.Mu) / d.Sigma)
 	}
 }
 
@@ -168,12 +166,41 @@ func (d Sojourn) residual(r *rand.Rand) float64 {
 	case Exponential:
 		x = (r.ExpFloat64() + r.ExpFloat64()) / d.Rate
 	case Weibull:
-		g := distuv.Gamma{Alpha: 1 + 1/d.Shape, Beta: 1, Src: r}.Rand()
+		g := gammaRand(1+1/d.Shape, r)
 		x = d.Scale * math.Pow(g, 1/d.Shape)
 	default:
 		x = math.Exp(d.Mu + d.Sigma*d.Sigma + d.Sigma*r.NormFloat64())
 	}
 	return r.Float64() * x
+}
+
+// normalCDF is Φ(z), the standard normal CDF.
+func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// gammaRand draws from the Gamma(a, 1) law, a ≥ 1, by Marsaglia and
+// Tsang's method ("A simple method for generating gamma variables", ACM
+// TOMS 26(3), 2000): one normal and one uniform per try, squeeze test
+// first. The draws and the arithmetic are those of gonum's distuv.Gamma
+// (v0.17.0) for a ≥ 1, so the same stream gives bit-identical times
+// (TestGammaRandIsGonums); a = 1 is the exponential law.
+func gammaRand(a float64, r *rand.Rand) float64 {
+	if a == 1 {
+		return r.ExpFloat64()
+	}
+	d := a - 1.0/3
+	c := 1 / (3 * math.Sqrt(d))
+	for {
+		x := r.NormFloat64()
+		v := 1 + x*c
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := r.Float64()
+		if u < 1-0.0331*(x*x)*(x*x) || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
 }
 
 // residualMean is the mean of the equilibrium law, E[X²]/(2·E[X]).
