@@ -22,7 +22,7 @@ const RejectLevel = 0.01
 // ReportMarkov estimates each host's chain of sl from all its slots (the
 // default prior) and tests its sojourns, per host and pooled
 // (TraceMarkov). unavailable is the state the trace's unavailability was
-// read as (Down or Reclaimed; FromFTA).
+// read as (Down or Reclaimed; see trace's Trace.States).
 func ReportMarkov(sl *SlotTrace, unavailable State) (*MarkovReport, error) {
 	var un string
 	switch unavailable {

@@ -1,8 +1,9 @@
-package availability
+package availability_test
 
 import (
 	"testing"
 
+	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/trace"
 )
 
@@ -16,11 +17,11 @@ func TestReportMarkov(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := FromFTA(trace.Generate(p, 2), Down).Slots(60, Down)
+	sl, err := trace.Generate(p, 2).States(availability.Down).Slots(60, availability.Down)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReportMarkov(sl, Down)
+	r, err := availability.ReportMarkov(sl, availability.Down)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestReportMarkov(t *testing.T) {
 	want := map[string]int{}
 	for _, h := range r.Hosts {
 		for _, x := range h.Tests {
-			if x.P < RejectLevel {
+			if x.P < availability.RejectLevel {
 				want[x.Name]++
 			}
 		}
@@ -49,7 +50,7 @@ func TestReportMarkov(t *testing.T) {
 			t.Errorf("state %s: %d hosts rejected, recounted %d", k, r.Rejected[k], n)
 		}
 	}
-	if _, err := ReportMarkov(sl, Up); err == nil {
+	if _, err := availability.ReportMarkov(sl, availability.Up); err == nil {
 		t.Error("unavailability read as UP was accepted")
 	}
 }

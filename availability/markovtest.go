@@ -1,39 +1,6 @@
 package availability
 
-import (
-	"math"
-	"slices"
-
-	"github.com/volsched/volsched/trace"
-)
-
-// KSDiscrete is the one-sample Kolmogorov–Smirnov statistic D = sup_x
-// |F_n(x) − F(x)| of integer observations x against a distribution on the
-// integers given by its CDF (cdf(n) = P(X ≤ n)). Both functions are step
-// functions jumping at integers, so the supremum is taken at each distinct
-// observation v and at v − 1. (trace.KSStatistic is for continuous laws:
-// on tied data it compares F(v) with the empirical CDF just below v and
-// overstates D.)
-func KSDiscrete(x []int, cdf func(n int) float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := float64(len(s))
-	d := 0.0
-	for i := 0; i < len(s); {
-		v := s[i]
-		j := i
-		for j < len(s) && s[j] == v {
-			j++
-		}
-		// F_n(v−1) = i/n (no observation in (v−1, v)), F_n(v) = j/n.
-		d = math.Max(d, math.Max(math.Abs(float64(j)/n-cdf(v)), math.Abs(float64(i)/n-cdf(v-1))))
-		i = j
-	}
-	return d
-}
+import "math"
 
 // GeometricCDF is the CDF of the number of slots a Markov chain stays in a
 // state with P(stay) = stay: P(N ≤ n) = 1 − stay^n for n ≥ 0.
@@ -56,7 +23,7 @@ func GeometricCDF(stay float64) func(n int) float64 {
 // law, pooled: the tested CDF is the mixture Σ_h (n_h/n)·G_h, n_h the
 // number of sojourns of processor h.
 //
-// The p-value is Kolmogorov's asymptotic one (trace.KSPValue). It is
+// The p-value is Kolmogorov's asymptotic one (KSPValue). It is
 // conservative twice over: on discrete data the null distribution of D is
 // stochastically smaller than Kolmogorov's, and the chain was estimated
 // from the same observations (Lilliefors). A small p-value is therefore
@@ -69,7 +36,7 @@ type SojournTest struct {
 	Mean         float64 `json:"mean_slots"`           // their mean length
 	ExpectedMean float64 `json:"geometric_mean_slots"` // the mean under the chain(s): 1/(1 − P_ii), pooled as the mixture
 	KS           float64 `json:"ks"`                   // D of KSDiscrete
-	P            float64 `json:"ks_p"`                 // trace.KSPValue(D, Sojourns), conservative
+	P            float64 `json:"ks_p"`                 // KSPValue(D, Sojourns), conservative
 }
 
 // MarkovTest tests the sojourns of processors against their chains:
@@ -116,7 +83,7 @@ func MarkovTest(chains []Chain, sojourns [][3][]int) []SojournTest {
 			return f
 		}
 		t.KS = KSDiscrete(all, cdf)
-		t.P = trace.KSPValue(t.KS, total)
+		t.P = KSPValue(t.KS, total)
 		out = append(out, t)
 	}
 	return out

@@ -5,10 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-
-	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/volsched/volsched/trace"
 )
 
 // Family is the law of a sojourn time.
@@ -77,28 +73,6 @@ func LogNormalMean(sigma, mean float64) Sojourn {
 	return Sojourn{Family: LogNormal, Sigma: sigma, Mu: math.Log(mean) - sigma*sigma/2}
 }
 
-// FromFit is the law of a trace.Fit (as `volsched trace fit` prints it).
-func FromFit(f trace.Fit) (Sojourn, error) {
-	fam, err := ParseFamily(f.Name)
-	if err != nil {
-		return Sojourn{}, err
-	}
-	want := map[Family]int{Exponential: 1, Weibull: 2, LogNormal: 2}[fam]
-	if len(f.Params) != want {
-		return Sojourn{}, fmt.Errorf("%s fit has %d parameters, want %d", fam, len(f.Params), want)
-	}
-	var s Sojourn
-	switch fam {
-	case Exponential:
-		s = Sojourn{Family: fam, Rate: f.Params[0]}
-	case Weibull:
-		s = Sojourn{Family: fam, Shape: f.Params[0], Scale: f.Params[1]}
-	default:
-		s = Sojourn{Family: fam, Mu: f.Params[0], Sigma: f.Params[1]}
-	}
-	return s, s.Validate()
-}
-
 func positive(name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return fmt.Errorf("%s = %v, want a finite number > 0", name, v)
@@ -165,7 +139,7 @@ func (d Sojourn) CDF(x float64) float64 {
 	case Weibull:
 		return -math.Expm1(-math.Pow(x/d.Scale, d.Shape))
 	default:
-		return distuv.UnitNormal.CDF((math.Log(x) - d.Mu) / d.Sigma)
+		return normalCDF((math.Log(x) - d.Mu) / d.Sigma)
 	}
 }
 
@@ -192,12 +166,41 @@ func (d Sojourn) residual(r *rand.Rand) float64 {
 	case Exponential:
 		x = (r.ExpFloat64() + r.ExpFloat64()) / d.Rate
 	case Weibull:
-		g := distuv.Gamma{Alpha: 1 + 1/d.Shape, Beta: 1, Src: r}.Rand()
+		g := gammaRand(1+1/d.Shape, r)
 		x = d.Scale * math.Pow(g, 1/d.Shape)
 	default:
 		x = math.Exp(d.Mu + d.Sigma*d.Sigma + d.Sigma*r.NormFloat64())
 	}
 	return r.Float64() * x
+}
+
+// normalCDF is Φ(z), the standard normal CDF.
+func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// gammaRand draws from the Gamma(a, 1) law, a ≥ 1, by Marsaglia and
+// Tsang's method ("A simple method for generating gamma variables", ACM
+// TOMS 26(3), 2000): one normal and one uniform per try, squeeze test
+// first. The draws and the arithmetic are those of gonum's distuv.Gamma
+// (v0.17.0) for a ≥ 1, so the same stream gives bit-identical times
+// (TestGammaRandIsGonums); a = 1 is the exponential law.
+func gammaRand(a float64, r *rand.Rand) float64 {
+	if a == 1 {
+		return r.ExpFloat64()
+	}
+	d := a - 1.0/3
+	c := 1 / (3 * math.Sqrt(d))
+	for {
+		x := r.NormFloat64()
+		v := 1 + x*c
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := r.Float64()
+		if u < 1-0.0331*(x*x)*(x*x) || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
 }
 
 // residualMean is the mean of the equilibrium law, E[X²]/(2·E[X]).

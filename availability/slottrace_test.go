@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/stream"
-	"github.com/volsched/volsched/trace"
 )
 
 // Two hosts over [1000, 2200) s, cut into 60-second slots (20 slots).
@@ -172,35 +171,6 @@ func TestSlotsMatchBruteForce(t *testing.T) {
 				t.Fatalf("runs cover %d slots of %d", n, sl.Len)
 			}
 		}
-	}
-}
-
-func TestFromFTA(t *testing.T) {
-	const sample = "1\t0\t7\t1\thostA\t1\t1000\t2000\t1\n2\t0\t7\t1\thostA\t0\t2000\t2500\t1\n3\t0\t7\t1\thostA\t1\t2500\t4000\n4\t0\t9\t1\thostB\t1\t1500\t3000\t0\n5\t0\t9\t1\thostB\t0\t3000\t3000\t1\n"
-	tr, err := trace.ReadFTA(strings.NewReader(sample), "s.tab")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl, err := FromFTA(tr, Reclaimed).Slots(500, Down)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sl.Len != 6 {
-		t.Fatalf("%d slots", sl.Len)
-	}
-	// hostA: [1000,2000) u, [2000,2500) unavailable = r, [2500,4000) u.
-	// hostB: gap [1000,1500) d, u until 3000 (the zero-length event is
-	// dropped), gap after.
-	for h, w := range []string{"uuruuu", "duuudd"} {
-		if got := Take(sl.Source(h, 0), 6); !slices.Equal(got, parseStates(w)) {
-			t.Errorf("host %d: %v, want %s", h, got, w)
-		}
-	}
-	if h, err := sl.Find("hostB"); err != nil || h != 1 {
-		t.Errorf("Find by name: %d %v", h, err)
-	}
-	if h, err := sl.Find("7"); err != nil || h != 0 {
-		t.Errorf("Find by ID: %d %v", h, err)
 	}
 }
 

@@ -1,20 +1,21 @@
-package availability
+package availability_test
 
 import (
 	"testing"
 
+	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/trace"
 )
 
 // ucbSlots is the synthetic UCB trace (seed 003 Table 1: 80 hosts, 46
 // days) cut into 60-second slots, unavailability DOWN.
-func ucbSlots(b *testing.B) *SlotTrace {
+func ucbSlots(b *testing.B) *availability.SlotTrace {
 	p, err := trace.PresetByName("ucb")
 	if err != nil {
 		b.Fatal(err)
 	}
-	sl, err := FromFTA(trace.Generate(p, 1), Down).Slots(60, Down)
+	sl, err := trace.Generate(p, 1).States(availability.Down).Slots(60, availability.Down)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -33,27 +34,27 @@ func BenchmarkSourceNext(b *testing.B) {
 	b.Logf("UCB at 60 s: %d hosts × %d slots, %.0f slots per run", sl.Hosts(), sl.Len, float64(sl.Hosts()*sl.Len)/float64(runs))
 	sources := []struct {
 		name string
-		src  func() Source
+		src  func() availability.Source
 	}{
-		{"chain", func() Source {
-			return NewChainSource(Random(stream.New(1)), StartStationary, stream.New(2))
+		{"chain", func() availability.Source {
+			return availability.NewChainSource(availability.Random(stream.New(1)), availability.StartStationary, stream.New(2))
 		}},
-		{"semimarkov-weibull", func() Source {
-			m := SemiMarkov{Sojourn: [3]Sojourn{WeibullMean(0.5, 18), WeibullMean(0.5, 18), WeibullMean(0.5, 18)},
+		{"semimarkov-weibull", func() availability.Source {
+			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.5, 18), availability.WeibullMean(0.5, 18), availability.WeibullMean(0.5, 18)},
 				Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
-			return m.NewSource(StartStationary, stream.New(3))
+			return m.NewSource(availability.StartStationary, stream.New(3))
 		}},
-		{"semimarkov-lognormal", func() Source {
-			m := SemiMarkov{Sojourn: [3]Sojourn{LogNormalMean(1.5, 18), LogNormalMean(1.5, 18), LogNormalMean(1.5, 18)},
+		{"semimarkov-lognormal", func() availability.Source {
+			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.LogNormalMean(1.5, 18), availability.LogNormalMean(1.5, 18), availability.LogNormalMean(1.5, 18)},
 				Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
-			return m.NewSource(StartStationary, stream.New(3))
+			return m.NewSource(availability.StartStationary, stream.New(3))
 		}},
-		{"replay-ucb", func() Source { return sl.Source(0, 12345) }},
+		{"replay-ucb", func() availability.Source { return sl.Source(0, 12345) }},
 	}
 	for _, s := range sources {
 		b.Run(s.name, func(b *testing.B) {
 			src := s.src()
-			var sink State
+			var sink availability.State
 			for b.Loop() {
 				sink ^= src.Next()
 			}
@@ -66,22 +67,22 @@ func BenchmarkSourceNext(b *testing.B) {
 // three kinds (ns/op = ns per slot of the platform).
 func BenchmarkFill20(b *testing.B) {
 	sl := ucbSlots(b)
-	m := SemiMarkov{Sojourn: [3]Sojourn{WeibullMean(0.5, 18), LogNormalMean(1.5, 18), ExponentialMean(18)},
+	m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.5, 18), availability.LogNormalMean(1.5, 18), availability.ExponentialMean(18)},
 		Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
-	srcs := make([]Source, 20)
+	srcs := make([]availability.Source, 20)
 	for q := range srcs {
 		switch q % 3 {
 		case 0:
-			srcs[q] = NewChainSource(Random(stream.New(1, uint64(q))), StartStationary, stream.New(2, uint64(q)))
+			srcs[q] = availability.NewChainSource(availability.Random(stream.New(1, uint64(q))), availability.StartStationary, stream.New(2, uint64(q)))
 		case 1:
-			srcs[q] = m.NewSource(StartStationary, stream.New(3, uint64(q)))
+			srcs[q] = m.NewSource(availability.StartStationary, stream.New(3, uint64(q)))
 		default:
 			srcs[q] = sl.Source(q, 777)
 		}
 	}
-	s := make([]State, 20)
+	s := make([]availability.State, 20)
 	for b.Loop() {
-		Fill(srcs, s)
+		availability.Fill(srcs, s)
 	}
 }
 
@@ -90,17 +91,17 @@ func BenchmarkFill20(b *testing.B) {
 func BenchmarkViewObserve20(b *testing.B) {
 	for _, window := range []int{0, 1000} {
 		b.Run(map[int]string{0: "all", 1000: "window1000"}[window], func(b *testing.B) {
-			v, err := NewView(20, ViewConfig{Prior: DefaultPrior(), Window: window})
+			v, err := availability.NewView(20, availability.ViewConfig{Prior: availability.DefaultPrior(), Window: window})
 			if err != nil {
 				b.Fatal(err)
 			}
-			srcs := make([]Source, 20)
+			srcs := make([]availability.Source, 20)
 			for q := range srcs {
-				srcs[q] = NewChainSource(Random(stream.New(1, uint64(q))), StartStationary, stream.New(2, uint64(q)))
+				srcs[q] = availability.NewChainSource(availability.Random(stream.New(1, uint64(q))), availability.StartStationary, stream.New(2, uint64(q)))
 			}
-			s := make([]State, 20)
+			s := make([]availability.State, 20)
 			for b.Loop() {
-				Fill(srcs, s)
+				availability.Fill(srcs, s)
 				v.Observe(s)
 			}
 		})
@@ -111,9 +112,9 @@ func BenchmarkViewObserve20(b *testing.B) {
 // slots.
 func BenchmarkSlotsUCB(b *testing.B) {
 	p, _ := trace.PresetByName("ucb")
-	st := FromFTA(trace.Generate(p, 1), Down)
+	st := trace.Generate(p, 1).States(availability.Down)
 	for b.Loop() {
-		if _, err := st.Slots(60, Down); err != nil {
+		if _, err := st.Slots(60, availability.Down); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/volsched/volsched/trace"
 )
 
 // Interval is a stretch of time [Start, End) a host spent in one state.
@@ -32,29 +30,6 @@ type HostTrace struct {
 type StateTrace struct {
 	Hosts      []HostTrace
 	Start, End float64
-}
-
-// FromFTA turns an FTA trace (two states: available, unavailable) into a
-// 3-state one: available events are UP, unavailable events are in state
-// unavailable (DOWN or RECLAIMED: the FTA does not say whether the owner
-// reclaimed the host or it failed). Events of zero length are dropped.
-func FromFTA(t *trace.Trace, unavailable State) *StateTrace {
-	st := &StateTrace{Start: t.Start, End: t.End}
-	for _, n := range t.Nodes {
-		h := HostTrace{ID: n.ID, Name: n.Name}
-		for _, e := range n.Events {
-			if !(e.End > e.Start) {
-				continue
-			}
-			s := unavailable
-			if e.Available {
-				s = Up
-			}
-			h.Intervals = append(h.Intervals, Interval{Start: e.Start, End: e.End, State: s})
-		}
-		st.Hosts = append(st.Hosts, h)
-	}
-	return st
 }
 
 // CSVHeader is the optional first line of a state-interval CSV file.

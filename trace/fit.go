@@ -3,10 +3,11 @@ package trace
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/volsched/volsched/availability"
 )
 
 // Fit is a maximum-likelihood fit of a distribution to durations.
@@ -164,42 +165,7 @@ func finish(f Fit, x []float64, logProb, cdf func(float64) float64) Fit {
 	for _, v := range x {
 		f.LogLik += logProb(v)
 	}
-	f.KS = KSStatistic(x, cdf)
-	f.KSP = KSPValue(f.KS, len(x))
+	f.KS = availability.KSStatistic(x, cdf)
+	f.KSP = availability.KSPValue(f.KS, len(x))
 	return f
-}
-
-// KSStatistic is the one-sample Kolmogorov–Smirnov statistic
-// D = sup |F_n(x) − F(x)|.
-func KSStatistic(x []float64, cdf func(float64) float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := float64(len(s))
-	d := 0.0
-	for i, v := range s {
-		f := cdf(v)
-		d = math.Max(d, math.Max(float64(i+1)/n-f, f-float64(i)/n))
-	}
-	return d
-}
-
-// KSPValue is the asymptotic p-value of D for n samples (Kolmogorov's
-// distribution with Stephens' small-sample correction). It assumes the
-// distribution was not fitted to the same data; with fitted parameters the
-// true p-value is smaller.
-func KSPValue(d float64, n int) float64 {
-	sn := math.Sqrt(float64(n))
-	l := (sn + 0.12 + 0.11/sn) * d
-	if l < 0.2 {
-		return 1
-	}
-	s := 0.0
-	for k := 1; k <= 100; k++ {
-		t := 2 * math.Pow(-1, float64(k-1)) * math.Exp(-2*float64(k*k)*l*l)
-		s += t
-		if math.Abs(t) < 1e-12 {
-			break
-		}
-	}
-	return math.Min(1, math.Max(0, s))
 }

@@ -44,7 +44,7 @@ func (p *Platform) LoadTraces(read func(file string) ([]byte, error)) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
-			st = availability.FromFTA(fta, tr.Unavailable)
+			st = fta.States(tr.Unavailable)
 		}
 		if tr.Slots, err = st.Slots(p.SlotSeconds, tr.Gap); err != nil {
 			return fmt.Errorf("%s: %s: %w", where, tr.File, err)

@@ -166,7 +166,7 @@ func (m markovFlags) report(tr *trace.Trace, source string) (*availability.Marko
 		return nil, nil
 	}
 	un, _ := availability.ParseState(m.unavailable)
-	sl, err := availability.FromFTA(tr, un).Slots(m.slot, availability.Down)
+	sl, err := tr.States(un).Slots(m.slot, availability.Down)
 	if err != nil {
 		return nil, fmt.Errorf("%s: --slot %v: %w", source, m.slot, err)
 	}

@@ -1,7 +1,9 @@
 // Package layout holds the test that keeps the architecture of
-// docs/architecture.md true: the scheduling cores import no driver, no
-// simulator, no experiment or plotting code and do no IO; the drivers never
-// copy a decision (they import the core instead).
+// docs/architecture.md true: the scheduling cores and the foundations they
+// build on (availability, analytic) import no driver, no simulator, no
+// trace files or fits, no experiment or plotting code, no numerics library
+// and do no IO; the drivers never copy a decision (they import the core
+// instead).
 package layout
 
 import (
@@ -45,9 +47,21 @@ func list(t *testing.T, patterns ...string) map[string]pkg {
 // The cores: model and decisions only.
 var cores = []string{"iterative", "coupled", "overlay"}
 
-// forbiddenDeps may not appear among a core's dependencies, direct or not:
-// simulators, campaigns, experiments, plots, reports, the live system.
+// The foundations the cores import: whatever they import, every core
+// carries, so they obey the cores' rules.
+var foundations = []string{"availability", "analytic"}
+
+// forbiddenDeps may not appear among the dependencies of a core or a
+// foundation, direct or not: simulators, campaigns, experiments, plots,
+// reports, the live system; trace files and fits (package trace converts
+// its types to availability's, not the other way round); gonum (the model
+// needs none of it: the normal CDF and the gamma draw of availability are a
+// few lines of math, and gonum's distributions pull its linear algebra and
+// optimization in); the network, processes, databases and TLS, even
+// through another package.
 var forbiddenDeps = []string{
+	module + "trace", "gonum.org/v1/gonum/",
+	"net", "os/exec", "os/signal", "database/sql", "crypto/tls",
 	module + "iterative/slotsim", module + "iterative/campaign",
 	module + "coupled/slotsim", module + "coupled/campaign",
 	module + "overlay/accuracy", module + "overlay/stars", module + "overlay/node",
@@ -65,25 +79,43 @@ var forbiddenDeps = []string{
 var forbiddenImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "time", "io/fs", "log", "log/slog"}
 
 func TestCoresArePure(t *testing.T) {
-	direct := list(t, "./iterative", "./coupled", "./overlay")
-	for _, core := range cores {
-		p, ok := direct[core]
-		if !ok {
-			t.Fatalf("core %s not found", core)
-		}
-		for _, imp := range p.Imports {
-			for _, f := range forbiddenImports {
-				if imp == f {
-					t.Errorf("core %s imports %s: the core does no IO and reads no clock; the driver does", core, imp)
-				}
+	var pats []string
+	for _, p := range append(cores, foundations...) {
+		pats = append(pats, "./"+p)
+	}
+	direct := list(t, pats...)
+	for _, p := range cores {
+		checkPure(t, direct, "core", p)
+	}
+	for _, p := range foundations {
+		checkPure(t, direct, "foundation", p)
+	}
+}
+
+// checkPure checks the direct imports of package name against
+// forbiddenImports and all its dependencies against forbiddenDeps.
+func checkPure(t *testing.T, pkgs map[string]pkg, kind, name string) {
+	t.Helper()
+	p, ok := pkgs[name]
+	if !ok {
+		t.Fatalf("%s %s not found", kind, name)
+	}
+	for _, imp := range p.Imports {
+		for _, f := range forbiddenImports {
+			if imp == f {
+				t.Errorf("%s %s imports %s: the cores and their foundations do no IO and read no clock; the driver does", kind, name, imp)
 			}
 		}
+	}
+	for _, f := range forbiddenDeps {
+		var hit []string
 		for _, d := range p.Deps {
-			for _, f := range forbiddenDeps {
-				if d == f || strings.HasPrefix(d, strings.TrimSuffix(f, "/")+"/") {
-					t.Errorf("core %s depends on %s (docs/architecture.md: a core may not import a driver, a simulator, an experiment or a plot)", core, d)
-				}
+			if d == f || strings.HasPrefix(d, strings.TrimSuffix(f, "/")+"/") {
+				hit = append(hit, d)
 			}
+		}
+		if len(hit) > 0 {
+			t.Errorf("%s %s depends on %s (docs/architecture.md: a core and its foundations may not import a driver, a simulator, trace files or fits, an experiment, a plot, a numerics library or the network)", kind, name, strings.Join(hit, ", "))
 		}
 	}
 }

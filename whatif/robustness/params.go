@@ -261,7 +261,7 @@ func (a Availability) slotTrace() (*availability.SlotTrace, error) {
 	if a.Unavailable == "reclaimed" {
 		un = availability.Reclaimed
 	}
-	st, err := availability.FromFTA(t, un).Slots(a.SlotSeconds, availability.Down)
+	st, err := t.States(un).Slots(a.SlotSeconds, availability.Down)
 	if err != nil {
 		return nil, fmt.Errorf("availability %s: %w", a.Name, err)
 	}
