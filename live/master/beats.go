@@ -22,6 +22,12 @@ import (
 // tick anyway (half a heart-beat period or slot).
 const beatBatch = 20 * time.Millisecond
 
+// beatBatchFull: a drain that read this many datagrams is followed by
+// another at once, not by a sleep: the socket's buffer (1 MiB asked, the
+// system may grant less: net.core.rmem_max) must not overflow with more
+// workers than 10,000. A datagram lost that way is a heart-beat lost.
+const beatBatchFull = 256
+
 // beatFallback: a session in UDP mode whose last heart-beat is older than
 // this goes back to the socket (its datagrams stopped: a firewall, a lossy
 // path): 2.5 periods, at least 10 batches, before DownAfter would declare
@@ -76,7 +82,9 @@ func (s *Server) readBeats() {
 		if err != nil {
 			return // closed
 		}
-		time.Sleep(beatBatch)
+		if got < beatBatchFull {
+			time.Sleep(beatBatch)
+		} // else: many arrive; read again at once, before the socket's buffer fills
 	}
 }
 
