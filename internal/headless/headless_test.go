@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image/png"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,44 +39,95 @@ func frame(fin bool, op byte, p []byte) []byte {
 	return append(b, p...)
 }
 
-func TestWebSocketFrames(t *testing.T) {
-	client, server := net.Pipe()
-	defer client.Close()
-	defer server.Close()
-	ws := &wsConn{c: client, r: bufio.NewReader(client)}
-	big := bytes.Repeat([]byte("x"), 70000) // a 64-bit length
+// rawServer accepts one WebSocket upgrade on a loopback port by hand and
+// hands the raw connection (and its reader) to serve: the frames the
+// DevTools side would send, written byte for byte.
+func rawServer(t *testing.T, serve func(c net.Conn, r *bufio.Reader)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
 	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		req, err := http.ReadRequest(r)
+		if err != nil {
+			return
+		}
+		sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", base64.StdEncoding.EncodeToString(sum[:]))
+		serve(c, r)
+	}()
+	return "ws://" + ln.Addr().String() + "/devtools/page/x"
+}
+
+// readClientFrame reads one (masked) frame the client sent.
+func readClientFrame(r *bufio.Reader) (op byte, p []byte, err error) {
+	var h [2]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, nil, err
+	}
+	n := uint64(h[1] & 0x7F)
+	switch n {
+	case 126:
+		var b [2]byte
+		io.ReadFull(r, b[:])
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		io.ReadFull(r, b[:])
+		n = binary.BigEndian.Uint64(b[:])
+	}
+	var mask [4]byte
+	if h[1]&0x80 != 0 {
+		io.ReadFull(r, mask[:])
+	}
+	p = make([]byte, n)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return 0, nil, err
+	}
+	for i := range p {
+		p[i] ^= mask[i%4]
+	}
+	return h[0] & 0x0F, p, nil
+}
+
+// TestWebSocketFrames: the client reads whole messages out of single and
+// fragmented frames (a ping between fragments answered with a pong of its
+// payload), a 64-bit length, then an error after the server's close.
+func TestWebSocketFrames(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 70000) // a 64-bit length
+	pong := make(chan []byte, 1)
+	url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
 		var b []byte
 		b = append(b, frame(true, 0x1, []byte(`{"id":1}`))...)
 		b = append(b, frame(false, 0x1, []byte(`{"a":`))...)
 		b = append(b, frame(true, 0x9, []byte("ping"))...) // between fragments
 		b = append(b, frame(true, 0x0, []byte(`2}`))...)
 		b = append(b, frame(true, 0x1, big)...)
-		b = append(b, frame(true, 0x8, nil)...)
-		server.Write(b)
-	}()
-	pong := make(chan []byte, 1)
-	go func() { // the client's pong, then its close
-		r := bufio.NewReader(server)
+		c.Write(b)
 		for {
-			var h [2]byte
-			if _, err := r.Read(h[:1]); err != nil {
+			op, p, err := readClientFrame(r)
+			if err != nil {
 				return
 			}
-			r.Read(h[1:2])
-			n := int(h[1] & 0x7F)
-			var mask [4]byte
-			r.Read(mask[:])
-			p := make([]byte, n)
-			r.Read(p)
-			for i := range p {
-				p[i] ^= mask[i%4]
-			}
-			if h[0]&0x0F == 0xA {
+			if op == 0xA {
 				pong <- p
+				c.Write(frame(true, 0x8, nil))
 			}
 		}
-	}()
+	})
+	ws, err := dialWS(url, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.close()
 	for _, want := range []string{`{"id":1}`, `{"a":2}`, string(big)} {
 		got, err := ws.readMessage()
 		if err != nil {
@@ -94,47 +150,52 @@ func TestWebSocketFrames(t *testing.T) {
 	}
 }
 
+// TestWebSocketWriteMasked: a message the client writes arrives as one
+// masked text message the server unmasks to the bytes written.
 func TestWebSocketWriteMasked(t *testing.T) {
-	client, server := net.Pipe()
-	defer client.Close()
-	defer server.Close()
-	ws := &wsConn{c: client}
 	msg := bytes.Repeat([]byte("hello "), 30000) // 180,000 bytes
-	go ws.writeText(msg)
-	r := bufio.NewReader(server)
-	var h [2]byte
-	readFull(t, r, h[:])
-	if h[0] != 0x81 || h[1] != 0x80|127 {
-		t.Fatalf("header % x, want FIN text, masked, 64-bit length", h)
-	}
-	var l [8]byte
-	readFull(t, r, l[:])
-	if n := binary.BigEndian.Uint64(l[:]); n != uint64(len(msg)) {
-		t.Fatalf("length %d, want %d", n, len(msg))
-	}
-	var mask [4]byte
-	readFull(t, r, mask[:])
-	p := make([]byte, len(msg))
-	readFull(t, r, p)
-	if bytes.Equal(p, msg) {
-		t.Error("payload not masked")
-	}
-	for i := range p {
-		p[i] ^= mask[i%4]
-	}
-	if !bytes.Equal(p, msg) {
-		t.Error("payload does not unmask to the message")
-	}
-}
-
-func readFull(t *testing.T, r *bufio.Reader, b []byte) {
-	t.Helper()
-	for n := 0; n < len(b); {
-		k, err := r.Read(b[n:])
-		if err != nil {
-			t.Fatal(err)
+	got := make(chan []byte, 1)
+	url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
+		var all []byte
+		for {
+			h, err := r.Peek(2)
+			if err != nil {
+				return
+			}
+			fin, masked := h[0]&0x80 != 0, h[1]&0x80 != 0
+			if !masked {
+				got <- []byte("unmasked")
+				return
+			}
+			op, p, err := readClientFrame(r)
+			if err != nil {
+				return
+			}
+			if op != 0x1 && op != 0x0 {
+				continue
+			}
+			all = append(all, p...)
+			if fin {
+				got <- all
+				return
+			}
 		}
-		n += k
+	})
+	ws, err := dialWS(url, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.close()
+	if err := ws.writeText(msg); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-got:
+		if !bytes.Equal(p, msg) {
+			t.Fatalf("the server read %d bytes (%.20q…), want the %d written", len(p), p, len(msg))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing arrived")
 	}
 }
 
