@@ -28,6 +28,7 @@ type execTask struct {
 	claimed  float64 // when the overlay placed it here (node clock)
 	start    float64 // when its process started
 	expEnd   float64 // expected end (start + length/power, extended on overrun)
+	lateAt   float64 // when, still running, it is taken for overrunning (expEnd + overrunGrace, then expEnd)
 	input    string  // input digest ("" none)
 	program  string  // program digest
 	ready    bool    // program and input are present
@@ -133,6 +134,25 @@ func (e *realExec) Accept(now float64, app overlay.App, n int, sub overlay.Addr)
 	return k
 }
 
+// overrunGrace is how long past its expected end a running task may
+// still be ending on time: the task's end reaches the node's loop after
+// its process exits, its output is read and its directory removed, and
+// on a loaded machine after the goroutines doing that were scheduled —
+// milliseconds to tens of milliseconds after the model's end. A tenth of
+// the task's length, at least 50 ms. Without it every task overran: the
+// node's summary moved at the expected end and moved back at the real end
+// a few milliseconds later, two updates per task travelling up the tree
+// that the simulator (whose tasks end exactly when expected) never sends.
+func overrunGrace(length, power float64) float64 { return max(0.1*length/power, 0.05) }
+
+// started records that t's process started at now.
+func (e *realExec) started(now float64, t *execTask) {
+	t.state = etRunning
+	t.start = now
+	t.expEnd = now + t.length/e.power
+	t.lateAt = t.expEnd + overrunGrace(t.length, e.power)
+}
+
 // Advance reports the tasks whose processes ended since the last call
 // (the node records them with finished). The model's own clock only
 // drops its bookkeeping of past tasks.
@@ -140,12 +160,14 @@ func (e *realExec) Advance(now float64, done []overlay.Request) []overlay.Reques
 	if m, ok := e.model.(*overlay.MMPExec); ok {
 		m.Advance(now, nil)
 	}
-	// Overrun: a running task past its expected end gets a new estimate,
-	// and the model is rebuilt with it (its queue end moves).
+	// Overrun: a running task past its expected end by more than the
+	// grace gets a new estimate, and the model is rebuilt with it (its
+	// queue end moves); then again at each new expected end.
 	over := false
 	for _, t := range e.tasks {
-		if t.state == etRunning && now >= t.expEnd {
+		if t.state == etRunning && now >= t.lateAt {
 			t.expEnd = now + max(0.25*t.length/e.power, 0.05)
+			t.lateAt = t.expEnd
 			over = true
 		}
 	}
@@ -157,13 +179,13 @@ func (e *realExec) Advance(now float64, done []overlay.Request) []overlay.Reques
 	return done
 }
 
-// Wake is the earliest expected end of a running task: the leaf is
-// stepped then, to notice an overrun.
+// Wake is the earliest time a running task would be taken for
+// overrunning: the leaf is stepped then, to notice it.
 func (e *realExec) Wake() float64 {
 	w := math.Inf(1)
 	for _, t := range e.tasks {
 		if t.state == etRunning {
-			w = min(w, t.expEnd)
+			w = min(w, t.lateAt)
 		}
 	}
 	return w
@@ -206,6 +228,14 @@ func (e *realExec) rebuild(now float64) {
 			} else {
 				w += t.length / e.power
 			}
+		}
+		if w == 0 && m.Q <= now {
+			// Idle, and the model's queue end is already past: it says
+			// what now would (a past queue end counts as now: AF takes
+			// max(Q, now)), and it is the simulator's (whose queue end
+			// does not move when a task ends on time). Kept, so that a
+			// task ending a little late sends no update.
+			break
 		}
 		m.Q = now + w/float64(e.slots)
 	case "dp":

@@ -215,9 +215,7 @@ func (n *Node) startTasks() {
 
 func (n *Node) startTask(t *execTask) {
 	now := n.now()
-	t.state = etRunning
-	t.start = now
-	t.expEnd = now + t.length/n.cfg.Power
+	n.exec.started(now, t)
 	n.seqRun++
 	dir := filepath.Join(n.dir, "work", fmt.Sprintf("%s-%d-%d-%d", n.runID, t.bag, t.index, n.seqRun))
 	spec := RunSpec{Program: filepath.Join(n.dir, "bin", t.program), Input: filepath.Join(dir, "input"),

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strconv"
@@ -83,9 +84,11 @@ func simLastStart(t testing.TB, n, tasks int, length float64, sub int, seed uint
 			lastFinish[e.Node] = max(lastFinish[e.Node], e.Time.Seconds())
 		}
 	})
-	if _, err := sim.Run(context.Background()); err != nil {
+	res, err := sim.Run(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("simulator: %d messages sent (all kinds, the first summaries included)", res.MessagesSent)
 	for node, f := range lastFinish {
 		last = max(last, f-length/hw.NodeOf(seed, int(node)).PowerMIPS)
 	}
@@ -194,6 +197,14 @@ func measureDaemons(b *testing.B, n int) {
 				loadDone <- [2]float64{m, by}
 			}()
 		}
+		lat0 := schedLatencies()
+		tr0 := map[string]uint64{}
+		for _, nd := range cl.nodes {
+			st, _ := nd.Status()
+			for k, v := range st.Traffic.ByType {
+				tr0[k] += v
+			}
+		}
 		start := time.Now()
 		c1 := cpu()
 		id, err := c.Submit(cl.ctx, &Job{Tasks: tasks, Length: length, Program: []byte("#!/bin/sh\n")})
@@ -212,6 +223,24 @@ func measureDaemons(b *testing.B, n int) {
 			return false, ""
 		})
 		wall := time.Since(start)
+		tr1 := map[string]uint64{}
+		for _, nd := range cl.nodes {
+			st, _ := nd.Status()
+			for k, v := range st.Traffic.ByType {
+				tr1[k] += v
+			}
+		}
+		var tks []string
+		for k := range tr1 {
+			tks = append(tks, k)
+		}
+		sort.Strings(tks)
+		var tsb strings.Builder
+		for _, k := range tks {
+			fmt.Fprintf(&tsb, " %s %d", k, tr1[k]-tr0[k])
+		}
+		b.Logf("frames sent during the bag, all nodes:%s", tsb.String())
+		logSchedLatency(b, lat0, schedLatencies())
 		used := cpu() - c1
 		res, err := c.Results(cl.ctx, id)
 		if err != nil {
@@ -228,6 +257,9 @@ func measureDaemons(b *testing.B, n int) {
 			most = max(most, k)
 		}
 		sort.Float64s(starts)
+		logHandOver(b, res, bs.Submitted, func(addr string) float64 {
+			return length / hw.NodeOf(seed, slices.Index(order, addr)).PowerMIPS
+		})
 		b.Logf("%s: %d tasks of %g MI over %d daemons (MMP): allocation %.3f s, first start %.3f s, last start %.3f s after submission (starts: median %.3f s, 90%% %.3f s), bag done in %.2f s; on %d nodes, at most %d on one; %d returned, %d resubmitted; CPU %.1f s (%.0f%% of 2 cores)",
 			label, tasks, length, n, bs.Allocated-bs.Submitted, bs.FirstStart-bs.Submitted, bs.LastStart-bs.Submitted, starts[len(starts)/2], starts[len(starts)*9/10],
 			wall.Seconds(), len(per), most, bs.Returned, bs.Resubmitted, used, 100*used/wall.Seconds()/2)
@@ -292,4 +324,67 @@ func measureProcessRSS(b *testing.B) {
 	}
 	b.Logf("a daemon as a process (3-node tree, idle 10 s): RSS %v KiB", rss)
 	b.ReportMetric(float64(sum)/float64(len(rss)), "RSS-KiB/daemon")
+}
+
+// logHandOver breaks a bag's time down per execution node: when its first
+// task started (after submission), how much longer than the model's
+// length/power each task ran (start to the result's end), and the gap
+// between a task's end and the next task's start on the same node.
+func logHandOver(b testing.TB, res []TaskResult, submitted float64, expect func(node string) float64) {
+	per := map[string][]TaskResult{}
+	for _, r := range res {
+		per[r.Node] = append(per[r.Node], r)
+	}
+	var first, over, gap []float64
+	for node, rs := range per {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
+		first = append(first, rs[0].Start-submitted)
+		e := expect(node)
+		for i, r := range rs {
+			over = append(over, r.End-r.Start-e)
+			if i > 0 {
+				gap = append(gap, r.Start-rs[i-1].End)
+			}
+		}
+	}
+	q := func(x []float64) string {
+		if len(x) == 0 {
+			return "none"
+		}
+		sort.Float64s(x)
+		return fmt.Sprintf("median %.1f ms, 90%% %.1f ms, max %.1f ms", 1e3*x[len(x)/2], 1e3*x[len(x)*9/10], 1e3*x[len(x)-1])
+	}
+	b.Logf("per execution node: first start after submission %s; run time over length/power %s; end to next start %s",
+		q(first), q(over), q(gap))
+}
+
+// schedLatencies is the runtime's histogram of the time goroutines waited,
+// runnable, before they ran (sampled by the runtime).
+func schedLatencies() *metrics.Float64Histogram {
+	sm := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(sm)
+	return sm[0].Value.Float64Histogram()
+}
+
+// logSchedLatency logs the quantiles of the scheduling latencies between
+// two readings (upper bounds of the histogram's buckets).
+func logSchedLatency(b testing.TB, h0, h1 *metrics.Float64Histogram) {
+	var tot uint64
+	d := make([]uint64, len(h1.Counts))
+	for i := range d {
+		d[i] = h1.Counts[i] - h0.Counts[i]
+		tot += d[i]
+	}
+	q := func(p float64) float64 {
+		var c uint64
+		for i, x := range d {
+			c += x
+			if float64(c) >= p*float64(tot) {
+				return h1.Buckets[i+1]
+			}
+		}
+		return math.Inf(1)
+	}
+	b.Logf("goroutine scheduling latency during the bag (%d): median <= %.3f ms, 90%% <= %.3f ms, 99%% <= %.3f ms, 99.9%% <= %.3f ms",
+		tot, 1e3*q(0.5), 1e3*q(0.9), 1e3*q(0.99), 1e3*q(0.999))
 }
