@@ -281,6 +281,9 @@ type Node struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	stopOnce sync.Once
+	life     sync.Mutex // Start against Close/Kill: a node closed unstarted never starts
+	launched bool       // Start ran (life held)
+	closing  bool       // Close or Kill ran (life held)
 	closeErr error
 	leaving  bool
 }
@@ -410,7 +413,14 @@ func newRunID() string {
 func (n *Node) Addr() string { return n.self }
 
 // Start serves the listener and runs the node until ctx ends or Close.
+// After Close or Kill it does nothing.
 func (n *Node) Start(ctx context.Context) {
+	n.life.Lock()
+	defer n.life.Unlock()
+	if n.closing || n.launched {
+		return
+	}
+	n.launched = true
 	n.tr.serve()
 	n.started = time.Now()
 	go func() {
@@ -451,6 +461,9 @@ func (n *Node) post(f func()) {
 // Close leaves the tree (telling the neighbours, so that they repair it
 // at once), kills the running tasks and stops the node.
 func (n *Node) Close() error {
+	if !n.closeStarted() {
+		return n.closeErr
+	}
 	n.stopOnce.Do(func() {
 		n.call(func() { n.leave() })
 		n.tr.flush(500 * time.Millisecond)
@@ -465,12 +478,34 @@ func (n *Node) Close() error {
 // Kill stops the node abruptly, as a crash would: no message to anyone,
 // the running tasks killed (tests).
 func (n *Node) Kill() {
+	if !n.closeStarted() {
+		return
+	}
 	n.stopOnce.Do(func() {
 		n.tr.close()
 		close(n.stop)
 		<-n.stopped
 		n.closeErr = n.st.close()
 	})
+}
+
+// closeStarted marks the node closing and reports whether it was started;
+// a node never started is closed here (its transport and store; nothing
+// to leave, no loop to stop), and Done is closed.
+func (n *Node) closeStarted() bool {
+	n.life.Lock()
+	defer n.life.Unlock()
+	n.closing = true
+	if n.launched {
+		return true
+	}
+	n.stopOnce.Do(func() {
+		close(n.stop)
+		close(n.stopped)
+		n.tr.close()
+		n.closeErr = n.st.close()
+	})
+	return false
 }
 
 // Done is closed when the node has stopped.

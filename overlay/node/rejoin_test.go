@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -222,4 +223,45 @@ func TestWholeOverlayRestart(t *testing.T) {
 		cl.restart(i)
 	}
 	cl.waitOneTree("one tree after every node restarted", 60*time.Second)
+}
+
+// TestCloseWithoutStart: a node made but never started closes at once
+// (its store and listener released, Done closed), Kill too, and Start
+// after Close does nothing.
+func TestCloseWithoutStart(t *testing.T) {
+	cr := sharedCreds(t)
+	for _, kill := range []bool{false, true} {
+		lns, _ := listeners(t, 1)
+		n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+			Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			if kill {
+				n.Kill()
+				done <- nil
+				return
+			}
+			done <- n.Close()
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("kill=%v: a node never started did not close", kill)
+		}
+		select {
+		case <-n.Done():
+		default:
+			t.Fatal("Done not closed")
+		}
+		n.Start(context.Background()) // nothing: no loop, no panic
+		if err := n.Close(); err != nil {
+			t.Fatalf("a second Close: %v", err)
+		}
+	}
 }
