@@ -66,7 +66,7 @@ func (s *Server) readBeats() {
 		got := 0
 		err := rc.Read(func(fd uintptr) bool {
 			for {
-				n, _, err := syscall.Recvfrom(int(fd), buf, 0)
+				n, err := syscall.Read(int(fd), buf) // one datagram; its sender does not matter (no allocation)
 				switch {
 				case err == syscall.EINTR:
 					continue
@@ -108,12 +108,11 @@ func (s *Server) beatDatagram(b []byte) {
 		return
 	}
 	ss.beatSeq.Store(d.Seq)
-	if !ss.known.Load() || livepb.State(d.State) != livepb.State(ss.heardState.Load()) {
+	if !ss.quiet(livepb.State(d.State)) {
 		return // not what the master knows yet: the socket's message decides
 	}
-	s.met.heartbeats.Inc()
 	s.met.udpHeartbeats.Inc()
-	ss.heard.Store(s.now())
+	s.heardQuiet(ss)
 	if !ss.beatOff.Load() && !ss.beatUDP.Swap(true) {
 		s.post(func() { s.sendBeatMode(ss, true) })
 	}

@@ -148,18 +148,16 @@ type session struct {
 
 	// Heart-beats that change nothing: the handler stores when the last
 	// one came (heard, ns since the server's start) and the state they
-	// carry; the loop gives the machine the newest at its tick (fed: the
-	// last time given).
-	sent       bool         // the handler has seen a heart-beat (handler only)
-	lastState  livepb.State // the state of the last one (handler only)
+	// carry (heardState, set by the handler from every heart-beat that is
+	// given to the loop; known once there was one); the loop gives the
+	// machine the newest at its tick (fed: the last time given).
 	heard      atomic.Int64
 	heardState atomic.Int32
-	known      atomic.Bool // the handler has seen a heart-beat (sent, for other goroutines)
-	fed        int64       // loop only
+	known      atomic.Bool
+	fed        int64 // loop only
 
-	// Heart-beats by UDP (beats.go): the session's key (immutable), and
-	// for the UDP reader only its verifier and the last sequence number.
-	beatKey      []byte
+	// Heart-beats by UDP (beats.go): for the UDP reader only, the
+	// verifier of the session's key and the last sequence number.
 	beatVerifier *beat.Verifier
 	beatSeq      atomic.Uint64
 	beatUDP      atomic.Bool // datagrams arrive: the worker was told so
@@ -167,8 +165,18 @@ type session struct {
 }
 
 // quiet reports whether a plain heart-beat in state st changes nothing
-// the machine was told (handler only).
-func (ss *session) quiet(st livepb.State) bool { return ss.sent && st == ss.lastState }
+// the machine was told.
+func (ss *session) quiet(st livepb.State) bool {
+	return ss.known.Load() && st == livepb.State(ss.heardState.Load())
+}
+
+// heardQuiet notes a heart-beat that changes nothing (on the socket or by
+// UDP): only the time it came, given to the machine at the loop's next
+// clock tick, without waking the loop once per heart-beat.
+func (s *Server) heardQuiet(ss *session) {
+	s.met.heartbeats.Inc()
+	ss.heard.Store(s.now())
+}
 
 // maxQueued: a worker with this many commands not yet sent does not read
 // them: it is as good as DOWN.
@@ -480,7 +488,7 @@ func (s *Server) close() {
 	}
 	s.sockets.stop(2 * time.Second)
 	if s.udp != nil {
-		s.udp.Close() // at once: a next master may listen on the same port
+		s.udp.Close() // (Run closed it already; this is for a Listen without Run)
 	}
 	s.ftaWrites.Wait() // the last periodic write before the final one
 	if err := s.db.SaveMeasures(s.m.Save()); err != nil {
@@ -972,7 +980,7 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 		}
 		id, keep := s.m.Register(s.now(), name, req.Msg.Cached)
 		key := beat.NewKey()
-		ss := &session{id: id, name: name, beatKey: key, beatVerifier: beat.NewVerifier(key)}
+		ss := &session{id: id, name: name, beatVerifier: beat.NewVerifier(key)}
 		if old := s.byWorker[name]; old != nil && old != ss {
 			s.killSession(old) // the machine ended it: registered again
 		}
@@ -999,14 +1007,9 @@ func (s *Server) Register(ctx context.Context, req *connect.Request[livepb.Regis
 
 func (s *Server) handle(ss *session, msg *livepb.WorkerMessage) {
 	if hb := msg.GetHeartbeat(); hb != nil && len(hb.SinceBack) == 0 && ss.quiet(hb.State) {
-		// A heart-beat that changes nothing: noted here, given to the
-		// machine at its next clock tick (with the time it came), without
-		// waking the loop once per heart-beat.
-		s.met.heartbeats.Inc()
-		ss.heard.Store(s.now())
+		s.heardQuiet(ss)
 		return
 	} else if hb != nil {
-		ss.sent, ss.lastState = true, hb.State
 		ss.heardState.Store(int32(hb.State))
 		ss.known.Store(true)
 	}

@@ -198,11 +198,7 @@ func (s *Server) runSocket(c *websocket.Conn, name string) {
 				break
 			}
 			if session, state, ok := plainHeartbeat(data); ok && session == ss.id && ss.quiet(livepb.State(state)) {
-				// A heart-beat that changes nothing: noted here, given to
-				// the machine at its next clock tick (with the time it
-				// came), without waking the loop once per heart-beat.
-				s.met.heartbeats.Inc()
-				ss.heard.Store(s.now())
+				s.heardQuiet(ss) // decoded without a WorkerMessage: no allocation
 				continue
 			}
 			msg, err := decodeWorkerMessage(data)
@@ -263,12 +259,13 @@ func (t *socketSet) done() { t.wg.Done() }
 
 func (t *socketSet) track(c *websocket.Conn) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.conns == nil {
 		t.conns = map[*websocket.Conn]struct{}{}
 	}
 	t.conns[c] = struct{}{}
-	if t.stopped {
+	stopped := t.stopped
+	t.mu.Unlock()
+	if stopped {
 		c.Close()
 	}
 }
@@ -283,10 +280,16 @@ func (t *socketSet) untrack(c *websocket.Conn) {
 func (t *socketSet) stop(wait time.Duration) {
 	t.mu.Lock()
 	t.stopped = true
+	conns := make([]*websocket.Conn, 0, len(t.conns))
 	for c := range t.conns {
-		c.Close()
+		conns = append(conns, c)
 	}
 	t.mu.Unlock()
+	// Closed outside the lock: closing a TLS connection writes its
+	// close_notify, which may wait on a peer that reads nothing.
+	for _, c := range conns {
+		c.Close()
+	}
 	done := make(chan struct{})
 	go func() { t.wg.Wait(); close(done) }()
 	select {
