@@ -49,6 +49,27 @@ func (c *cluster) waitMetric(name string, limit time.Duration, cond func(float64
 	}
 }
 
+// beatMaster starts a master with one worker's token ("w") for the UDP
+// tests: an application that does not end, heart-beats every 50 ms, DOWN
+// after 2 s of silence.
+func beatMaster(t *testing.T) (c *cluster, state, tok string) {
+	app := writeExample(t, "hashchain", map[string]string{"hashchain.conf": "TASKS=2\nITERATIONS=100000\n"})
+	state = filepath.Join(t.TempDir(), "state")
+	toks := addTokens(t, state, "w")
+	opt := masterOptions(loadApp(t, app), state)
+	opt.Heartbeat, opt.DownAfter = 50*time.Millisecond, 2*time.Second
+	return startMaster(t, opt), state, toks["w"]
+}
+
+// neverDown fails the test if the event log declares a worker DOWN.
+func neverDown(t *testing.T, state string) {
+	t.Helper()
+	ev, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	if bytes.Contains(ev, []byte(`"k":"`+master.LogDown+`"`)) {
+		t.Error("the worker was declared DOWN")
+	}
+}
+
 // TestHeartbeatsByUDP: a worker whose datagrams reach the master
 // heart-beats by UDP (the master counts them; the worker's socket carries
 // no more plain heart-beats); when they stop arriving (a UDP relay between
@@ -56,12 +77,7 @@ func (c *cluster) waitMetric(name string, limit time.Duration, cond func(float64
 // before it would declare the worker DOWN: the heart-beats go on, by the
 // socket, and the worker is never DOWN. Forged datagrams are refused.
 func TestHeartbeatsByUDP(t *testing.T) {
-	app := writeExample(t, "hashchain", map[string]string{"hashchain.conf": "TASKS=2\nITERATIONS=100000\n"})
-	state := filepath.Join(t.TempDir(), "state")
-	toks := addTokens(t, state, "w")
-	opt := masterOptions(loadApp(t, app), state)
-	opt.Heartbeat, opt.DownAfter = 50*time.Millisecond, 2*time.Second
-	c := startMaster(t, opt)
+	c, state, tok := beatMaster(t)
 
 	// The relay: the worker's datagrams go to it, it forwards them to the
 	// master's UDP port (the TCP port's number) while forward is true.
@@ -93,7 +109,7 @@ func TestHeartbeatsByUDP(t *testing.T) {
 			}
 		}
 	}()
-	wo := c.workerOptions("w", toks["w"])
+	wo := c.workerOptions("w", tok)
 	wo.BeatAddr = relay.LocalAddr().String()
 	c.addWorker(wo)
 
@@ -123,10 +139,7 @@ func TestHeartbeatsByUDP(t *testing.T) {
 	if got := c.metric("volsched_udp_heartbeats_total"); got > udp+1 {
 		t.Errorf("%v datagrams counted after the fallback", got-udp)
 	}
-	ev, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
-	if bytes.Contains(ev, []byte(`"k":"`+master.LogDown+`"`)) {
-		t.Error("the worker was declared DOWN")
-	}
+	neverDown(t, state)
 }
 
 // TestHeartbeatsUDPBlocked: a worker whose datagrams never reach the
@@ -134,26 +147,18 @@ func TestHeartbeatsByUDP(t *testing.T) {
 // never leaves its socket: its heart-beats all arrive there, none by UDP,
 // no fallback is needed and it is never DOWN.
 func TestHeartbeatsUDPBlocked(t *testing.T) {
-	app := writeExample(t, "hashchain", map[string]string{"hashchain.conf": "TASKS=2\nITERATIONS=100000\n"})
-	state := filepath.Join(t.TempDir(), "state")
-	toks := addTokens(t, state, "w")
-	opt := masterOptions(loadApp(t, app), state)
-	opt.Heartbeat, opt.DownAfter = 50*time.Millisecond, 2*time.Second
-	c := startMaster(t, opt)
+	c, state, tok := beatMaster(t)
 	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}) // bound, never read
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sink.Close()
-	wo := c.workerOptions("w", toks["w"])
+	wo := c.workerOptions("w", tok)
 	wo.BeatAddr = sink.LocalAddr().String()
 	c.addWorker(wo)
 	c.waitMetric("volsched_heartbeats_total", 30*time.Second, func(v float64) bool { return v >= 40 })
 	if udp, fb := c.metric("volsched_udp_heartbeats_total"), c.metric("volsched_udp_heartbeat_fallbacks_total"); udp != 0 || fb != 0 {
 		t.Errorf("%v heart-beats by UDP, %v fallbacks: want none", udp, fb)
 	}
-	ev, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
-	if bytes.Contains(ev, []byte(`"k":"`+master.LogDown+`"`)) {
-		t.Error("the worker was declared DOWN")
-	}
+	neverDown(t, state)
 }
