@@ -109,6 +109,9 @@ func TestTokenCopy(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "master", "token", "copy", "--from", filepath.Join(t.TempDir(), "none"), "--state", next); code != 1 || !strings.Contains(stderr, "no master state there") {
 		t.Errorf("copy from nothing: exit %d, %q", code, stderr)
 	}
+	if _, stderr, code := runCLI(t, "", "master", "token", "copy", "--from", old, "--state", old); code != 2 || !strings.Contains(stderr, "the same directory") {
+		t.Errorf("copy into itself: exit %d, %q", code, stderr)
+	}
 	if _, stderr, code := runCLI(t, "", "master", "token", "copy", "--state", next); code != 2 || !strings.Contains(stderr, "--from is required") {
 		t.Errorf("copy without --from: exit %d, %q", code, stderr)
 	}
