@@ -153,11 +153,30 @@ func TestSessionSocketRefusals(t *testing.T) {
 	if err := sock.Send(&livepb.WorkerMessage{Session: sa, Msg: &livepb.WorkerMessage_Heartbeat{Heartbeat: &livepb.Heartbeat{State: livepb.State_STATE_UP}}}); err != nil {
 		t.Fatalf("the first socket after a second was refused: %v", err)
 	}
+	// A socket lives as long as its context: its end makes a waiting
+	// Receive return (the tests' reads are bounded by their contexts).
+	sctx, scancel := context.WithCancel(ctx)
+	sock2, err := worker.DialSession(sctx, c.url, toks["b"], tlsCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := make(chan error, 1)
+	go func() { _, err := sock2.Receive(); recv <- err }()
+	scancel()
+	select {
+	case err := <-recv:
+		if err == nil {
+			t.Error("Receive after the context's end: no error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Receive did not return at the context's end")
+	}
+	sock2.Close()
 	// The master ends a session it no longer knows with CloseSessionEnded,
 	// which the worker reads as a FailedPrecondition error: worker a
 	// registers again, which ends its old session.
 	register(toks["a"])
-	for {
+	for { // bounded by ctx (the socket closes at its end)
 		_, err := sock.Receive()
 		if err != nil {
 			if connect.CodeOf(err) != connect.CodeFailedPrecondition {

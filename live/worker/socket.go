@@ -22,13 +22,14 @@ import (
 // (livepb.SessionPath; docs/runtime.md, "The protocol"). Send may be
 // called from several goroutines; Receive from one.
 type SessionConn struct {
-	c   *websocket.Conn
-	wmu sync.Mutex
+	c    *websocket.Conn
+	wmu  sync.Mutex
+	stop func() bool // stops the closing at ctx's end
 }
 
 // DialSession opens the session socket of the master at URL master
 // ("https://host:port"), authenticated by token, trusting what tlsCfg
-// trusts. A WebSocket is an HTTP/1.1 upgrade: the connection offers
+// trusts, for as long as ctx lasts. A WebSocket is an HTTP/1.1 upgrade: the connection offers
 // HTTP/1.1 only, whatever tlsCfg's NextProtos. A refused token is a
 // connect.CodeUnauthenticated error, as Register's.
 func DialSession(ctx context.Context, master, token string, tlsCfg *tls.Config) (*SessionConn, error) {
@@ -58,7 +59,9 @@ func DialSession(ctx context.Context, master, token string, tlsCfg *tls.Config) 
 		return nil, fmt.Errorf("session socket: %w", err)
 	}
 	c.SetReadLimit(livepb.MaxSessionMessage)
-	return &SessionConn{c: c}, nil
+	// The socket lives as long as ctx (as a Connect stream did): its end
+	// closes it, and a Receive or Send waiting on it returns.
+	return &SessionConn{c: c, stop: context.AfterFunc(ctx, func() { c.Close() })}, nil
 }
 
 // Send sends m.
@@ -106,6 +109,7 @@ func (s *SessionConn) Receive() (*livepb.MasterMessage, error) {
 // Close ends the socket (a normal close frame, then the connection); a
 // Receive blocked on it returns.
 func (s *SessionConn) Close() error {
+	s.stop()
 	s.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	return s.c.Close()
 }
