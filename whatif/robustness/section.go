@@ -121,8 +121,9 @@ func gridText(r *Report) string {
 		g.P, set(g.N), set(g.NCom), set(g.WMin), g.Scenarios, g.Trials, g.Iterations)
 }
 
-// unit is the unit of a report's score on the page.
-func unit(r *Report) string { return "%" }
+// scoreUnit is the unit of both parts' scores on the page (average dfb
+// and %diff vs IE are both percentages).
+const scoreUnit = "%"
 
 // variantColumns are one column per variant.
 func variantColumns(r *Report, digits int, u string) []report.Column {
@@ -174,11 +175,11 @@ func paperColumn(r *Report, digits int, u string) report.Column {
 func ScoreTable(r *Report, id string) report.Table {
 	t := report.Table{ID: id, RowHeader: "heuristic",
 		Caption: fmt.Sprintf("%s, seed %d: %s of each heuristic under each variant", part(r), r.Seed, r.ScoreName),
-		Columns: variantColumns(r, 2, unit(r))}
+		Columns: variantColumns(r, 2, scoreUnit)}
 	ps := paperScores(r)
 	hasPaper := r.Paper != nil
 	if hasPaper {
-		t.Columns = append(t.Columns, paperColumn(r, 2, unit(r)))
+		t.Columns = append(t.Columns, paperColumn(r, 2, scoreUnit))
 	}
 	for _, h := range r.order() {
 		row := report.Row{Label: r.Heuristics[h]}
