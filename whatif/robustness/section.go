@@ -387,13 +387,9 @@ var CommittedRuns = []CommittedRun{
 // ReadReport reads DIR/summary.json of a summarized study directory.
 func ReadReport(dir string) (*Report, error) {
 	file := filepath.Join(dir, SummaryFile)
-	b, err := os.ReadFile(file)
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if (r.Kind != KindIndependent && r.Kind != KindCoupled) || len(r.Variants) == 0 || len(r.Heuristics) == 0 {
 		return nil, fmt.Errorf("%s: kind %q, %d variants, %d heuristics: not a summary of the robustness study", file, r.Kind, len(r.Variants), len(r.Heuristics))
@@ -403,7 +399,7 @@ func ReadReport(dir string) (*Report, error) {
 			return nil, fmt.Errorf("%s: variant %s: %d scores and %d ranks for %d heuristics", file, v.Name, len(v.Score), len(v.Rank), len(r.Heuristics))
 		}
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsSection builds the section of the committed study under root
