@@ -39,7 +39,7 @@ func ParseAllocInput(data []byte, source, algo string) ([]float64, error) {
 	if err := dec.Decode(&in); err != nil {
 		return nil, fmt.Errorf("%s: %w (want {\"p\": [...]} or {\"ages\": [...], \"size\": t, \"dist\": {\"name\": ..., \"params\": [...]}} or, for sab, {\"ages\": [...], \"size\": t, \"C\": c})", source, err)
 	}
-	if algo == "sab" {
+	if algo == SAB {
 		if in.Ages == nil || in.Size == nil || in.C == nil {
 			return nil, fmt.Errorf("%s: algo sab needs \"ages\", \"size\" and \"C\" (Eq. 7)", source)
 		}

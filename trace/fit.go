@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/internal/stats"
 )
 
 // Fit is a maximum-likelihood fit of a distribution to durations.
@@ -63,20 +64,22 @@ func FitLogNormal(x []float64) (Fit, error) {
 	if err := checkDurations(x); err != nil {
 		return Fit{}, err
 	}
-	mu, ss := 0.0, 0.0
-	for _, v := range x {
-		mu += math.Log(v)
-	}
-	mu /= float64(len(x))
-	for _, v := range x {
-		ss += (math.Log(v) - mu) * (math.Log(v) - mu)
-	}
-	sigma := math.Sqrt(ss / float64(len(x)))
+	m := logMoments(x)
+	mu, sigma := m.Mean, m.PopulationSD()
 	if sigma == 0 {
 		return Fit{}, fmt.Errorf("all durations equal: log-normal sigma would be 0")
 	}
 	d := distuv.LogNormal{Mu: mu, Sigma: sigma}
 	return finish(Fit{Name: "lognormal", Params: []float64{mu, sigma}}, x, d.LogProb, d.CDF), nil
+}
+
+// logMoments are the moments of log x (internal/stats).
+func logMoments(x []float64) stats.Moments {
+	logs := make([]float64, len(x))
+	for i, v := range x {
+		logs[i] = math.Log(v)
+	}
+	return stats.Of(logs)
 }
 
 // FitWeibull maximizes the Weibull likelihood numerically (gonum optimize,
@@ -88,17 +91,9 @@ func FitWeibull(x []float64) (Fit, error) {
 	}
 	n := float64(len(x))
 	// Scale the data so the optimizer works near 1.
-	lm := 0.0
-	for _, v := range x {
-		lm += math.Log(v)
-	}
-	lm /= n
-	scale0 := math.Exp(lm)
-	ls := 0.0
-	for _, v := range x {
-		ls += (math.Log(v) - lm) * (math.Log(v) - lm)
-	}
-	sd := math.Sqrt(ls / n)
+	lm := logMoments(x)
+	scale0 := math.Exp(lm.Mean)
+	sd := lm.PopulationSD()
 	if sd == 0 {
 		return Fit{}, fmt.Errorf("all durations equal: no Weibull fit")
 	}

@@ -161,11 +161,7 @@ Variants: ` + strings.Join(names, ", "),
 		Order:   500,
 		Title:   "Robustness study (beyond the papers): the heuristics of Scheduling Parallel Iterative Applications on Volatile Resources §7 and Mapping Tightly-Coupled Applications on Volatile Resources §VII.A under semi-Markov and trace availability",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
-			r, err := robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir)
-			if err != nil {
-				return nil, err
-			}
-			return r.Section(), nil
+			return sectionOf(robustness.Reproduce(ctx, w, opt.Quick, opt.Seed, opt.OutDir))
 		},
 		Results: robustness.ResultsSection,
 	})

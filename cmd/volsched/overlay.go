@@ -101,9 +101,5 @@ func reproduceOverlay(ctx context.Context, w io.Writer, opt reproduceOptions) (*
 	if term.IsTerminal(int(os.Stderr.Fd())) {
 		progress = os.Stderr
 	}
-	r, err := accuracy.Reproduce(ctx, w, accuracy.ReproduceOptions{Seed: opt.Seed, Quick: opt.Quick, Progress: progress, OutDir: opt.OutDir})
-	if err != nil {
-		return nil, err
-	}
-	return r.Section(), nil
+	return sectionOf(accuracy.Reproduce(ctx, w, accuracy.ReproduceOptions{Seed: opt.Seed, Quick: opt.Quick, Progress: progress, OutDir: opt.OutDir}))
 }

@@ -122,11 +122,7 @@ Figure 4 is recomputed from the start.`,
 		Order:   300,
 		Title:   "Probabilistic Allocation of Tasks on Desktop Grids §3-4: laboratory Figures 1-3 (reduced: 200 reps, coarse grids) and trace-driven Figure 4 on synthetic traces",
 		Run: func(ctx context.Context, w io.Writer, opt reproduceOptions) (*reproduction.Section, error) {
-			r, err := rcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir)
-			if err != nil {
-				return nil, err
-			}
-			return r.Section(), nil
+			return sectionOf(rcampaign.Reproduce(ctx, w, opt.Seed, opt.Quick, opt.OutDir))
 		},
 		Results: rcampaign.ResultsSection,
 	})

@@ -16,6 +16,16 @@ import (
 // reproduceOptions are the options every reproduction is run with.
 type reproduceOptions = reproduction.Options
 
+// sectionOf is the section of the result of a reproduction's run (for the
+// packages whose Reproduce returns a result with a Section method), or
+// its error.
+func sectionOf[R interface{ Section() *reproduction.Section }](r R, err error) (*reproduction.Section, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Section(), nil
+}
+
 // reproductions are the entries of `volsched reproduce`. Each area of the
 // project registers its own in an init function (register order does not
 // matter: entries run sorted by Order, then Name).

@@ -121,8 +121,9 @@ func gridText(r *Report) string {
 		g.P, set(g.N), set(g.NCom), set(g.WMin), g.Scenarios, g.Trials, g.Iterations)
 }
 
-// unit is the unit of a report's score on the page.
-func unit(r *Report) string { return "%" }
+// scoreUnit is the unit of both parts' scores on the page (average dfb
+// and %diff vs IE are both percentages).
+const scoreUnit = "%"
 
 // variantColumns are one column per variant.
 func variantColumns(r *Report, digits int, u string) []report.Column {
@@ -174,11 +175,11 @@ func paperColumn(r *Report, digits int, u string) report.Column {
 func ScoreTable(r *Report, id string) report.Table {
 	t := report.Table{ID: id, RowHeader: "heuristic",
 		Caption: fmt.Sprintf("%s, seed %d: %s of each heuristic under each variant", part(r), r.Seed, r.ScoreName),
-		Columns: variantColumns(r, 2, unit(r))}
+		Columns: variantColumns(r, 2, scoreUnit)}
 	ps := paperScores(r)
 	hasPaper := r.Paper != nil
 	if hasPaper {
-		t.Columns = append(t.Columns, paperColumn(r, 2, unit(r)))
+		t.Columns = append(t.Columns, paperColumn(r, 2, scoreUnit))
 	}
 	for _, h := range r.order() {
 		row := report.Row{Label: r.Heuristics[h]}
@@ -386,13 +387,9 @@ var CommittedRuns = []CommittedRun{
 // ReadReport reads DIR/summary.json of a summarized study directory.
 func ReadReport(dir string) (*Report, error) {
 	file := filepath.Join(dir, SummaryFile)
-	b, err := os.ReadFile(file)
+	r, err := reproduction.ReadJSON[Report](file)
 	if err != nil {
 		return nil, err
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if (r.Kind != KindIndependent && r.Kind != KindCoupled) || len(r.Variants) == 0 || len(r.Heuristics) == 0 {
 		return nil, fmt.Errorf("%s: kind %q, %d variants, %d heuristics: not a summary of the robustness study", file, r.Kind, len(r.Variants), len(r.Heuristics))
@@ -402,7 +399,7 @@ func ReadReport(dir string) (*Report, error) {
 			return nil, fmt.Errorf("%s: variant %s: %d scores and %d ranks for %d heuristics", file, v.Name, len(v.Score), len(v.Rank), len(r.Heuristics))
 		}
 	}
-	return &r, nil
+	return r, nil
 }
 
 // ResultsSection builds the section of the committed study under root

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/internal/jsonnum"
 )
 
 // VariantReport is one variant's results over the grid.
@@ -46,33 +47,28 @@ type VariantReport struct {
 	PairedChange Floats `json:"paired_change,omitempty"`
 }
 
-// Floats is a list of numbers whose undefined entries (NaN) are null in
-// JSON.
+// Floats is a list of numbers whose undefined entries (NaN, ±Inf) are null
+// in JSON (internal/jsonnum's convention).
 type Floats []float64
 
-// MarshalJSON writes NaN and ±Inf as null.
+// MarshalJSON writes each number as a jsonnum.Float.
 func (f Floats) MarshalJSON() ([]byte, error) {
-	out := make([]*float64, len(f))
-	for i := range f {
-		if !math.IsNaN(f[i]) && !math.IsInf(f[i], 0) {
-			out[i] = &f[i]
-		}
+	out := make([]jsonnum.Float, len(f))
+	for i, x := range f {
+		out[i] = jsonnum.Float(x)
 	}
 	return json.Marshal(out)
 }
 
 // UnmarshalJSON reads null as NaN.
 func (f *Floats) UnmarshalJSON(b []byte) error {
-	var in []*float64
+	var in []jsonnum.Float
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
 	*f = make(Floats, len(in))
 	for i, x := range in {
-		(*f)[i] = math.NaN()
-		if x != nil {
-			(*f)[i] = *x
-		}
+		(*f)[i] = float64(x)
 	}
 	return nil
 }
