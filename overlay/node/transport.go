@@ -391,7 +391,14 @@ func (t *transport) writer(p *peer) {
 			p.failing.Store(false)
 			w = bufio.NewWriterSize(c, 16<<10)
 			gone = make(chan struct{})
-			go watchClose(c, gone)
+			// c is in t.conns until closeConn closes it, and close closes
+			// every tracked connection: the watcher always ends, and close
+			// waits for it.
+			t.wg.Add(1)
+			go func(c *tls.Conn, gone chan struct{}) {
+				defer t.wg.Done()
+				watchClose(c, gone)
+			}(c, gone)
 		}
 		n := len(b)
 		t.count(b)
