@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/live/blob"
 )
 
 // TestSlowReadsDoNotStallTheLoop: while the submission node's database
@@ -109,7 +111,7 @@ func TestSlowReadsDoNotStallTheLoop(t *testing.T) {
 	peer := rawPeer(t, sub.Addr(), cl.nodes[1].Addr())
 	defer peer.Close()
 	stick()
-	b, _ := encodeControl(&BlobGet{Digest: digest([]byte("not here"))})
+	b, _ := encodeControl(&BlobGet{Digest: blob.Sum([]byte("not here"))})
 	if _, err := peer.Write(b); err != nil {
 		t.Fatal(err)
 	}
