@@ -567,16 +567,22 @@ func (n *Node) loop() {
 }
 
 // drain delivers the messages between this node's own roles.
+// The queues are read by index (not resliced from the front), so that
+// their arrays are kept from one step to the next instead of being
+// allocated again once the front has eaten their capacity.
 func (n *Node) drain() {
-	for len(n.local) > 0 || len(n.localCtl) > 0 {
-		for len(n.local) > 0 {
-			lm := n.local[0]
-			n.local = n.local[1:]
+	li, ci := 0, 0
+	for li < len(n.local) || ci < len(n.localCtl) {
+		for li < len(n.local) {
+			lm := n.local[li]
+			n.local[li] = localMsg{}
+			li++
 			n.deliver(n.self, lm.sub, lm.m)
 		}
-		if len(n.localCtl) > 0 {
-			c := n.localCtl[0]
-			n.localCtl = n.localCtl[1:]
+		if ci < len(n.localCtl) {
+			c := n.localCtl[ci]
+			n.localCtl[ci] = localCtl{}
+			ci++
 			n.control(n.self, c.m)
 		}
 	}
