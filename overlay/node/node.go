@@ -236,6 +236,12 @@ type Node struct {
 	rng   *rand.Rand
 	inbox chan inbound
 	calls chan func()
+	// posted holds what post queued for the loop (not a bounded channel:
+	// the store's goroutines post, and the loop may be waiting for room
+	// in the store's queues: with both full, neither would move).
+	postMu   sync.Mutex
+	posted   []func()
+	postWake chan struct{} // capacity 1: something is in posted
 	logf  func(string, ...any)
 	dir   string
 
@@ -363,7 +369,7 @@ func New(cfg Config) (*Node, error) {
 		seed = rand.Uint64()
 	}
 	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Rules: rules, Bandwidth: cfg.Bandwidth}, st: st,
-		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024),
+		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024), postWake: make(chan struct{}, 1),
 		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), heardFrom: make(map[string]time.Time), moved: make(map[overlay.Addr]string),
 		held: make(map[heldKey]*heldResult), heldSent: make(map[heldKey]time.Time), inputs: make(map[*execTask][]byte),
 		programs: make(map[string]bool), running: make(map[*execTask]bool), wantBlob: make(map[string][]*execTask),
@@ -450,11 +456,31 @@ func (n *Node) call(f func()) bool {
 	}
 }
 
-// post runs f in the node's goroutine later (from any goroutine).
+// post runs f in the node's goroutine later (from any goroutine), after
+// what was posted before it; it never waits.
 func (n *Node) post(f func()) {
 	select {
-	case n.calls <- f:
 	case <-n.stopped:
+		return
+	default:
+	}
+	n.postMu.Lock()
+	n.posted = append(n.posted, f)
+	n.postMu.Unlock()
+	select {
+	case n.postWake <- struct{}{}:
+	default:
+	}
+}
+
+// runPosted runs what post queued, in order.
+func (n *Node) runPosted() {
+	n.postMu.Lock()
+	fs := n.posted
+	n.posted = nil
+	n.postMu.Unlock()
+	for _, f := range fs {
+		f()
 	}
 }
 
@@ -531,6 +557,8 @@ func (n *Node) loop() {
 			}
 		case f := <-n.calls:
 			f()
+		case <-n.postWake:
+			n.runPosted()
 		case <-timer.C:
 		case <-n.stop:
 			return
