@@ -242,8 +242,8 @@ type Node struct {
 	postMu   sync.Mutex
 	posted   []func()
 	postWake chan struct{} // capacity 1: something is in posted
-	logf  func(string, ...any)
-	dir   string
+	logf     func(string, ...any)
+	dir      string
 
 	// tree
 	leaf         *leafRole
