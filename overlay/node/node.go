@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -379,8 +380,8 @@ func New(cfg Config) (*Node, error) {
 		lg := log.New(os.Stderr, "node "+self+": ", log.LstdFlags|log.Lmicroseconds)
 		n.logf = lg.Printf
 	}
-	cli := mutualClient(cfg.Cert, cfg.CA)
-	srv := mutualServer(cfg.Cert, cfg.CA)
+	cli := pki.MutualClientConfig(cfg.Cert, cfg.CA)
+	srv := pki.MutualServerConfig(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
 	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
 	// Task directories a previous run left (it was killed): removed.
