@@ -257,6 +257,18 @@ func (cf *clientFlags) dial(ctx context.Context) (*node.Client, error) {
 	return node.Dial(ctx, cf.addr, cert, ca)
 }
 
+// connect dials the node within --timeout; done closes the client and
+// releases the context (ctx is bounded by --timeout too).
+func (cf *clientFlags) connect(parent context.Context) (ctx context.Context, cl *node.Client, done func(), err error) {
+	ctx, cancel := context.WithTimeout(parent, cf.timeout)
+	cl, err = cf.dial(ctx)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, cl, func() { cl.Close(); cancel() }, nil
+}
+
 func nodeSubmitCmd() *cobra.Command {
 	var cf clientFlags
 	var spec node.JobSpec
@@ -297,13 +309,11 @@ relative to the file.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), cf.timeout)
-			defer cancel()
-			cl, err := cf.dial(ctx)
+			ctx, cl, done, err := cf.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			id, err := cl.Submit(ctx, job)
 			if err != nil {
 				return err
@@ -399,13 +409,11 @@ func nodeStatusCmd() *cobra.Command {
 		Short: "Show a node's bags (done/total, where their tasks are) and its view of the tree",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(cmd.Context(), cf.timeout)
-			defer cancel()
-			cl, err := cf.dial(ctx)
+			ctx, cl, done, err := cf.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			s, err := cl.Status(ctx)
 			if err != nil {
 				return err
@@ -469,13 +477,11 @@ func nodeResultsCmd() *cobra.Command {
 			if bag == 0 {
 				return usagef("results: --bag is required")
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), cf.timeout)
-			defer cancel()
-			cl, err := cf.dial(ctx)
+			ctx, cl, done, err := cf.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			if out != "" {
 				return writeResults(ctx, cl, bag, out)
 			}

@@ -12,6 +12,8 @@ import (
 	"net"
 	"sort"
 	"time"
+
+	"github.com/volsched/volsched/live/pki"
 )
 
 // StatusReq asks a node for its status.
@@ -335,7 +337,7 @@ type Client struct {
 
 // Dial connects to a node.
 func Dial(ctx context.Context, addr string, cert tls.Certificate, ca *x509.Certificate) (*Client, error) {
-	d := tls.Dialer{Config: tlsWithALPN(mutualClient(cert, ca)), NetDialer: &net.Dialer{Timeout: 10 * time.Second}}
+	d := tls.Dialer{Config: tlsWithALPN(pki.MutualClientConfig(cert, ca)), NetDialer: &net.Dialer{Timeout: 10 * time.Second}}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", addr, err)

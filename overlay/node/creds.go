@@ -110,11 +110,3 @@ func LoadCredentials(dir string) (tls.Certificate, *x509.Certificate, error) {
 	}
 	return cert, ca, nil
 }
-
-func mutualServer(cert tls.Certificate, ca *x509.Certificate) *tls.Config {
-	return pki.MutualServerConfig(cert, ca)
-}
-
-func mutualClient(cert tls.Certificate, ca *x509.Certificate) *tls.Config {
-	return pki.MutualClientConfig(cert, ca)
-}

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/live/blob"
 )
 
 // TestSubmissionNodeRestart kills the submission node abruptly in the
@@ -57,7 +59,7 @@ func TestSubmissionNodeRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	dup := Result{Node: res[0].Node, Bag: id, Task: 0, Output: res[0].Digest, Data: []byte("something else"), Start: 1, End: 2}
-	dup.Output = digest(dup.Data)
+	dup.Output = blob.Sum(dup.Data)
 	// Every result acknowledged (those sent again around the restart too).
 	waitFor(t, 20*time.Second, "results acknowledged", func() (bool, string) {
 		for _, nd := range cl.nodes {

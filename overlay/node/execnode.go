@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/volsched/volsched/live/blob"
 )
 
 // The execution role: tasks placed here by the overlay are claimed from
@@ -65,8 +67,8 @@ func (n *Node) onAssign(from string, a *Assign) {
 	}
 	k := min(len(a.Tasks), len(claimed))
 	if len(a.Tasks) > 0 && len(a.ProgramData) > 0 {
-		if digest(a.ProgramData) != a.Program {
-			n.invalid(from, "assign", fmt.Errorf("program bytes hash to %s, not %s", digest(a.ProgramData), a.Program))
+		if blob.Sum(a.ProgramData) != a.Program {
+			n.invalid(from, "assign", fmt.Errorf("program bytes hash to %s, not %s", blob.Sum(a.ProgramData), a.Program))
 			n.exec.drop(now, claimed)
 			n.stepLeafTick()
 			return
@@ -76,7 +78,7 @@ func (n *Node) onAssign(from string, a *Assign) {
 	for i := 0; i < k; i++ {
 		t := claimed[i]
 		s := a.Tasks[i]
-		if len(s.InputData) > 0 && digest(s.InputData) != s.Input {
+		if len(s.InputData) > 0 && blob.Sum(s.InputData) != s.Input {
 			n.invalid(from, "assign", fmt.Errorf("task %d: input bytes do not hash to %s", s.Index, s.Input))
 			continue
 		}
@@ -181,8 +183,8 @@ func (n *Node) onBlobData(from string, b *BlobData) {
 		return
 	}
 	delete(n.wantBlob, b.Digest)
-	if b.Err != "" || digest(b.Data) != b.Digest {
-		n.invalid(from, "blob-data", fmt.Errorf("blob %s: %s (hash %s)", b.Digest, b.Err, digest(b.Data)))
+	if b.Err != "" || blob.Sum(b.Data) != b.Digest {
+		n.invalid(from, "blob-data", fmt.Errorf("blob %s: %s (hash %s)", b.Digest, b.Err, blob.Sum(b.Data)))
 		var drop []*execTask
 		for _, t := range ws {
 			drop = append(drop, t)
@@ -273,7 +275,7 @@ func (n *Node) taskDone(t *execTask, res RunResult, out []byte) {
 	now := n.now()
 	r := Result{Node: n.self, Bag: t.bag, Task: t.index, Exit: res.Exit, Err: res.Err, Start: t.start, End: now}
 	if res.Exit == 0 {
-		r.Output, r.Data = digest(out), out
+		r.Output, r.Data = blob.Sum(out), out
 	}
 	n.exec.finished(now, t)
 	n.stepLeafTick()

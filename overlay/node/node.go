@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -236,8 +237,14 @@ type Node struct {
 	rng   *rand.Rand
 	inbox chan inbound
 	calls chan func()
-	logf  func(string, ...any)
-	dir   string
+	// posted holds what post queued for the loop (not a bounded channel:
+	// the store's goroutines post, and the loop may be waiting for room
+	// in the store's queues: with both full, neither would move).
+	postMu   sync.Mutex
+	posted   []func()
+	postWake chan struct{} // capacity 1: something is in posted
+	logf     func(string, ...any)
+	dir      string
 
 	// tree
 	leaf         *leafRole
@@ -363,7 +370,7 @@ func New(cfg Config) (*Node, error) {
 		seed = rand.Uint64()
 	}
 	n := &Node{cfg: cfg, self: self, oc: overlay.Config{Rules: rules, Bandwidth: cfg.Bandwidth}, st: st,
-		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024),
+		rng: rand.New(rand.NewPCG(seed, uint64(len(self)))), inbox: make(chan inbound, 4096), calls: make(chan func(), 1024), postWake: make(chan struct{}, 1),
 		dir: cfg.State, routers: make(map[overlay.Addr]*routerRole), heardFrom: make(map[string]time.Time), moved: make(map[overlay.Addr]string),
 		held: make(map[heldKey]*heldResult), heldSent: make(map[heldKey]time.Time), inputs: make(map[*execTask][]byte),
 		programs: make(map[string]bool), running: make(map[*execTask]bool), wantBlob: make(map[string][]*execTask),
@@ -373,8 +380,8 @@ func New(cfg Config) (*Node, error) {
 		lg := log.New(os.Stderr, "node "+self+": ", log.LstdFlags|log.Lmicroseconds)
 		n.logf = lg.Printf
 	}
-	cli := mutualClient(cfg.Cert, cfg.CA)
-	srv := mutualServer(cfg.Cert, cfg.CA)
+	cli := pki.MutualClientConfig(cfg.Cert, cfg.CA)
+	srv := pki.MutualServerConfig(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
 	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
 	// Task directories a previous run left (it was killed): removed.
@@ -450,11 +457,31 @@ func (n *Node) call(f func()) bool {
 	}
 }
 
-// post runs f in the node's goroutine later (from any goroutine).
+// post runs f in the node's goroutine later (from any goroutine), after
+// what was posted before it; it never waits.
 func (n *Node) post(f func()) {
 	select {
-	case n.calls <- f:
 	case <-n.stopped:
+		return
+	default:
+	}
+	n.postMu.Lock()
+	n.posted = append(n.posted, f)
+	n.postMu.Unlock()
+	select {
+	case n.postWake <- struct{}{}:
+	default:
+	}
+}
+
+// runPosted runs what post queued, in order.
+func (n *Node) runPosted() {
+	n.postMu.Lock()
+	fs := n.posted
+	n.posted = nil
+	n.postMu.Unlock()
+	for _, f := range fs {
+		f()
 	}
 }
 
@@ -531,6 +558,8 @@ func (n *Node) loop() {
 			}
 		case f := <-n.calls:
 			f()
+		case <-n.postWake:
+			n.runPosted()
 		case <-timer.C:
 		case <-n.stop:
 			return
@@ -567,16 +596,22 @@ func (n *Node) loop() {
 }
 
 // drain delivers the messages between this node's own roles.
+// The queues are read by index (not resliced from the front), so that
+// their arrays are kept from one step to the next instead of being
+// allocated again once the front has eaten their capacity.
 func (n *Node) drain() {
-	for len(n.local) > 0 || len(n.localCtl) > 0 {
-		for len(n.local) > 0 {
-			lm := n.local[0]
-			n.local = n.local[1:]
+	li, ci := 0, 0
+	for li < len(n.local) || ci < len(n.localCtl) {
+		for li < len(n.local) {
+			lm := n.local[li]
+			n.local[li] = localMsg{}
+			li++
 			n.deliver(n.self, lm.sub, lm.m)
 		}
-		if len(n.localCtl) > 0 {
-			c := n.localCtl[0]
-			n.localCtl = n.localCtl[1:]
+		if ci < len(n.localCtl) {
+			c := n.localCtl[ci]
+			n.localCtl[ci] = localCtl{}
+			ci++
 			n.control(n.self, c.m)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -385,19 +386,6 @@ type ErrorMsg struct {
 	Err string `json:"err"`
 }
 
-// validDigest reports whether d is 64 lowercase hex digits.
-func validDigest(d string) bool {
-	if len(d) != 64 {
-		return false
-	}
-	for _, c := range d {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 func validTime(field string, t float64) error {
 	if math.IsNaN(t) || math.IsInf(t, -1) {
 		return fmt.Errorf("%s %g: want a time or +Inf", field, t)
@@ -559,14 +547,14 @@ func (a *Assign) validate() error {
 	if a.Claimed < 0 || a.Claimed > MaxTasks || len(a.Tasks) > a.Claimed {
 		return fmt.Errorf("assign: %d tasks for %d claimed: want at most the claimed number (<= %d)", len(a.Tasks), a.Claimed, MaxTasks)
 	}
-	if len(a.Tasks) > 0 && !validDigest(a.Program) {
+	if len(a.Tasks) > 0 && !blob.ValidDigest(a.Program) {
 		return fmt.Errorf("assign.program %q: want a SHA-256 digest (64 hex digits)", a.Program)
 	}
 	for i, t := range a.Tasks {
 		if t.Index < 0 || t.Index >= MaxTasks {
 			return fmt.Errorf("assign.tasks[%d].index %d: want 0 to %d", i, t.Index, MaxTasks-1)
 		}
-		if t.Input != "" && !validDigest(t.Input) {
+		if t.Input != "" && !blob.ValidDigest(t.Input) {
 			return fmt.Errorf("assign.tasks[%d].input %q: want a SHA-256 digest or none", i, t.Input)
 		}
 		if t.Input == "" && len(t.InputData) > 0 {
@@ -592,7 +580,7 @@ func (r *Result) validate() error {
 	if r.Task < 0 || r.Task >= MaxTasks {
 		return fmt.Errorf("result.task %d: want 0 to %d", r.Task, MaxTasks-1)
 	}
-	if r.Output != "" && !validDigest(r.Output) {
+	if r.Output != "" && !blob.ValidDigest(r.Output) {
 		return fmt.Errorf("result.output %q: want a SHA-256 digest or none", r.Output)
 	}
 	if r.Output == "" && len(r.Data) > 0 {
@@ -615,14 +603,14 @@ func (r *ResultAck) validate() error {
 }
 
 func (b *BlobGet) validate() error {
-	if !validDigest(b.Digest) {
+	if !blob.ValidDigest(b.Digest) {
 		return fmt.Errorf("blob-get.digest %q: want a SHA-256 digest", b.Digest)
 	}
 	return nil
 }
 
 func (b *BlobData) validate() error {
-	if !validDigest(b.Digest) {
+	if !blob.ValidDigest(b.Digest) {
 		return fmt.Errorf("blob-data.digest %q: want a SHA-256 digest", b.Digest)
 	}
 	return nil

@@ -1,10 +1,13 @@
 package node
 
 import (
+	"database/sql"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/live/blob"
 )
 
 // TestSlowReadsDoNotStallTheLoop: while the submission node's database
@@ -109,7 +112,7 @@ func TestSlowReadsDoNotStallTheLoop(t *testing.T) {
 	peer := rawPeer(t, sub.Addr(), cl.nodes[1].Addr())
 	defer peer.Close()
 	stick()
-	b, _ := encodeControl(&BlobGet{Digest: digest([]byte("not here"))})
+	b, _ := encodeControl(&BlobGet{Digest: blob.Sum([]byte("not here"))})
 	if _, err := peer.Write(b); err != nil {
 		t.Fatal(err)
 	}
@@ -119,5 +122,44 @@ func TestSlowReadsDoNotStallTheLoop(t *testing.T) {
 	waitFor(t, 10*time.Second, "tree intact", func() (bool, string) {
 		_, err := treeCheck(cl.nodes)
 		return err == nil, fmt.Sprint(err)
+	})
+}
+
+// TestStoreCallbacksDoNotBlockTheLoop: the loop queues more store
+// operations at once than the store's queue and the loop's call queue
+// hold together, each of which posts back to the loop once committed (as
+// a stored result's acknowledgement does). The store's goroutine never
+// waits on the loop, so the loop's queuing ends and every callback runs;
+// when post waited for room in a bounded queue, the loop (waiting for
+// room in the store's queue) and the store (waiting for room in the
+// loop's) stopped each other for good.
+func TestStoreCallbacksDoNotBlockTheLoop(t *testing.T) {
+	cl := newCluster(t, 1, false, nil)
+	nd := cl.nodes[0]
+	const ops = 8192 // > 4096 (store queue) + 1024 (calls) + 512 (a batch)
+	ran := 0
+	queued := make(chan bool, 1)
+	go func() {
+		queued <- nd.call(func() {
+			for range ops {
+				nd.st.do(func(*sql.Tx) error { return nil }, func(error) {
+					nd.post(func() { ran++ })
+				})
+			}
+		})
+	}()
+	select {
+	case ok := <-queued:
+		if !ok {
+			t.Fatal("node stopped")
+		}
+	case <-time.After(30 * time.Second * waitSlack):
+		cl.nodes = nil // stuck: Kill would wait for its loop for good
+		t.Fatal("the loop is still queuing store operations: blocked")
+	}
+	waitFor(t, 30*time.Second, "every callback run", func() (bool, string) {
+		n := -1
+		nd.call(func() { n = ran })
+		return n == ops, fmt.Sprintf("%d of %d run", n, ops)
 	})
 }

@@ -175,14 +175,7 @@ func TestRestartWithMembersGone(t *testing.T) {
 // the welcome would give it a routing vertex whose child is a dead leaf);
 // another node's join splits the same leaf.
 func TestJoinDoesNotSplitOwnLeaf(t *testing.T) {
-	cr := sharedCreds(t)
-	lns, _ := listeners(t, 1)
-	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
-		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { n.tr.close(); n.st.close() }() // never started
+	n := unstartedNode(t)
 	restarted := "127.0.0.1:1"
 	old := Ref{ID: 3, Node: restarted} // its previous run's leaf
 	v := View{Self: Ref{ID: 1, Node: n.self}, Left: old, LeftLeaf: true, Right: Ref{ID: 2, Node: n.self}, RightLeaf: true}

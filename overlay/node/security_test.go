@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -77,7 +78,7 @@ func TestUnauthenticatedPeerRefused(t *testing.T) {
 // rawPeer is an authenticated connection that writes arbitrary frames.
 func rawPeer(t *testing.T, addr, self string) *tls.Conn {
 	cr := sharedCreds(t)
-	c, err := tls.Dial("tcp", addr, tlsWithALPN(mutualClient(cr.cert, cr.ca)))
+	c, err := tls.Dial("tcp", addr, tlsWithALPN(pki.MutualClientConfig(cr.cert, cr.ca)))
 	if err != nil {
 		t.Fatal(err)
 	}

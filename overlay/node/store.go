@@ -1,9 +1,7 @@
 package node
 
 import (
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+
+	"github.com/volsched/volsched/live/blob"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -165,12 +165,6 @@ func (s *store) close() error {
 	return err
 }
 
-// digest is the hex SHA-256 of data.
-func digest(data []byte) string {
-	h := sha256.Sum256(data)
-	return hex.EncodeToString(h[:])
-}
-
 // putBlob stores data under its digest (inside a transaction).
 func putBlob(tx *sql.Tx, d string, data []byte) error {
 	_, err := tx.Exec(`INSERT OR IGNORE INTO blobs(digest, data) VALUES(?, ?)`, d, data)
@@ -190,8 +184,8 @@ func (s *store) blob(d string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if digest(data) != d {
-		return nil, fmt.Errorf("blob %s: stored bytes hash to %s", d, digest(data))
+	if blob.Sum(data) != d {
+		return nil, fmt.Errorf("blob %s: stored bytes hash to %s", d, blob.Sum(data))
 	}
 	return data, nil
 }

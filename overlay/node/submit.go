@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/overlay"
 )
 
@@ -152,7 +153,7 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 	now := n.now()
 	stored := *j
 	stored.Program, stored.Inputs = nil, nil
-	stored.ProgramDigest = digest(j.Program)
+	stored.ProgramDigest = blob.Sum(j.Program)
 	switch {
 	case j.Deadline > 0:
 		stored.DeadlineAt = now + j.Deadline
@@ -163,7 +164,7 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 		blobs: map[string][]byte{stored.ProgramDigest: j.Program}}
 	for i := range b.tasks {
 		if len(j.Inputs) > 0 {
-			b.tasks[i].input = digest(j.Inputs[i])
+			b.tasks[i].input = blob.Sum(j.Inputs[i])
 			b.blobs[b.tasks[i].input] = j.Inputs[i]
 		}
 	}
@@ -174,7 +175,7 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 			return err
 		}
 		for _, in := range inputs {
-			if err := putBlob(tx, digest(in), in); err != nil {
+			if err := putBlob(tx, blob.Sum(in), in); err != nil {
 				return err
 			}
 		}
@@ -467,7 +468,7 @@ func (n *Node) onResult(from string, r *Result) {
 		}
 		return
 	}
-	if r.Exit == 0 && (r.Output == "" || digest(r.Data) != r.Output) {
+	if r.Exit == 0 && (r.Output == "" || blob.Sum(r.Data) != r.Output) {
 		n.invalid(from, "result", fmt.Errorf("bag %d task %d: output does not hash to %s", r.Bag, r.Task, r.Output))
 		return
 	}
@@ -623,11 +624,11 @@ func (n *Node) loadState() error {
 	// Programs already here, verified.
 	ents, _ := os.ReadDir(filepath.Join(n.dir, "bin"))
 	for _, e := range ents {
-		if !validDigest(e.Name()) {
+		if !blob.ValidDigest(e.Name()) {
 			continue
 		}
 		p := filepath.Join(n.dir, "bin", e.Name())
-		if data, err := os.ReadFile(p); err == nil && digest(data) == e.Name() {
+		if data, err := os.ReadFile(p); err == nil && blob.Sum(data) == e.Name() {
 			n.programs[e.Name()] = true
 		} else {
 			os.Remove(p)

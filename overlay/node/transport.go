@@ -391,7 +391,14 @@ func (t *transport) writer(p *peer) {
 			p.failing.Store(false)
 			w = bufio.NewWriterSize(c, 16<<10)
 			gone = make(chan struct{})
-			go watchClose(c, gone)
+			// c is in t.conns until closeConn closes it, and close closes
+			// every tracked connection: the watcher always ends, and close
+			// waits for it.
+			t.wg.Add(1)
+			go func(c *tls.Conn, gone chan struct{}) {
+				defer t.wg.Done()
+				watchClose(c, gone)
+			}(c, gone)
 		}
 		n := len(b)
 		t.count(b)
@@ -480,11 +487,19 @@ func (t *transport) close() {
 	}
 	t.closed = true
 	close(t.done)
-	t.ln.Close()
+	conns := make([]net.Conn, 0, len(t.conns))
 	for c := range t.conns {
-		c.Close()
+		conns = append(conns, c)
 	}
 	t.mu.Unlock()
+	// Closed outside t.mu: closing a TLS connection writes its
+	// close_notify (up to 5 s to a peer that does not read), and send
+	// (the node's loop, still running during Kill) takes t.mu. No
+	// connection is added once closed is set (track refuses it).
+	t.ln.Close()
+	for _, c := range conns {
+		c.Close()
+	}
 	t.wg.Wait()
 }
 

@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/live/pki"
 )
 
 // TestFrameAfterPeerRestartArrives: a peer stopped and started again on
@@ -15,7 +17,7 @@ func TestFrameAfterPeerRestartArrives(t *testing.T) {
 	cr := sharedCreds(t)
 	lns, addrs := listeners(t, 2)
 	start := func(ln net.Listener, self string, inbox chan inbound) *transport {
-		tr := newTransport(self, ln, mutualServer(cr.cert, cr.ca), mutualClient(cr.cert, cr.ca), defaultCodec(), inbox, t.Logf, &counters{})
+		tr := newTransport(self, ln, pki.MutualServerConfig(cr.cert, cr.ca), pki.MutualClientConfig(cr.cert, cr.ca), defaultCodec(), inbox, t.Logf, &counters{})
 		tr.serve()
 		return tr
 	}

@@ -134,14 +134,7 @@ func dumpTree(t testing.TB, nodes []*Node) {
 // taken-over root has self as its child; with a view naming neither self
 // nor such a vertex, nothing is taken over (the leaf waits to be cut off).
 func TestRootTakeoverFromStaleView(t *testing.T) {
-	cr := sharedCreds(t)
-	lns, _ := listeners(t, 1)
-	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
-		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { n.tr.close(); n.st.close() }() // never started
+	n := unstartedNode(t)
 	other := "127.0.0.1:1"
 	self := Ref{ID: 7, Node: n.self}
 	root := Ref{ID: 0, Node: other}
@@ -187,14 +180,7 @@ func TestRootTakeoverFromStaleView(t *testing.T) {
 // is declined: the splitter is told to put the leaf back in the new
 // vertex's place.
 func TestLateWelcomeDeclined(t *testing.T) {
-	cr := sharedCreds(t)
-	lns, _ := listeners(t, 1)
-	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
-		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { n.tr.close(); n.st.close() }() // never started
+	n := unstartedNode(t)
 	other := "127.0.0.1:1"
 	splitter := Ref{ID: 3, Node: n.self} // the split happened at this node's own router
 	l := Ref{ID: 5, Node: other}
@@ -215,4 +201,19 @@ func TestLateWelcomeDeclined(t *testing.T) {
 	if rc == nil || !rc.Vertex.Same(splitter) || !rc.Old.Same(v) || !rc.New.Same(l) || !rc.NewView.IsLeaf() {
 		t.Fatalf("declined welcome: %+v; want the splitter %v told to replace %v by leaf %v", rc, splitter, v, l)
 	}
+}
+
+// unstartedNode is a node made but never started (a test calls its
+// handlers itself); it is closed at the end of the test.
+func unstartedNode(t *testing.T) *Node {
+	t.Helper()
+	cr := sharedCreds(t)
+	lns, _ := listeners(t, 1)
+	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Kill) // never started: closes its transport and store
+	return n
 }
