@@ -153,7 +153,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 		}
 	}
 	for _, nd := range cl.nodes {
-		nd.Start(ctx) // (a node made must run for Kill to stop it)
+		nd.Start(ctx)
 	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)

@@ -287,7 +287,11 @@ func (n *Node) taskDone(t *execTask, res RunResult, out []byte) {
 	n.st.do(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT OR REPLACE INTO held(bag, idx, submitter, result) VALUES(?, ?, ?, ?)`, int64(t.bag), t.index, t.subNode, string(js))
 		return err
-	}, nil)
+	}, func(err error) {
+		if err != nil { // the result is sent anyway; only a restart before its acknowledgement loses it
+			n.logf("storing the held result of bag %d task %d: %v", t.bag, t.index, err)
+		}
+	})
 	n.sendCtl(t.subNode, &r)
 	n.tasksRun++
 }
