@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,8 +15,8 @@ import (
 )
 
 // TestReclaimStopsTask: a worker reclaimed by hand (what SIGUSR1 does)
-// while its task runs stops the task's process group (SIGSTOP: the task's
-// shell is in state T) and the master sees it RECLAIMED; back UP, the task
+// while its task runs stops the task's process group (SIGSTOP: see
+// groupStopped) and the master sees it RECLAIMED; back UP, the task
 // continues (SIGCONT) and the application finishes. The task waits for a
 // file the test writes, so that it cannot end before the test has looked.
 func TestReclaimStopsTask(t *testing.T) {
@@ -38,11 +40,12 @@ func TestReclaimStopsTask(t *testing.T) {
 	w := c.addWorker(c.workerOptions("w00", toks["w00"]))
 	_, cl := rawClient(t, c)
 
+	var group string // the task's processes "pid:state" at the last look
 	poll := func(what string, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("not %s after 60 s", what)
+				t.Fatalf("not %s after 60 s (the task's processes: %s)", what, group)
 			}
 		}
 	}
@@ -52,16 +55,13 @@ func TestReclaimStopsTask(t *testing.T) {
 		pid, _ = strconv.Atoi(string(bytes.TrimSpace(b)))
 		return err == nil && pid > 0
 	})
-	procState := func() byte {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	stopped := func() (bool, string) {
+		ok, desc, err := groupStopped(pid)
 		if err != nil {
-			t.Fatalf("the task's process: %v", err)
+			t.Fatalf("the task's process group: %v", err)
 		}
-		i := bytes.LastIndexByte(b, ')') // pid (comm) state ...
-		if i < 0 || i+2 >= len(b) {
-			t.Fatalf("/proc/%d/stat: %q", pid, b)
-		}
-		return b[i+2]
+		group = desc
+		return ok, desc
 	}
 	masterSees := func(want livepb.State) func() bool {
 		return func() bool {
@@ -69,14 +69,14 @@ func TestReclaimStopsTask(t *testing.T) {
 			return err == nil && len(r.Msg.Workers) == 1 && r.Msg.Workers[0].State == want
 		}
 	}
-	if s := procState(); s == 'T' {
-		t.Fatalf("the task is stopped (state %c) before the worker is reclaimed", s)
+	if ok, desc := stopped(); ok {
+		t.Fatalf("the task is stopped before the worker is reclaimed: %s", desc)
 	}
 	w.SetManual(true)
-	poll("stopped (state T)", func() bool { return procState() == 'T' })
+	poll("stopped", func() bool { ok, _ := stopped(); return ok })
 	poll("RECLAIMED at the master", masterSees(livepb.State_STATE_RECLAIMED))
 	w.SetManual(false)
-	poll("continued", func() bool { return procState() != 'T' })
+	poll("continued", func() bool { ok, _ := stopped(); return !ok })
 	poll("UP at the master", masterSees(livepb.State_STATE_UP))
 	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -84,4 +84,73 @@ func TestReclaimStopsTask(t *testing.T) {
 	if err := c.wait(90 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// groupStopped tells whether every process of the process group pgid is
+// stopped by a signal (state T) or is a vfork parent blocked on a stopped
+// child: a shell that vforks `sleep` waits in state D (uninterruptible)
+// until its child has exec'd, and a SIGSTOP to the group that lands
+// between the vfork and the exec stops the child, so the shell stays in D
+// — not T — as long as the group is stopped. desc lists "pid:state" of
+// the group's processes, for the failure message.
+func groupStopped(pgid int) (bool, string, error) {
+	type proc struct {
+		state      byte
+		ppid, pgrp int
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return false, "", err
+	}
+	group := map[int]proc{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // gone since the listing
+		}
+		i := bytes.LastIndexByte(b, ')') // pid (comm) state ppid pgrp ...
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 3 || len(f[0]) != 1 {
+			return false, "", fmt.Errorf("/proc/%d/stat: %q", pid, b)
+		}
+		ppid, err1 := strconv.Atoi(f[1])
+		pgrp, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			return false, "", fmt.Errorf("/proc/%d/stat: %q", pid, b)
+		}
+		if pgrp == pgid {
+			group[pid] = proc{f[0][0], ppid, pgrp}
+		}
+	}
+	if len(group) == 0 {
+		return false, "", fmt.Errorf("no process in group %d", pgid)
+	}
+	var desc []string
+	all := true
+	for pid, p := range group {
+		desc = append(desc, fmt.Sprintf("%d:%c", pid, p.state))
+		if p.state == 'T' {
+			continue
+		}
+		vforkWait := false
+		if p.state == 'D' {
+			for _, c := range group {
+				if c.ppid == pid && c.state == 'T' {
+					vforkWait = true
+				}
+			}
+		}
+		if !vforkWait {
+			all = false
+		}
+	}
+	sort.Strings(desc)
+	return all, strings.Join(desc, " "), nil
 }
