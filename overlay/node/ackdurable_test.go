@@ -86,3 +86,58 @@ func TestResultNotAckedUntilStored(t *testing.T) {
 		}
 	}
 }
+
+// TestResultNotSentUntilHeld: an execution node sends a result only once
+// its held copy has committed, so that a node killed after sending can
+// still send it again. While every node's writes of held results fail (a
+// trigger), the submission node receives nothing (no task storing or
+// done) and the results stay held in memory; once writes succeed again,
+// the retried writes commit, the results are sent, stored and
+// acknowledged.
+func TestResultNotSentUntilHeld(t *testing.T) {
+	var runs atomic.Int64
+	cl := newCluster(t, 3, false, func(i int, c *Config) {
+		c.Runner = sleepRunner{d: 50 * time.Millisecond, runs: &runs}
+	})
+	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	for _, nd := range cl.nodes {
+		if _, err := nd.st.db.Exec(`CREATE TRIGGER fail_held BEFORE INSERT ON held BEGIN SELECT RAISE(FAIL, 'injected write failure'); END`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := cl.nodes[0]
+	cl.submitBags([]int{0}, 4, 10)
+	held := func() int {
+		h := 0
+		for _, nd := range cl.nodes {
+			if s, ok := nd.Status(); ok {
+				h += s.Exec.Held
+			}
+		}
+		return h
+	}
+	waitFor(t, 20*time.Second, "the four tasks run and held", func() (bool, string) {
+		return runs.Load() >= 4 && held() == 4, fmt.Sprintf("runs %d, held %d", runs.Load(), held())
+	})
+	// A while later (three heart-beats: leases retry the writes, which
+	// fail again), the submission node still has received nothing.
+	time.Sleep(3 * sub.cfg.Heartbeat)
+	if s, _ := sub.Status(); len(s.Bags) != 1 || s.Bags[0].Storing != 0 || s.Bags[0].Done != 0 {
+		t.Fatalf("submission node while no held result could be stored: %+v, want nothing storing or done (a result was sent before it was held)", s.Bags)
+	}
+	if h := held(); h != 4 {
+		t.Fatalf("%d results held, want 4", h)
+	}
+	for _, nd := range cl.nodes {
+		if _, err := nd.st.db.Exec(`DROP TRIGGER fail_held`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 60*time.Second, "results stored and acknowledged", func() (bool, string) {
+		s, _ := sub.Status()
+		return held() == 0 && len(s.Bags) == 1 && s.Bags[0].Done == 4, fmt.Sprintf("held %d, bags %+v", held(), s.Bags)
+	})
+}

@@ -282,18 +282,37 @@ func (n *Node) taskDone(t *execTask, res RunResult, out []byte) {
 	h := &heldResult{submitter: t.subNode, res: r}
 	key := heldKey{t.bag, t.index, t.subNode}
 	n.held[key] = h
-	n.heldSent[key] = time.Now()
-	js, _ := json.Marshal(&r)
+	n.storeHeld(key, h)
+	n.tasksRun++
+}
+
+// storeHeld writes a held result and sends it to its submission node once
+// the write has committed: a node killed after sending still has the
+// result to send again (the submission node may have lost it, or not
+// acknowledged it). A failed write is retried by leases; the result is not
+// sent before it is stored.
+func (n *Node) storeHeld(key heldKey, h *heldResult) {
+	h.storing = true
+	js, _ := json.Marshal(&h.res)
 	n.st.do(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT OR REPLACE INTO held(bag, idx, submitter, result) VALUES(?, ?, ?, ?)`, int64(t.bag), t.index, t.subNode, string(js))
+		_, err := tx.Exec(`INSERT OR REPLACE INTO held(bag, idx, submitter, result) VALUES(?, ?, ?, ?)`, int64(key.bag), key.task, key.sub, string(js))
 		return err
 	}, func(err error) {
-		if err != nil { // the result is sent anyway; only a restart before its acknowledgement loses it
-			n.logf("storing the held result of bag %d task %d: %v", t.bag, t.index, err)
-		}
+		n.post(func() {
+			h.storing = false
+			if err != nil {
+				n.logf("storing the result of bag %d task %d (not sent until stored; retried): %v", key.bag, key.task, err)
+				return
+			}
+			h.stored = true
+			if n.held[key] != h {
+				return // acknowledged meanwhile (an earlier copy)
+			}
+			n.heldSent[key] = time.Now()
+			r := h.res
+			n.sendCtl(key.sub, &r)
+		})
 	})
-	n.sendCtl(t.subNode, &r)
-	n.tasksRun++
 }
 
 // onResultAck: the submission node has a result durably; it is dropped
@@ -340,6 +359,12 @@ func (n *Node) leases(t time.Time) {
 	for k, h := range n.held {
 		l := get(k.sub, k.bag)
 		l.Tasks = append(l.Tasks, k.task)
+		if !h.stored {
+			if !h.storing {
+				n.storeHeld(k, h)
+			}
+			continue
+		}
 		if t.Sub(n.heldSent[k]) > 2*n.cfg.DeadAfter {
 			n.heldSent[k] = t
 			r := h.res

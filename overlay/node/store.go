@@ -253,6 +253,9 @@ func (s *store) loadBags() ([]storedBag, error) {
 type heldResult struct {
 	submitter string
 	res       Result
+	// stored: its row has committed (loaded ones are); storing: a write
+	// is queued. It is sent only once stored.
+	stored, storing bool
 }
 
 func (s *store) loadHeld() ([]heldResult, error) {
@@ -263,7 +266,7 @@ func (s *store) loadHeld() ([]heldResult, error) {
 	defer rows.Close()
 	var out []heldResult
 	for rows.Next() {
-		var h heldResult
+		h := heldResult{stored: true}
 		var js string
 		if err := rows.Scan(&h.submitter, &js); err != nil {
 			return nil, err
