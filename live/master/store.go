@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
-
+	"github.com/volsched/volsched/internal/sqlitedb"
 	"github.com/volsched/volsched/live/pki"
 )
 
@@ -45,12 +43,7 @@ CREATE TRIGGER IF NOT EXISTS tokens_version_delete AFTER DELETE ON tokens BEGIN 
 // OpenDB opens (creating it) the database of a state directory.
 func OpenDB(stateDir string) (*DB, error) {
 	p := filepath.Join(stateDir, DBFile)
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "foreign_keys(ON)")
-	db, err := sql.Open("sqlite", "file:"+p+"?"+q.Encode())
+	db, err := sqlitedb.Open(p, "foreign_keys(ON)")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", p, err)
 	}

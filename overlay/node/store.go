@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
+	"github.com/volsched/volsched/internal/sqlitedb"
 	"github.com/volsched/volsched/live/blob"
-
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
 // store is a node's durable state: the bags submitted there with their
@@ -65,12 +63,7 @@ func openStore(dir string) (*store, error) {
 		return nil, fmt.Errorf("state directory %s: %w", dir, err)
 	}
 	p := filepath.Join(dir, "node.db")
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "cache_size(-512)") // KiB: a node's state is small
-	db, err := sql.Open("sqlite", "file:"+p+"?"+q.Encode())
+	db, err := sqlitedb.Open(p, "cache_size(-512)") // KiB: a node's state is small
 	if err != nil {
 		return nil, fmt.Errorf("state database %s: %w", p, err)
 	}
