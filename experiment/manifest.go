@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/volsched/volsched/internal/atomicfile"
 	"github.com/volsched/volsched/internal/jsondiff"
 )
 
@@ -255,26 +256,10 @@ func writeManifest(dir string, m Manifest) error {
 	return writeFileAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed over path.
+// writeFileAtomic writes data to path (mode 0600) with atomicfile.Write,
+// its error naming path.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

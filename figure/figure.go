@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/volsched/volsched/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
@@ -340,7 +340,7 @@ func (f *Figure) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b)
+	return atomicfile.Write(path, b, 0o644)
 }
 
 // WriteFiles writes base+".svg" and base+".png" and returns their paths.
@@ -353,32 +353,6 @@ func (f *Figure) WriteFiles(base string) ([]string, error) {
 		out = append(out, base+ext)
 	}
 	return out, nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
 }
 
 // newPlot builds the gonum plot of the axes' box: grid, series, error

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/figure"
+	"github.com/volsched/volsched/internal/atomicfile"
 )
 
 //go:embed page.html.tmpl page.css
@@ -42,7 +43,7 @@ func Write(file string, p Page, opt Options) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(file, b)
+	return atomicfile.Write(file, b, 0o644)
 }
 
 // Render returns the page's HTML, for a page in directory dir (where its
@@ -342,26 +343,4 @@ func exists(dir, rel string) error {
 func escapePath(p string) string {
 	r := strings.NewReplacer("%", "%25", " ", "%20", "?", "%3F", "#", "%23")
 	return r.Replace(p)
-}
-
-func writeAtomic(file string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, file)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
 }

@@ -32,6 +32,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/volsched/volsched/internal/atomicfile"
 )
 
 // File names inside the state directory.
@@ -91,7 +93,7 @@ func LoadOrCreateCA(dir, commonName string) (*CA, error) {
 		return nil, err
 	}
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := writeAtomic(certPath, certPEM, 0o644); err != nil {
+	if err := atomicfile.Write(certPath, certPEM, 0o644); err != nil {
 		return nil, err
 	}
 	return loadCA(certPath, keyPath)
@@ -128,10 +130,10 @@ func CopyCA(from, to string) (copied bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := writeAtomic(filepath.Join(to, CAKeyFile), key, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(to, CAKeyFile), key, 0o600); err != nil {
 		return false, err
 	}
-	if err := writeAtomic(filepath.Join(to, CAFile), src.CertPEM, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(to, CAFile), src.CertPEM, 0o644); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -243,18 +245,29 @@ func LoadOrCreateServer(dir string, ca *CA, hosts []string) (tls.Certificate, er
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	key := c.PrivateKey.(*ecdsa.PrivateKey)
-	if err := writeKey(keyPath, key); err != nil {
-		return tls.Certificate{}, err
-	}
-	var certPEM []byte
-	for _, der := range c.Certificate {
-		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
-	}
-	if err := writeAtomic(certPath, certPEM, 0o644); err != nil {
+	if err := WriteKeyPair(certPath, keyPath, c); err != nil {
 		return tls.Certificate{}, err
 	}
 	return c, nil
+}
+
+// WriteKeyPair writes cert's ECDSA private key to keyPath (PEM "EC PRIVATE
+// KEY", mode 0600) and its chain to certPath (PEM "CERTIFICATE" blocks,
+// leaf first, mode 0644), each through a synced temporary file and a
+// rename; the key first, so that a certificate on disk has its key.
+func WriteKeyPair(certPath, keyPath string, cert tls.Certificate) error {
+	key, ok := cert.PrivateKey.(*ecdsa.PrivateKey)
+	if !ok {
+		return fmt.Errorf("%s: private key of type %T: want ECDSA", keyPath, cert.PrivateKey)
+	}
+	if err := writeKey(keyPath, key); err != nil {
+		return err
+	}
+	var certPEM []byte
+	for _, der := range cert.Certificate {
+		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	}
+	return atomicfile.Write(certPath, certPEM, 0o644)
 }
 
 // Fingerprint is the SHA-256 of a certificate's DER encoding, 64 lowercase
@@ -418,7 +431,7 @@ func writeKey(path string, key *ecdsa.PrivateKey) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
+	return atomicfile.Write(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
 }
 
 func readKey(path string) (*ecdsa.PrivateKey, error) {
@@ -435,32 +448,6 @@ func readKey(path string) (*ecdsa.PrivateKey, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return k, nil
-}
-
-// writeAtomic writes data to path through a synced temporary file and a
-// rename.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // HostsCovered reports whether cert is valid for every host of hosts.

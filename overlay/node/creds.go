@@ -1,16 +1,15 @@
 package node
 
 import (
-	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/volsched/volsched/internal/atomicfile"
 	"github.com/volsched/volsched/live/pki"
 )
 
@@ -60,37 +59,10 @@ func Issue(caDir, name string, hosts []string, validity time.Duration, out strin
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return err
 	}
-	var chain []byte
-	for _, der := range cert.Certificate {
-		chain = append(chain, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
-	}
-	key, ok := cert.PrivateKey.(*ecdsa.PrivateKey)
-	if !ok {
-		return fmt.Errorf("issued key of type %T: want ECDSA", cert.PrivateKey)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
+	if err := pki.WriteKeyPair(filepath.Join(out, CertFile), filepath.Join(out, KeyFile), cert); err != nil {
 		return err
 	}
-	files := []struct {
-		name string
-		data []byte
-		mode os.FileMode
-	}{
-		{KeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600},
-		{CertFile, chain, 0o644},
-		{CAFile, ca.CertPEM, 0o644},
-	}
-	for _, f := range files {
-		p := filepath.Join(out, f.name)
-		if err := os.WriteFile(p+".tmp", f.data, f.mode); err != nil {
-			return err
-		}
-		if err := os.Rename(p+".tmp", p); err != nil {
-			return err
-		}
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(out, CAFile), ca.CertPEM, 0o644)
 }
 
 // LoadCredentials reads the credentials Issue wrote in dir.
