@@ -65,6 +65,13 @@ func TestLoadCampaign(t *testing.T) {
 	if !reflect.DeepEqual(results, mustLoadComplete(t, dir)) || results[2].Unit != 2 {
 		t.Errorf("results %+v, want LoadComplete's, ordered by unit", results)
 	}
+	// The campaign's files are readable by others, as figures and reports
+	// (they were 0600: a temporary file's mode).
+	if st, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o644 {
+		t.Errorf("%s: mode %v, want 0644", ManifestFile, st.Mode().Perm())
+	}
 }
 
 func TestLoadCampaignIncomplete(t *testing.T) {

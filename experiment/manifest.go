@@ -256,10 +256,10 @@ func writeManifest(dir string, m Manifest) error {
 	return writeFileAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
-// writeFileAtomic writes data to path (mode 0600) with atomicfile.Write,
-// its error naming path.
+// writeFileAtomic writes data to path (mode 0644, as figures and reports)
+// with atomicfile.Write, its error naming path.
 func writeFileAtomic(path string, data []byte) error {
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
