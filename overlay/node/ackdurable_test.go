@@ -13,29 +13,14 @@ import (
 // nodes keep them and send them again; once writes succeed again, a
 // resent copy is stored, acknowledged and the task's row says done.
 func TestResultNotAckedUntilStored(t *testing.T) {
-	var runs atomic.Int64
-	cl := newCluster(t, 3, false, func(i int, c *Config) {
-		c.Runner = sleepRunner{d: 50 * time.Millisecond, runs: &runs}
-	})
-	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
-		_, err := treeCheck(cl.nodes)
-		return err == nil, fmt.Sprint(err)
-	})
+	cl, _ := newHeldCluster(t)
 	sub := cl.nodes[0]
 	if _, err := sub.st.db.Exec(`CREATE TRIGGER fail_results BEFORE UPDATE ON tasks WHEN NEW.state >= ` + fmt.Sprint(tsDone) + ` BEGIN SELECT RAISE(FAIL, 'injected write failure'); END`); err != nil {
 		t.Fatal(err)
 	}
 	bags := cl.submitBags([]int{0}, 4, 10)
 	id := bags[0].bag
-	held := func() int {
-		h := 0
-		for _, nd := range cl.nodes {
-			if s, ok := nd.Status(); ok {
-				h += s.Exec.Held
-			}
-		}
-		return h
-	}
+	held := func() int { return heldResults(cl) }
 	waitFor(t, 20*time.Second, "results held while they cannot be stored", func() (bool, string) {
 		s, _ := sub.Status()
 		return len(s.Bags) == 1 && s.Bags[0].Storing == 4 && held() == 4, fmt.Sprintf("bags %+v, held %d", s.Bags, held())
@@ -95,14 +80,7 @@ func TestResultNotAckedUntilStored(t *testing.T) {
 // the retried writes commit, the results are sent, stored and
 // acknowledged.
 func TestResultNotSentUntilHeld(t *testing.T) {
-	var runs atomic.Int64
-	cl := newCluster(t, 3, false, func(i int, c *Config) {
-		c.Runner = sleepRunner{d: 50 * time.Millisecond, runs: &runs}
-	})
-	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
-		_, err := treeCheck(cl.nodes)
-		return err == nil, fmt.Sprint(err)
-	})
+	cl, runs := newHeldCluster(t)
 	for _, nd := range cl.nodes {
 		if _, err := nd.st.db.Exec(`CREATE TRIGGER fail_held BEFORE INSERT ON held BEGIN SELECT RAISE(FAIL, 'injected write failure'); END`); err != nil {
 			t.Fatal(err)
@@ -110,15 +88,7 @@ func TestResultNotSentUntilHeld(t *testing.T) {
 	}
 	sub := cl.nodes[0]
 	cl.submitBags([]int{0}, 4, 10)
-	held := func() int {
-		h := 0
-		for _, nd := range cl.nodes {
-			if s, ok := nd.Status(); ok {
-				h += s.Exec.Held
-			}
-		}
-		return h
-	}
+	held := func() int { return heldResults(cl) }
 	waitFor(t, 20*time.Second, "the four tasks run and held", func() (bool, string) {
 		return runs.Load() >= 4 && held() == 4, fmt.Sprintf("runs %d, held %d", runs.Load(), held())
 	})
@@ -140,4 +110,30 @@ func TestResultNotSentUntilHeld(t *testing.T) {
 		s, _ := sub.Status()
 		return held() == 0 && len(s.Bags) == 1 && s.Bags[0].Done == 4, fmt.Sprintf("held %d, bags %+v", held(), s.Bags)
 	})
+}
+
+// newHeldCluster starts three nodes whose tasks sleep 50 ms (runs counts
+// them) and waits for their tree.
+func newHeldCluster(t *testing.T) (*cluster, *atomic.Int64) {
+	runs := new(atomic.Int64)
+	cl := newCluster(t, 3, false, func(i int, c *Config) {
+		c.Runner = sleepRunner{d: 50 * time.Millisecond, runs: runs}
+	})
+	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	return cl, runs
+}
+
+// heldResults is the number of results the nodes hold for their
+// submission nodes, unacknowledged.
+func heldResults(cl *cluster) int {
+	h := 0
+	for _, nd := range cl.nodes {
+		if s, ok := nd.Status(); ok {
+			h += s.Exec.Held
+		}
+	}
+	return h
 }
