@@ -176,7 +176,14 @@ func TestHostileResults(t *testing.T) {
 	}
 	t.Logf("refused: %s", r.Msg.Reason)
 	st.Send(&livepb.WorkerMessage{Session: sess, Msg: &livepb.WorkerMessage_TransferDone{TransferDone: &livepb.TransferDone{Digest: run.InputDigest, ActiveNs: 1}}})
-	time.Sleep(100 * time.Millisecond)
+	// The report goes by the socket, the result by an RPC: wait until the
+	// master has taken the report (its event log says the input was
+	// received), or the result would be refused for its input.
+	for deadline := time.Now().Add(60 * time.Second); !inputReceived(state); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the master did not take the transfer report within 60 s")
+		}
+	}
 	sub := &livepb.SubmitResultRequest{Session: sess, Iteration: run.Iteration, Task: run.Task, Attempt: run.Attempt, Digest: rd, ComputeNs: 1}
 	if r, err = cl.SubmitResult(ctx, authed(sub, tok)); err != nil || !r.Msg.Accepted {
 		t.Fatalf("the given task's result: %v %+v", err, r)
@@ -275,4 +282,16 @@ func TestBadApplicationsExit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inputReceived tells whether the master's event log records a task's
+// input received by a worker.
+func inputReceived(state string) bool {
+	b, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"k":"`+master.LogReceived+`"`)) && bytes.Contains(l, []byte(`"info":"data"`)) {
+			return true
+		}
+	}
+	return false
 }
