@@ -450,7 +450,7 @@ func printNodeStatus(cmd *cobra.Command, s *node.Status) {
 	}
 	e := s.Exec
 	fmt.Fprintf(w, "exec: %d slots, %d running, %d waiting, %d claimed, %d results unacknowledged, %d tasks run\n", e.Slots, e.Running, e.Waiting, e.Claimed, e.Held, e.TasksRun)
-	fmt.Fprintf(w, "traffic: %d messages (%d B) out, %d (%d B) in, %d dropped, %d invalid\n", s.Traffic.MsgsOut, s.Traffic.BytesOut, s.Traffic.MsgsIn, s.Traffic.BytesIn, s.Traffic.Dropped, s.Traffic.Invalid)
+	fmt.Fprintf(w, "traffic: %d messages (%d B) out, %d (%d B) in, %d dropped, %d invalid, %d stale\n", s.Traffic.MsgsOut, s.Traffic.BytesOut, s.Traffic.MsgsIn, s.Traffic.BytesIn, s.Traffic.Dropped, s.Traffic.Invalid, s.Traffic.Stale)
 	if len(s.Bags) > 0 {
 		fmt.Fprintln(w, "bag\tname\tdone/total\tfailed\tstoring\tpending\trequested\tassigned\tresubmitted\twhere")
 	}

@@ -12,7 +12,7 @@ import (
 type collector struct {
 	n                                                  *Node
 	msgsOut, bytesOut, msgsIn, bytesIn                 *prometheus.Desc
-	dropped, refused, invalid                          *prometheus.Desc
+	dropped, refused, invalid, stale                   *prometheus.Desc
 	routers, depth, subtreeLeaves, available           *prometheus.Desc
 	claimed, waiting, running, held, tasksRun          *prometheus.Desc
 	bagTasks, bagDone, bagFailed, bagPending, bagResub *prometheus.Desc
@@ -32,6 +32,7 @@ func newCollector(n *Node) *collector {
 		dropped:       d("frames_dropped_total", "Frames not sent (queue full or peer unreachable)."),
 		refused:       d("connections_refused_total", "Connections refused (TLS or hello)."),
 		invalid:       d("messages_invalid_total", "Messages dropped because they failed decoding or validation."),
+		stale:         d("messages_stale_total", "Well-formed messages dropped because their sender does not hold the link they claim (in flight while the tree changes)."),
 		routers:       d("routing_vertices", "Routing vertices this node plays."),
 		depth:         d("subtree_height", "Height of the deepest leaf below each routing vertex.", "vertex"),
 		subtreeLeaves: d("subtree_leaves", "Leaves below each routing vertex.", "vertex"),
@@ -51,7 +52,7 @@ func newCollector(n *Node) *collector {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.msgsOut, c.bytesOut, c.msgsIn, c.bytesIn, c.framesOut, c.dropped, c.refused,
-		c.invalid, c.routers, c.depth, c.subtreeLeaves, c.available, c.claimed, c.waiting, c.running, c.held, c.tasksRun,
+		c.invalid, c.stale, c.routers, c.depth, c.subtreeLeaves, c.available, c.claimed, c.waiting, c.running, c.held, c.tasksRun,
 		c.bagTasks, c.bagDone, c.bagFailed, c.bagPending, c.bagResub} {
 		ch <- d
 	}
@@ -76,6 +77,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.dropped, float64(t.Dropped))
 	counter(c.refused, float64(t.Refused))
 	counter(c.invalid, float64(t.Invalid))
+	counter(c.stale, float64(t.Stale))
 	for k, v := range t.ByType {
 		counter(c.framesOut, float64(v), k)
 	}

@@ -638,6 +638,15 @@ func (n *Node) invalid(from, what string, err error) {
 	n.logf("dropped %s from %s: %v", what, from, err)
 }
 
+// stale logs a well-formed message dropped because its sender does not
+// hold the link it claims: sent by a vertex's former player before it
+// learnt of the hand-over, or by a node whose relink this node has not
+// heard of yet. Normal while the tree changes; never applied.
+func (n *Node) stale(from, what string, err error) {
+	n.ctr.stale.Add(1)
+	n.logf("ignored %s from %s (stale link): %v", what, from, err)
+}
+
 // sendCtl sends a control message to node addr (to itself: handled after
 // the current step).
 func (n *Node) sendCtl(addr string, m validator) {
@@ -725,7 +734,12 @@ func (n *Node) deliver(from, sub string, m overlay.Msg) {
 			// its own node's submission role).
 			if l.father.None() || m.From != l.father.ID || from != l.father.Node {
 				if !(l.father.None() && from == n.self) {
-					n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not the father of leaf %d", m.From, m.To))
+					err := fmt.Errorf("from vertex %d: not the father of leaf %d", m.From, m.To)
+					if !l.father.None() && m.From == l.father.ID {
+						n.stale(from, "overlay "+m.Kind.String(), fmt.Errorf("%v here (played by %s)", err, l.father.Node))
+					} else {
+						n.invalid(from, "overlay "+m.Kind.String(), err)
+					}
 					return
 				}
 			}
@@ -750,8 +764,12 @@ func (n *Node) deliver(from, sub string, m overlay.Msg) {
 		return
 	}
 	nb := r.neighbour(m.From)
-	if nb.None() || nb.Node != from {
-		n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not a neighbour of vertex %d played by that node", m.From, m.To))
+	if nb.None() {
+		n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not a neighbour of vertex %d", m.From, m.To))
+		return
+	}
+	if nb.Node != from {
+		n.stale(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: a neighbour of vertex %d played by %s here", m.From, m.To, nb.Node))
 		return
 	}
 	out := r.r.Step(&n.oc, now, m, n.out[:0])

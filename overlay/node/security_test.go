@@ -100,7 +100,10 @@ func frame(t FrameType, payload []byte) []byte {
 // are dropped and logged, never applied: a summary claiming more than
 // SF_max functions, a request of a negative or huge task count, a control
 // message with unknown fields, an update from a vertex that is not the
-// receiver's neighbour. The node keeps working.
+// receiver's neighbour. An update from a neighbour vertex sent by another
+// member than its player is counted stale (the normal case: a former
+// player's, in flight during a hand-over), not invalid, and not applied
+// either. The node keeps working.
 func TestInvalidMessagesDropped(t *testing.T) {
 	cl := newCluster(t, 3, false, func(i int, c *Config) { c.SFMax = 4 })
 	waitFor(t, 10*time.Second, "tree", func() (bool, string) {
@@ -110,12 +113,12 @@ func TestInvalidMessagesDropped(t *testing.T) {
 	// The root's player, and the vertex ids it plays.
 	var target *Node
 	var root Ref
-	var child Ref
+	var child, other Ref
 	for _, nd := range cl.nodes {
 		s, _ := nd.Status()
 		for _, r := range s.Routers {
 			if r.View.Father.None() {
-				target, root, child = nd, r.View.Self, r.View.Left
+				target, root, child, other = nd, r.View.Self, r.View.Left, r.View.Right
 			}
 		}
 	}
@@ -157,6 +160,28 @@ func TestInvalidMessagesDropped(t *testing.T) {
 		s, _ := target.Status()
 		return s.Traffic.Invalid >= before.Traffic.Invalid+uint64(bad), fmt.Sprintf("%d of %d", s.Traffic.Invalid-before.Traffic.Invalid, bad)
 	})
+	// A well-formed update naming the left child's vertex, sent by the
+	// right child's node (what a vertex's former player sends before it
+	// hears of a hand-over): stale, not invalid, not applied either.
+	if other.Node == child.Node {
+		t.Fatalf("the root's two children are played by one node (%s)", child.Node)
+	}
+	mid, _ := target.Status()
+	c2 := rawPeer(t, target.Addr(), other.Node)
+	defer c2.Close()
+	m := overlay.Msg{Kind: overlay.KindUpdate, From: child.ID, To: root.ID, Sum: overlay.IBPSummary{{Mem: 1, Disk: 1, V: 1000}}}
+	b, err := appendOverlayFrame(wireCodec{}, other.Node, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Write(b)
+	waitFor(t, 10*time.Second, "the stale update counted", func() (bool, string) {
+		s, _ := target.Status()
+		return s.Traffic.Stale > mid.Traffic.Stale, fmt.Sprintf("stale %d", s.Traffic.Stale)
+	})
+	if s, _ := target.Status(); s.Traffic.Invalid != mid.Traffic.Invalid {
+		t.Errorf("the stale update was counted invalid (%d → %d)", mid.Traffic.Invalid, s.Traffic.Invalid)
+	}
 	// Nothing was applied: the root's branch still covers the three
 	// nodes only (not the 1000 of the forged update), and a bag still runs.
 	s, _ := target.Status()

@@ -32,7 +32,7 @@ type inbound struct {
 // counters are a transport's traffic counts, safe for concurrent use.
 type counters struct {
 	msgsOut, bytesOut, msgsIn, bytesIn atomic.Uint64
-	dropped, refused, invalid          atomic.Uint64
+	dropped, refused, invalid, stale   atomic.Uint64
 	byTypeOut                          [fMax]atomic.Uint64
 	byTypeIn                           [fMax]atomic.Uint64
 	byteTypeOut                        [fMax]atomic.Uint64
@@ -47,8 +47,11 @@ type Traffic struct {
 	MsgsOut, BytesOut, MsgsIn, BytesIn uint64
 	// Dropped: frames not sent (queue full or peer unreachable); Refused:
 	// connections refused (TLS or hello); Invalid: frames dropped because
-	// they failed decoding or validation.
-	Dropped, Refused, Invalid uint64
+	// they failed decoding or validation; Stale: well-formed messages
+	// dropped because their sender does not hold the link they claim (a
+	// vertex's former player, or one whose relink has not reached this
+	// node: messages in flight while the tree changes).
+	Dropped, Refused, Invalid, Stale uint64
 	// ByType counts frames sent by frame type name; BytesByType their bytes.
 	ByType, BytesByType map[string]uint64
 }
@@ -526,7 +529,7 @@ func (t *transport) flush(d time.Duration) {
 func (t *transport) traffic() Traffic {
 	c := t.ctr
 	tr := Traffic{MsgsOut: c.msgsOut.Load(), BytesOut: c.bytesOut.Load(), MsgsIn: c.msgsIn.Load(), BytesIn: c.bytesIn.Load(),
-		Dropped: c.dropped.Load(), Refused: c.refused.Load(), Invalid: c.invalid.Load(),
+		Dropped: c.dropped.Load(), Refused: c.refused.Load(), Invalid: c.invalid.Load(), Stale: c.stale.Load(),
 		ByType: map[string]uint64{}, BytesByType: map[string]uint64{}}
 	for i := FrameType(1); i < fMax; i++ {
 		if n := c.byTypeOut[i].Load(); n > 0 {

@@ -1008,14 +1008,20 @@ func (n *Node) onAdopt(from string, a *Adopt) {
 		return
 	}
 	if r := n.routers[w.ID]; r != nil && r.view.Self.Node != w.Node {
-		if better(w, r.view.Self) {
-			n.logf("router %v is now played by %s: dropped here", r.view.Self, w.Node)
-			delete(n.routers, w.ID)
-			n.moved[w.ID] = w.Node
-		} else {
+		if !better(w, r.view.Self) {
 			n.sendCtl(w.Node, &Adopt{View: View{Self: r.view.Self}})
+			return
 		}
-		return
+		// Dropped here; this node's own roles linked to it (its leaf
+		// under it, its routers above or below it: a node hands over the
+		// router it made when it joined, its own leaf's father) are
+		// relinked below like any other neighbour's. (They were not: the
+		// leaf kept sending to the vertex here, the new player's updates
+		// were refused as from a non-neighbour, until silence detection
+		// rebuilt the links.)
+		n.logf("router %v is now played by %s: dropped here", r.view.Self, w.Node)
+		delete(n.routers, w.ID)
+		n.moved[w.ID] = w.Node
 	}
 	if l := n.leaf; l != nil && !l.father.None() && l.father.ID == w.ID {
 		if acceptable(w, l.father) {
@@ -1057,7 +1063,7 @@ func (n *Node) onSetFather(from string, s *SetFather) {
 	}
 	if l := n.leaf; l != nil && l.self.ID == s.Vertex.ID {
 		if from != l.father.Node && from != s.Father.Node && from != n.self {
-			n.invalid(from, "set-father", errString2("not from the leaf's father, old or new"))
+			n.stale(from, "set-father", errString2("not from the leaf's father, old or new"))
 			return
 		}
 		if s.Father.Same(l.father) && l.lost.IsZero() {
@@ -1076,7 +1082,7 @@ func (n *Node) onSetFather(from string, s *SetFather) {
 		return
 	}
 	if from != r.view.Father.Node && from != s.Father.Node && from != n.self {
-		n.invalid(from, "set-father", errString2("not from the router's father, old or new"))
+		n.stale(from, "set-father", errString2("not from the router's father, old or new"))
 		return
 	}
 	r.detached = false

@@ -217,3 +217,69 @@ func unstartedNode(t *testing.T) *Node {
 	t.Cleanup(n.Kill) // never started: closes its transport and store
 	return n
 }
+
+// TestHandoverRelinksOwnRoles: a node X hands the routing vertex it made
+// when it joined — the father of its own leaf — over to a node Y that
+// plays none (what the root's balancing does). Y adopts it and tells its
+// neighbours, X among them; X drops its copy and must relink its own leaf
+// under Y's copy at once. (It returned after dropping its copy: its leaf
+// kept sending to the vertex at X, "not played here", and X's other
+// roles refused Y's messages as from a non-neighbour, until silence
+// detection rebuilt the links, DeadAfter later; heart-beats relinked the
+// leaf, but its summary was not sent again.) DeadAfter is 20 s here, so
+// that only the relinking can make the tree consistent within the test's
+// few seconds. No message may be counted invalid: an update X's copy sent
+// before it heard of the hand-over is stale, not invalid (1 run in 30
+// counted one as invalid before Stale existed).
+func TestHandoverRelinksOwnRoles(t *testing.T) {
+	cl := newCluster(t, 3, true, func(i int, c *Config) { c.DeadAfter, c.Detect = 20*time.Second, 20*time.Second })
+	waitFor(t, 10*time.Second, "tree of 3 joined nodes", func() (bool, string) {
+		d, err := treeCheck(cl.nodes)
+		return err == nil && len(d) == 3, fmt.Sprint(len(d), err)
+	})
+	var x, y *Node
+	var id overlay.Addr
+	for _, nd := range cl.nodes {
+		s, _ := nd.Status()
+		switch {
+		case len(s.Routers) == 0:
+			y = nd
+		case len(s.Routers) == 1 && s.Routers[0].View.Self.Same(s.Father):
+			x, id = nd, s.Routers[0].View.Self.ID
+		}
+	}
+	if x == nil || y == nil {
+		t.Fatal("no node plays exactly its own leaf's father, or none plays no router: the joins built another shape")
+	}
+	before := cl.traffic().Invalid
+	x.call(func() {
+		v := x.routers[id].view
+		x.sendCtl(y.Addr(), &Handoff{View: &v})
+	})
+	waitFor(t, 3*time.Second, "the vertex played by Y, X's leaf under it, the tree consistent", func() (bool, string) {
+		xs, _ := x.Status()
+		ys, _ := y.Status()
+		if len(xs.Routers) != 0 || len(ys.Routers) != 1 || ys.Routers[0].View.Self.ID != id {
+			return false, fmt.Sprintf("X plays %d routers, Y %d", len(xs.Routers), len(ys.Routers))
+		}
+		if !xs.Father.Same(ys.Routers[0].View.Self) {
+			return false, fmt.Sprintf("X's leaf's father %v, want %v", xs.Father, ys.Routers[0].View.Self)
+		}
+		// Y's copy starts with no summary from its children: X's leaf
+		// must send its own again (as for any new father), or the branch
+		// never offers X's slots.
+		if a := ys.Routers[0].Available; a != 2 {
+			return false, fmt.Sprintf("Y's router's summary covers %d nodes, want its 2 leaves", a)
+		}
+		d, err := treeCheck(cl.nodes)
+		return err == nil && len(d) == 3, fmt.Sprint(len(d), err)
+	})
+	tr := cl.traffic()
+	if got := tr.Invalid - before; got != 0 {
+		t.Errorf("%d messages counted invalid during the hand-over, want 0", got)
+	}
+	t.Logf("stale messages: %d", tr.Stale)
+	if cl.logged(x.Addr(), "not played here") {
+		t.Error("X's leaf sent to the vertex X no longer plays")
+	}
+}
