@@ -96,12 +96,9 @@ func gridText(r *Report) string {
 	if err != nil {
 		return "grid unknown"
 	}
-	set := func(xs []int) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = fmt.Sprint(x)
-		}
-		return "{" + strings.Join(s, ", ") + "}"
+	set := report.FormatIntSet
+	per := func(scen, trials int) string {
+		return fmt.Sprintf("%d scenario%s × %d trial%s per point", scen, report.Plural(scen), trials, report.Plural(trials))
 	}
 	if r.Kind == KindCoupled {
 		var p CoupledParams
@@ -109,16 +106,16 @@ func gridText(r *Report) string {
 			return "grid unknown"
 		}
 		g := p.Grid
-		return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s, %d scenario(s) × %d trial(s) per point, %d iterations, cap %s slots",
-			g.P, set(g.Tasks), set(g.NCom), set(g.WMin), g.Scenarios, g.Trials, g.Iterations, figure.FormatTick(float64(g.Cap), 0))
+		return fmt.Sprintf("p = %d, m in %s, n_com in %s, w_min in %s, %s, %d iterations, cap %s slots",
+			g.P, set(g.Tasks), set(g.NCom), set(g.WMin), per(g.Scenarios, g.Trials), g.Iterations, figure.FormatTick(float64(g.Cap), 0))
 	}
 	var p IndependentParams
 	if json.Unmarshal(b, &p) != nil {
 		return "grid unknown"
 	}
 	g := p.Grid
-	return fmt.Sprintf("p = %d, n in %s, n_com in %s, w_min in %s, %d scenario(s) × %d trial(s) per point, %d iterations",
-		g.P, set(g.N), set(g.NCom), set(g.WMin), g.Scenarios, g.Trials, g.Iterations)
+	return fmt.Sprintf("p = %d, n in %s, n_com in %s, w_min in %s, %s, %d iterations",
+		g.P, set(g.N), set(g.NCom), set(g.WMin), per(g.Scenarios, g.Trials), g.Iterations)
 }
 
 // scoreUnit is the unit of both parts' scores on the page (average dfb
