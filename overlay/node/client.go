@@ -166,6 +166,9 @@ func (n *Node) control(from string, m validator) {
 		n.onHandoff(from, m)
 	case *JoinAck:
 		n.memberSeen = time.Now()
+	case *JoinWait:
+		// Heard from (receive noted it): formTree defers to it if its
+		// address is smaller.
 	case *Claim:
 		n.onClaim(from, m)
 	case *Assign:

@@ -58,6 +58,7 @@ const (
 	fDissolve
 	fHandoff
 	fJoinAck
+	fJoinWait
 	fMax
 )
 
@@ -66,7 +67,8 @@ var frameNames = [...]string{fOverlay: "overlay", fHello: "hello", fHeartbeat: "
 	fLeave: "leave", fClaim: "claim", fAssign: "assign", fLease: "lease", fResult: "result",
 	fResultAck: "result-ack", fBlobGet: "blob-get", fBlobData: "blob-data", fSubmit: "submit",
 	fSubmitted: "submitted", fStatus: "status", fStatusResp: "status-resp", fResults: "results",
-	fResultsResp: "results-resp", fError: "error", fDissolve: "dissolve", fHandoff: "handoff", fJoinAck: "join-ack"}
+	fResultsResp: "results-resp", fError: "error", fDissolve: "dissolve", fHandoff: "handoff", fJoinAck: "join-ack",
+	fJoinWait: "join-wait"}
 
 func (t FrameType) String() string {
 	if t > 0 && t < fMax {
@@ -254,6 +256,17 @@ type JoinAck struct {
 }
 
 func (j *JoinAck) validate() error { return j.Root.validate("join-ack.root") }
+
+// JoinWait answers a join that the node it entered by cannot place: that
+// node is in no tree (it is looking for one too) or is cut off from its
+// root. It carries nothing: being heard from is the message. A joining
+// node that hears from a node of a smaller address does not start a tree
+// of its own (formTree), so that when a whole overlay restarts, the nodes
+// whose joins reach another searching node wait for the smallest one's
+// tree instead of starting trees that are never merged.
+type JoinWait struct{}
+
+func (j *JoinWait) validate() error { return nil }
 
 // Welcome tells a joining node its place: it plays leaf Leaf, whose
 // father is Router.Self, and the new routing vertex Router (its children
@@ -643,6 +656,8 @@ func newControl(t FrameType) validator {
 		return new(Handoff)
 	case fJoinAck:
 		return new(JoinAck)
+	case fJoinWait:
+		return new(JoinWait)
 	case fClaim:
 		return new(Claim)
 	case fAssign:
@@ -700,6 +715,8 @@ func frameOf(v validator) FrameType {
 		return fHandoff
 	case *JoinAck:
 		return fJoinAck
+	case *JoinWait:
+		return fJoinWait
 	case *Claim:
 		return fClaim
 	case *Assign:

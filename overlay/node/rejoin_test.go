@@ -258,3 +258,20 @@ func TestCloseWithoutStart(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchingNodeAnswersJoinWait: a node that is in no tree (its only
+// seed does not answer) answers the joins that reach it with join-wait,
+// so that the joining node has heard from it; the two end in one tree
+// (the smaller address's, or the first formed: here either may be).
+func TestSearchingNodeAnswersJoinWait(t *testing.T) {
+	cl := newCluster(t, 2, true, func(i int, c *Config) {
+		if i == 0 {
+			c.Join = []string{"127.0.0.1:1"} // nobody there: node 0 searches
+		}
+	})
+	waitFor(t, 10*time.Second, "join-wait sent by the searching node", func() (bool, string) {
+		s, _ := cl.nodes[0].Status()
+		return s.Traffic.ByType["join-wait"] > 0, fmt.Sprintf("frames sent %v", s.Traffic.ByType)
+	})
+	cl.waitOneTree("one tree of the two", 60*time.Second)
+}

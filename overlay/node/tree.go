@@ -332,8 +332,9 @@ func (n *Node) sendJoin(t time.Time) {
 
 // formTree: every known node was asked twice and none placed this one:
 // if no node heard from lately has a smaller address (those joining too,
-// whose joins reach this one), there is no tree any more and this node
-// starts one (the others then join it).
+// whose joins reach this one, and those this one's joins reached, which
+// answer JoinWait), there is no tree any more and this node starts one
+// (the others then join it).
 func (n *Node) formTree(t time.Time) bool {
 	if t.Sub(n.joinStarted) < n.orphanWait() || t.Sub(n.memberSeen) < 2*n.orphanWait() {
 		return false // a tree may still answer, or exists
@@ -406,7 +407,12 @@ func (n *Node) onJoin(from string, j *Join) {
 				return
 			}
 		}
-		return // not in a position to place it: the joining node retries elsewhere
+		// Not in a position to place it: the joining node retries
+		// elsewhere, and hears that this node exists (see JoinWait).
+		if from == j.Node {
+			n.sendCtl(from, &JoinWait{})
+		}
+		return
 	}
 	if j.To.Node != n.self {
 		return
