@@ -737,6 +737,8 @@ func (n *Node) deliver(from, sub string, m overlay.Msg) {
 					err := fmt.Errorf("from vertex %d: not the father of leaf %d", m.From, m.To)
 					if !l.father.None() && m.From == l.father.ID {
 						n.stale(from, "overlay "+m.Kind.String(), fmt.Errorf("%v here (played by %s)", err, l.father.Node))
+					} else if l.former.has(m.From, from) {
+						n.stale(from, "overlay "+m.Kind.String(), fmt.Errorf("%v any more", err))
 					} else {
 						n.invalid(from, "overlay "+m.Kind.String(), err)
 					}
@@ -765,7 +767,12 @@ func (n *Node) deliver(from, sub string, m overlay.Msg) {
 	}
 	nb := r.neighbour(m.From)
 	if nb.None() {
-		n.invalid(from, "overlay "+m.Kind.String(), fmt.Errorf("from vertex %d: not a neighbour of vertex %d", m.From, m.To))
+		err := fmt.Errorf("from vertex %d: not a neighbour of vertex %d", m.From, m.To)
+		if r.former.has(m.From, from) {
+			n.stale(from, "overlay "+m.Kind.String(), fmt.Errorf("%v any more", err))
+		} else {
+			n.invalid(from, "overlay "+m.Kind.String(), err)
+		}
 		return
 	}
 	if nb.Node != from {

@@ -42,6 +42,32 @@ type leafRole struct {
 	lost   time.Time // when the father was found silent (zero: alive)
 	fview  View      // the father's links, from its heartbeats
 	depth  int       // from the father's heartbeats
+	former formerLinks
+}
+
+// formerLinks are the last neighbours a vertex was linked to before a
+// relink: a message from one of them (the same vertex id, from the node
+// that played it) is one sent before its sender heard of the change —
+// stale, not invalid.
+type formerLinks [4]Ref
+
+// add records r (if it is a link) as the latest former neighbour.
+func (f *formerLinks) add(r Ref) {
+	if r.None() {
+		return
+	}
+	copy(f[1:], f[:len(f)-1])
+	f[0] = r
+}
+
+// has reports whether vertex id played by node is a former neighbour.
+func (f *formerLinks) has(id overlay.Addr, node string) bool {
+	for _, r := range f {
+		if !r.None() && r.ID == id && r.Node == node {
+			return true
+		}
+	}
+	return false
 }
 
 // kid is what a router knows of one child.
@@ -65,6 +91,7 @@ type routerRole struct {
 	// joining again with its subtree.
 	detached bool
 	depth    int // from the father's heartbeats (root: 0)
+	former   formerLinks
 }
 
 func (r *routerRole) child(i int) Ref {
@@ -75,6 +102,9 @@ func (r *routerRole) child(i int) Ref {
 }
 
 func (r *routerRole) setChild(i int, c Ref, leaf bool) {
+	if old := r.child(i); !old.Same(c) {
+		r.former.add(old)
+	}
 	if i == 0 {
 		r.view.Left, r.view.LeftLeaf = c, leaf
 	} else {
@@ -651,6 +681,9 @@ func (n *Node) relinkChild(r *routerRole, s int, c Ref, leaf bool, cv View) {
 // sends it its summary (a fresh father knows nothing of it).
 func (n *Node) setLeafFather(f Ref, fv View, resend bool) {
 	l := n.leaf
+	if !l.father.Same(f) {
+		l.former.add(l.father)
+	}
 	l.father = f
 	l.heard, l.lost = time.Now(), time.Time{}
 	l.fview = fv
@@ -667,6 +700,9 @@ func (n *Node) setLeafFather(f Ref, fv View, resend bool) {
 
 // setRouterFather gives router r a new father, which gets r's aggregate.
 func (n *Node) setRouterFather(r *routerRole, f Ref, fv View) {
+	if !r.view.Father.Same(f) {
+		r.former.add(r.view.Father)
+	}
 	r.view.Father = f
 	r.fheard, r.flost = time.Now(), time.Time{}
 	r.fview = fv
@@ -751,6 +787,9 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 	w := hb.From.Self
 	if l := n.leaf; l != nil && l.self.ID == hb.To.ID {
 		if !l.father.None() && w.ID == l.father.ID && (w.Node == l.father.Node || better(w, l.father)) {
+			if !l.father.Same(w) {
+				l.former.add(l.father)
+			}
 			l.father = w
 			l.heard, l.lost = now, time.Time{}
 			l.fview = hb.From
@@ -766,6 +805,9 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 		return
 	}
 	if !r.view.Father.None() && w.ID == r.view.Father.ID && (w.Node == r.view.Father.Node || better(w, r.view.Father)) {
+		if !r.view.Father.Same(w) {
+			r.former.add(r.view.Father)
+		}
 		r.view.Father = w
 		r.fheard, r.flost = now, time.Time{}
 		r.fview = hb.From
@@ -830,6 +872,7 @@ func (n *Node) treeTimers(t time.Time) {
 				n.fatherLost(t, r.view.Self, r.view.Father, r.fview, r.flost, func() {
 					n.logf("router %v cut off: joining again with its subtree", r.view.Self)
 					r.detached = true
+					r.former.add(r.view.Father)
 					r.view.Father = Ref{}
 					r.r.Father = overlay.NoAddr
 					n.startJoin(r.view.Self, false)

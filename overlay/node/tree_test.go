@@ -283,3 +283,50 @@ func TestHandoverRelinksOwnRoles(t *testing.T) {
 		t.Error("X's leaf sent to the vertex X no longer plays")
 	}
 }
+
+// TestFormerNeighbourIsStale: after a join splits a router's leaf child,
+// an update still sent by that leaf to its former father (in flight
+// during the split: the two-host check counted one as invalid at join
+// time) is stale, not invalid; the same vertex id from another node, and
+// a vertex never linked, stay invalid. A leaf given a new father counts
+// its former father's messages as stale too.
+func TestFormerNeighbourIsStale(t *testing.T) {
+	n := unstartedNode(t)
+	old := Ref{ID: 3, Node: "127.0.0.1:1"}
+	v := View{Self: Ref{ID: 1, Node: n.self}, Left: old, LeftLeaf: true, Right: Ref{ID: 2, Node: n.self}, RightLeaf: true}
+	vr, err := newRouter(linksOf(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &routerRole{view: v, r: vr}
+	n.routers = map[overlay.Addr]*routerRole{v.Self.ID: r}
+	n.root = v.Self
+	n.routeJoin(r, &Join{Node: "127.0.0.1:2", To: v.Self})
+	if r.view.Left.Same(old) {
+		t.Fatalf("the join did not split leaf %v", old)
+	}
+	sum := overlay.IBPSummary{{Mem: 1, Disk: 1, V: 1}}
+	counts := func() (uint64, uint64) { return n.ctr.stale.Load(), n.ctr.invalid.Load() }
+	for _, c := range []struct {
+		what       string
+		from       string
+		m          overlay.Msg
+		stale, inv uint64
+	}{
+		{"the split leaf's update", old.Node, overlay.Msg{Kind: overlay.KindUpdate, From: old.ID, To: v.Self.ID, Sum: sum}, 1, 0},
+		{"its vertex id from another node", "127.0.0.1:9", overlay.Msg{Kind: overlay.KindUpdate, From: old.ID, To: v.Self.ID, Sum: sum}, 1, 1},
+		{"a vertex never linked", old.Node, overlay.Msg{Kind: overlay.KindUpdate, From: 12345, To: v.Self.ID, Sum: sum}, 1, 2},
+	} {
+		n.deliver(c.from, "", c.m)
+		if s, i := counts(); s != c.stale || i != c.inv {
+			t.Errorf("%s: stale %d invalid %d, want %d and %d", c.what, s, i, c.stale, c.inv)
+		}
+	}
+	f0, f1 := Ref{ID: 20, Node: "127.0.0.1:5"}, Ref{ID: 21, Node: "127.0.0.1:6"}
+	n.leaf = n.newLeaf(Ref{ID: 10, Node: n.self}, f0)
+	n.setLeafFather(f1, View{}, false)
+	n.deliver(f0.Node, "", overlay.Msg{Kind: overlay.KindBound, From: f0.ID, To: 10})
+	if s, i := counts(); s != 2 || i != 2 {
+		t.Errorf("a message from the leaf's former father: stale %d invalid %d, want 2 and 2", s, i)
+	}
+}
