@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/volsched/volsched/overlay"
 )
 
 // restart starts node i again with its configuration and state directory
@@ -183,13 +181,7 @@ func TestJoinDoesNotSplitOwnLeaf(t *testing.T) {
 		from  string
 		split bool
 	}{{restarted, false}, {"127.0.0.1:2", true}} {
-		vr, err := newRouter(linksOf(v))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &routerRole{view: v, r: vr}
-		n.routers = map[overlay.Addr]*routerRole{v.Self.ID: r}
-		n.root = v.Self
+		r := soleRoot(t, n, v)
 		n.routeJoin(r, &Join{Node: c.from, To: v.Self})
 		if split := !r.view.Left.Same(old); split != c.split {
 			t.Errorf("join of %s: leaf %v split %v, want %v (left child now %v)", c.from, old, split, c.split, r.view.Left)

@@ -205,6 +205,20 @@ func TestLateWelcomeDeclined(t *testing.T) {
 
 // unstartedNode is a node made but never started (a test calls its
 // handlers itself); it is closed at the end of the test.
+// soleRoot makes never-started node n play routing vertex v, the root,
+// and nothing else.
+func soleRoot(t *testing.T, n *Node, v View) *routerRole {
+	t.Helper()
+	vr, err := newRouter(linksOf(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &routerRole{view: v, r: vr}
+	n.routers = map[overlay.Addr]*routerRole{v.Self.ID: r}
+	n.root = v.Self
+	return r
+}
+
 func unstartedNode(t *testing.T) *Node {
 	t.Helper()
 	cr := sharedCreds(t)
@@ -294,13 +308,7 @@ func TestFormerNeighbourIsStale(t *testing.T) {
 	n := unstartedNode(t)
 	old := Ref{ID: 3, Node: "127.0.0.1:1"}
 	v := View{Self: Ref{ID: 1, Node: n.self}, Left: old, LeftLeaf: true, Right: Ref{ID: 2, Node: n.self}, RightLeaf: true}
-	vr, err := newRouter(linksOf(v))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &routerRole{view: v, r: vr}
-	n.routers = map[overlay.Addr]*routerRole{v.Self.ID: r}
-	n.root = v.Self
+	r := soleRoot(t, n, v)
 	n.routeJoin(r, &Join{Node: "127.0.0.1:2", To: v.Self})
 	if r.view.Left.Same(old) {
 		t.Fatalf("the join did not split leaf %v", old)
