@@ -788,9 +788,11 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 	if l := n.leaf; l != nil && l.self.ID == hb.To.ID {
 		if !l.father.None() && w.ID == l.father.ID && (w.Node == l.father.Node || better(w, l.father)) {
 			if !l.father.Same(w) {
-				l.former.add(l.father)
+				// A new player of the father (its adopt not come, or
+				// lost): relinked as adopt relinks, the summary sent
+				// to its fresh copy.
+				n.setLeafFather(w, hb.From, true)
 			}
-			l.father = w
 			l.heard, l.lost = now, time.Time{}
 			l.fview = hb.From
 			l.depth = hb.Depth + 1
@@ -806,9 +808,8 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 	}
 	if !r.view.Father.None() && w.ID == r.view.Father.ID && (w.Node == r.view.Father.Node || better(w, r.view.Father)) {
 		if !r.view.Father.Same(w) {
-			r.former.add(r.view.Father)
+			n.setRouterFather(r, w, hb.From) // as for leaves above: the new copy gets the aggregate
 		}
-		r.view.Father = w
 		r.fheard, r.flost = now, time.Time{}
 		r.fview = hb.From
 		r.depth = hb.Depth + 1
