@@ -65,11 +65,7 @@ func (n *Node) rememberNeighbours() {
 	if err != nil {
 		return
 	}
-	v := string(b)
-	n.st.do(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT OR REPLACE INTO meta(k, v) VALUES('members', ?)`, v)
-		return err
-	}, nil)
+	n.putMeta("members", string(b))
 }
 
 // loadRemembered reads the remembered members (none in a state directory

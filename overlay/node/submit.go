@@ -646,7 +646,12 @@ func (n *Node) loadState() error {
 // came), so that a restarted node's status shows them as before.
 func (n *Node) storeBagTime(id uint64, what string, t float64) {
 	k := fmt.Sprintf("bag/%d/%s", id, what)
-	v := strconv.FormatFloat(t, 'g', -1, 64)
+	n.putMeta(k, strconv.FormatFloat(t, 'g', -1, 64))
+}
+
+// putMeta queues the write of meta key k (as before it had one place:
+// a failed write is not retried).
+func (n *Node) putMeta(k, v string) {
 	n.st.do(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT OR REPLACE INTO meta(k, v) VALUES(?, ?)`, k, v)
 		return err
@@ -694,8 +699,5 @@ func (n *Node) markMember() {
 		return
 	}
 	n.wasMember = true
-	n.st.do(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT OR REPLACE INTO meta(k, v) VALUES('member', '1')`)
-		return err
-	}, nil)
+	n.putMeta("member", "1")
 }
