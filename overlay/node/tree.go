@@ -788,11 +788,9 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 	if l := n.leaf; l != nil && l.self.ID == hb.To.ID {
 		if !l.father.None() && w.ID == l.father.ID && (w.Node == l.father.Node || better(w, l.father)) {
 			if !l.father.Same(w) {
-				// A new player of the father (its adopt not come, or
-				// lost): relinked as adopt relinks, the summary sent
-				// to its fresh copy.
-				n.setLeafFather(w, hb.From, true)
+				l.former.add(l.father)
 			}
+			l.father = w
 			l.heard, l.lost = now, time.Time{}
 			l.fview = hb.From
 			l.depth = hb.Depth + 1
@@ -808,8 +806,9 @@ func (n *Node) onHeartbeat(from string, hb *Heartbeat) {
 	}
 	if !r.view.Father.None() && w.ID == r.view.Father.ID && (w.Node == r.view.Father.Node || better(w, r.view.Father)) {
 		if !r.view.Father.Same(w) {
-			n.setRouterFather(r, w, hb.From) // as for leaves above: the new copy gets the aggregate
+			r.former.add(r.view.Father)
 		}
+		r.view.Father = w
 		r.fheard, r.flost = now, time.Time{}
 		r.fview = hb.From
 		r.depth = hb.Depth + 1
