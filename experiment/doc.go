@@ -46,7 +46,7 @@
 // whatever the number of workers and shards. Grid maps unit numbers to
 // combinations of parameters and back.
 //
-// The command-line side (cmd/volsched/exp.go) gives campaign commands the
+// The command-line side (cli/exp.go) gives campaign commands the
 // shared flags --seed, --workers, --shard and --out, runs them through Run,
 // and calls the summarizer registered for the kind once all units are
 // there: after an unsharded run, or after `volsched exp merge`.

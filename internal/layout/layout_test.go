@@ -67,7 +67,7 @@ var forbiddenDeps = []string{
 	module + "overlay/accuracy", module + "overlay/stars", module + "overlay/node",
 	module + "oversim", module + "des", module + "workload", module + "failure",
 	module + "experiment", module + "figure", module + "report", module + "whatif",
-	module + "live/", module + "cmd/",
+	module + "live/", module + "cmd/", module + "cli",
 	"gonum.org/v1/plot", "github.com/spf13/cobra",
 	"connectrpc.com/", "google.golang.org/protobuf", "modernc.org/sqlite",
 	"github.com/prometheus/",

@@ -11,7 +11,7 @@ import (
 )
 
 // TestAgainstSFMax: the overlay runs as one line by increasing SF_max, each
-// reference as a flat line over [lo, hi] (moved from cmd/volsched's
+// reference as a flat line over [lo, hi] (moved from the CLI's
 // TestOverlaySFMaxFigure).
 func TestAgainstSFMax(t *testing.T) {
 	rs := []*oversim.Result{

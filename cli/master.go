@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/volsched/volsched/live/manifest"
+	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/live/pki"
+)
+
+func init() {
+	var o master.Options
+	var appDir, logLevel, logFormat, pprofAddr string
+	var udpBeats bool
+	cmd := &cobra.Command{
+		Use:   "master --app DIR --state DIR",
+		Short: "Run an application on volatile workers, scheduled live by the seed-001 heuristics",
+		Long: `master runs the iterative application in --app (a directory with a
+volsched.toml manifest: see docs/runtime.md) on the workers that connect to it,
+deciding where tasks go with one of the 17 heuristics of seed 001 §6 (the
+same decision code the simulator uses).
+
+On first start it creates its CA and certificate in --state and prints the
+CA fingerprint, which workers pin (--fingerprint). Workers need a token:
+'volsched master token add NAME --state DIR'. Everything durable (progress,
+every result, the workers' estimated chains) is in --state/master.db; a
+master killed and started again with the same command continues. The final
+output is in --state/output; the workers' availability as an FTA trace in
+--state/availability.fta; every event in --state/events.jsonl.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if appDir == "" || o.State == "" {
+				return usagef("master: --app and --state are required")
+			}
+			if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
+				return usagef("--heuristic: %v", err)
+			}
+			if o.NCom < 1 {
+				return usagef("--ncom %d: want ≥ 1", o.NCom)
+			}
+			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
+				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
+			}
+			if o.DownAfter != 0 && o.DownAfter <= o.Heartbeat {
+				return usagef("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
+			}
+			if o.Rate < 0 {
+				return usagef("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
+			}
+			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
+				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
+			}
+			log, err := newLogger(logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			app, err := manifest.Load(appDir)
+			if err != nil {
+				return err
+			}
+			o.Logger, o.App = log, app
+			if pprofAddr != "" {
+				if err := servePprof(pprofAddr); err != nil {
+					return err
+				}
+			}
+			o.NoUDPBeats = !udpBeats
+			srv, err := master.New(o)
+			if err != nil {
+				return err
+			}
+			if err := srv.Listen(); err != nil {
+				return err
+			}
+			fpFile := filepath.Join(o.State, "fingerprint")
+			os.WriteFile(fpFile, []byte(srv.Fingerprint()+"\n"), 0o644)
+			os.WriteFile(filepath.Join(o.State, "address"), []byte(srv.Addr()+"\n"), 0o644)
+			fmt.Fprintf(c.ErrOrStderr(), "volsched master: listening on %s\nCA fingerprint (workers: --fingerprint): %s\n", srv.Addr(), srv.Fingerprint())
+			err = srv.Run(c.Context())
+			if errors.Is(err, c.Context().Err()) && err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), "volsched master: interrupted; the state is kept, the same command continues")
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("application %s stopped: %w", app.Manifest.Name, err)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "volsched master: application %s finished; output in %s\n", app.Manifest.Name, filepath.Join(o.State, "output"))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&appDir, "app", "", "application directory (with volsched.toml or volsched.json)")
+	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
+	f.StringVar(&o.Listen, "listen", ":7411", "address to listen on (HTTPS: RPC, blobs, /metrics)")
+	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
+	f.StringVar(&o.Heuristic, "heuristic", "EMCT*", "one of the 17 heuristics of §6 (RANDOM…UD*)")
+	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
+	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
+	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")
+	f.BoolVar(&udpBeats, "udp-heartbeats", true, "take the workers' plain heart-beats as signed UDP datagrams on the same port as --listen (UDP), the socket as fallback (docs/runtime.md)")
+	f.DurationVar(&o.DownAfter, "down-after", 0, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
+	f.IntVar(&o.ExtraReplicas, "replicas", 2, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
+	f.Uint64Var(&o.Seed, "seed", 1, "random heuristics' seed")
+	f.Int64Var(&o.Rate, "rate", 0, "limit every blob download to this many bytes/s (0: none; for demos)")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&logFormat, "log-format", "text", "text or json")
+	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof, no authentication) on this loopback address, e.g. 127.0.0.1:6060 (measurements: docs/benchmarks.md)")
+
+	token := &cobra.Command{Use: "token", Short: "Manage the workers' tokens (stored hashed in STATE/master.db)"}
+	var tokState string
+	add := &cobra.Command{
+		Use:   "add NAME --state DIR",
+		Short: "Make a token for worker NAME and print it (only once: it is stored hashed)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			tok, err := db.AddToken(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout(), tok)
+			return nil
+		},
+	}
+	revoke := &cobra.Command{
+		Use:   "revoke NAME --state DIR",
+		Short: "Revoke worker NAME's token (a running master ends its sessions within a second)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.RevokeToken(args[0])
+		},
+	}
+	var copyFrom string
+	var copyCA bool
+	tcopy := &cobra.Command{
+		Use:   "copy --from OLDSTATE --state DIR",
+		Short: "Give a new application's state directory the workers' tokens (and the CA) of another",
+		Long: `copy gives the state directory --state (created if needed) the valid tokens
+of --from, and its CA (unless --ca=false), so that the workers of a finished
+application, left waiting (volsched worker without --exit-when-done), are
+accepted by the master of the next one on the same address: same tokens,
+same fingerprint. A name --state already has a valid token for keeps it.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if copyFrom == "" {
+				return usagef("--from is required: the state directory whose tokens to copy")
+			}
+			if _, err := os.Stat(filepath.Join(copyFrom, "master.db")); err != nil {
+				return fmt.Errorf("--from %s: no master state there (%v)", copyFrom, err)
+			}
+			if abs1, _ := filepath.Abs(copyFrom); tokState != "" {
+				if abs2, _ := filepath.Abs(tokState); abs1 == abs2 {
+					return usagef("--from and --state are the same directory %s", abs1)
+				}
+			}
+			db, err := openState(tokState)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			from, err := master.OpenDB(copyFrom)
+			if err != nil {
+				return fmt.Errorf("--from %s: %v", copyFrom, err)
+			}
+			defer from.Close()
+			if copyCA {
+				copied, err := pki.CopyCA(copyFrom, tokState)
+				if err != nil {
+					return err
+				}
+				if copied {
+					fmt.Fprintf(c.ErrOrStderr(), "CA copied: fingerprint unchanged\n")
+				}
+			}
+			n, kept, err := db.CopyTokens(from)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "%d token(s) copied, %d name(s) kept their own\n", n, kept)
+			return nil
+		},
+	}
+	tcopy.Flags().StringVar(&copyFrom, "from", "", "the state directory to copy from")
+	tcopy.Flags().BoolVar(&copyCA, "ca", true, "copy the CA too (the workers' --fingerprint stays valid)")
+	for _, sc := range []*cobra.Command{add, revoke, tcopy} {
+		sc.Flags().StringVar(&tokState, "state", "", "the master's state directory")
+	}
+	token.AddCommand(add, revoke, tcopy)
+	cmd.AddCommand(token)
+	rootCmd.AddCommand(cmd)
+}
+
+func openState(dir string) (*master.DB, error) {
+	if dir == "" {
+		return nil, usagef("--state is required")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return master.OpenDB(dir)
+}
+
+// servePprof serves net/http/pprof on a loopback address (it has no
+// authentication: never on a public interface).
+func servePprof(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usagef("--pprof %q: want a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT): the profiles have no authentication", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof %s: %v", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go http.Serve(ln, mux)
+	return nil
+}
