@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 )
 
 // newLogger makes the live commands' structured logger (standard error).

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 )
 
 func init() {

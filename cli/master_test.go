@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 )
 
 // TestMasterRefusesBadFlags: each bad flag of volsched master is refused

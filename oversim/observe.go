@@ -5,7 +5,7 @@ import (
 	"github.com/volsched/volsched/overlay"
 )
 
-// Observation of a run, for diagnostics (internal/tools/overlaydiag) and
+// Observation of a run, for diagnostics (tools/overlaydiag) and
 // tests: what happens to the tasks, and the execution nodes' state.
 
 // TaskEventKind says what happened to a group of tasks.

@@ -12,7 +12,7 @@ import (
 // few point masses (atoms) plus a mixture of log-normals, truncated to the
 // distribution's support and, for quantities measured on a grid (seconds,
 // jobs, tasks, megabytes), rounded up to that grid. The parameters are
-// fitted to the empirical files by internal/tools/fitworkload; a model is
+// fitted to the empirical files by tools/fitworkload; a model is
 // turned into the tables the generator samples (CDF, AppHist) by Table and
 // AppModel.Hist.
 

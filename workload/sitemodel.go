@@ -100,7 +100,7 @@ func (m *SiteModel) Validate() error {
 }
 
 // ReadSiteModel reads a model as JSON (the form of
-// internal/tools/fitworkload's output) and validates it.
+// tools/fitworkload's output) and validates it.
 func ReadSiteModel(r io.Reader, name string) (*SiteModel, error) {
 	var m SiteModel
 	dec := json.NewDecoder(r)

@@ -24,11 +24,11 @@ import (
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/examples"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 )
 
 // Options of a demo.

@@ -15,9 +15,9 @@ import (
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/examples"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
 )
 

@@ -14,11 +14,11 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
 )
 

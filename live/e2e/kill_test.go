@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
 	"github.com/volsched/volsched/trace"
 )

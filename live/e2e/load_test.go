@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/beat"
-	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
 )
 

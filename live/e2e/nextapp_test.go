@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/master"
-	"github.com/volsched/volsched/live/pki"
 )
 
 // TestNextApplication: a worker left waiting after its application

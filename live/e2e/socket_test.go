@@ -12,8 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/livepb"
-	"github.com/volsched/volsched/live/pki"
 	"github.com/volsched/volsched/live/worker"
 )
 

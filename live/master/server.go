@@ -26,12 +26,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/beat"
-	"github.com/volsched/volsched/live/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
-	"github.com/volsched/volsched/live/pki"
 )
 
 // Options configure a master Server.

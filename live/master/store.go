@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/internal/sqlitedb"
-	"github.com/volsched/volsched/live/pki"
 )
 
 // DBFile is the master's database in the state directory.

@@ -33,7 +33,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"

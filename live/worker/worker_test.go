@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/manifest"
-	"github.com/volsched/volsched/live/pki"
 )
 
 func TestCmdProbe(t *testing.T) {

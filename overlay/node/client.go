@@ -13,7 +13,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 )
 
 // StatusReq asks a node for its status.

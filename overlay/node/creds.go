@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/internal/atomicfile"
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 )
 
 // Credentials of a node or a client, as `volsched node ca issue` writes

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 )
 
 // TestSubmissionNodeRestart kills the submission node abruptly in the

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 )
 
 // The execution role: tasks placed here by the overlay are claimed from

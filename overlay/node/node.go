@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/overlay"
 )
 

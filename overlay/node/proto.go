@@ -10,7 +10,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 	"github.com/volsched/volsched/overlay"
 )
 

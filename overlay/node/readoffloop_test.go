@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 )
 
 // TestSlowReadsDoNotStallTheLoop: while the submission node's database

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/overlay"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/volsched/volsched/internal/sqlitedb"
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 )
 
 // store is a node's durable state: the bags submitted there with their

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/volsched/volsched/live/blob"
+	"github.com/volsched/volsched/internal/blob"
 	"github.com/volsched/volsched/overlay"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/volsched/volsched/live/pki"
+	"github.com/volsched/volsched/internal/pki"
 )
 
 // TestFrameAfterPeerRestartArrives: a peer stopped and started again on

@@ -3,7 +3,7 @@
 // simulator) that are not tests: they measure, print and compare with
 // files outside the repository. Run from the repository:
 //
-//	go run ./internal/tools/overlaydiag <command> [flags]
+//	go run ./tools/overlaydiag <command> [flags]
 //
 // Commands (docs/overlay.md, "Diagnostics"):
 //
@@ -21,7 +21,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/volsched/volsched/internal/tools/subcommand"
+	"github.com/volsched/volsched/tools/subcommand"
 )
 
 type command struct {

@@ -2,7 +2,7 @@
 // (workload.SiteModel, docs/workload-model.md) to the empirical
 // distributions of a data folder and prints it as JSON:
 //
-//	go run ./internal/tools/fitworkload -data DIR > workload/sitemodel.json
+//	go run ./tools/fitworkload -data DIR > workload/sitemodel.json
 //
 // With -markdown MODEL.json it prints instead the tables of
 // docs/workload-model.md (parameters and fit quality) of a model file.
@@ -183,7 +183,7 @@ func provenance(dir, date string) (workload.Provenance, error) {
 			"app_distribution.hist: the number of tasks as above, then per group of numbers of tasks the length as above and the memory "+
 			"(share drawn from taskmaxmem, the rest as above); the relative-deadline column is not modelled (the generator does not use it)",
 			atomMass, maxAtoms, maxComponents, ksSlack, ksGood, meanSlack),
-		Program: "go run ./internal/tools/fitworkload -data DIR -date " + date,
+		Program: "go run ./tools/fitworkload -data DIR -date " + date,
 	}
 	names, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {

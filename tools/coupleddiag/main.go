@@ -5,7 +5,7 @@
 // print and explain single units of the paper's campaign. Run from the
 // repository:
 //
-//	go run ./internal/tools/coupleddiag <command> [flags]
+//	go run ./tools/coupleddiag <command> [flags]
 //
 // Commands (docs/reproduction-002.md, "Diagnostics"):
 //
@@ -23,7 +23,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/volsched/volsched/internal/tools/subcommand"
+	"github.com/volsched/volsched/tools/subcommand"
 )
 
 type command struct {

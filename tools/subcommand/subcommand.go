@@ -1,5 +1,5 @@
 // Package subcommand runs the commands of the diagnostic tools under
-// internal/tools (coupleddiag, overlaydiag): `go run ./internal/tools/TOOL
+// tools (coupleddiag, overlaydiag): `go run ./tools/TOOL
 // <command> [flags]`, with the usage listing the commands, Ctrl-C or
 // SIGTERM cancelling the command's context, and exit status 1 on a
 // command's error, 2 on a usage error.
@@ -23,7 +23,7 @@ type Command struct {
 }
 
 func usage(tool string, cmds []Command) {
-	fmt.Fprintf(os.Stderr, "usage: go run ./internal/tools/%s <command> [flags]; commands:\n", tool)
+	fmt.Fprintf(os.Stderr, "usage: go run ./tools/%s <command> [flags]; commands:\n", tool)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	width := 0
 	for _, c := range cmds {
