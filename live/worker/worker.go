@@ -3,10 +3,12 @@
 // its token and the verified content of its cache, then keeps a session:
 // heart-beats with its state (UP, or RECLAIMED when its owner wants the
 // machine back), the master's commands (fetch a blob, run a task copy,
-// cancel one), the results uploaded and submitted. While RECLAIMED the
-// task's process group is stopped (SIGSTOP) and transfers pause; back UP
-// the task continues (SIGCONT) and a paused transfer resumes, by a Range
-// request, once the master grants it a channel again.
+// cancel one), the results uploaded and submitted. Tasks run through the
+// task runner (internal/taskrun): in a process group of their own, killed
+// whole when cancelled and when the worker dies, SIGKILL included. While
+// RECLAIMED the task's process group is stopped (SIGSTOP) and transfers
+// pause; back UP the task continues (SIGCONT) and a paused transfer
+// resumes, by a Range request, once the master grants it a channel again.
 //
 // With an emulated chain the worker follows a 3-state Markov chain one draw
 // per slot: RECLAIMED as above, DOWN drops the connection, wipes the cache
@@ -27,13 +29,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"connectrpc.com/connect"
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/taskrun"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
@@ -380,14 +382,10 @@ type fetchState struct {
 }
 
 type processState struct {
-	pid        int
-	started    time.Time
-	stoppedAt  time.Time
-	stopped    time.Duration
-	stderr     *tailBuffer
-	workDir    string
-	output     string
-	cancelProc context.CancelFunc
+	task    *taskrun.Task
+	log     string // the task's standard output and error, beside workDir
+	workDir string
+	output  string
 }
 
 type fetchResult struct {
@@ -399,7 +397,7 @@ type fetchResult struct {
 
 type procResult struct {
 	cp  *copyState
-	err error
+	res taskrun.Result
 }
 
 type submitResult struct {
@@ -578,12 +576,9 @@ func (s *sess) setState(st availability.State) {
 	for _, cp := range s.copies {
 		if p := cp.cmd; p != nil {
 			if st == availability.Reclaimed {
-				syscall.Kill(-p.pid, syscall.SIGSTOP)
-				p.stoppedAt = time.Now()
-			} else if !p.stoppedAt.IsZero() {
-				syscall.Kill(-p.pid, syscall.SIGCONT)
-				p.stopped += time.Since(p.stoppedAt)
-				p.stoppedAt = time.Time{}
+				p.task.Stop()
+			} else {
+				p.task.Continue()
 			}
 		}
 		if st == availability.Reclaimed {
@@ -670,8 +665,7 @@ func (s *sess) kill(cp *copyState) {
 		cp.fetch.cancel()
 	}
 	if p := cp.cmd; p != nil {
-		syscall.Kill(-p.pid, syscall.SIGKILL)
-		p.cancelProc()
+		p.task.Kill()
 	}
 	cp.done = true
 }
@@ -807,23 +801,21 @@ func (s *sess) start(cp *copyState) error {
 	if err := copyFile(s.w.blobs.Path(cp.run.InputDigest), in); err != nil {
 		return err
 	}
-	pctx, pcancel := context.WithCancel(s.ctx)
-	p := &processState{workDir: wd, output: filepath.Join(wd, "OUTPUT"), stderr: &tailBuffer{max: 4096}, cancelProc: pcancel}
-	cmd := manifest.TaskCommand(pctx, prog, in, p.output, wd, int(cp.run.Iteration), cp.run.Name, s.env)
-	cmd.Stderr = p.stderr
-	cmd.Stdout = p.stderr
-	if err := cmd.Start(); err != nil {
-		pcancel()
+	p := &processState{workDir: wd, log: wd + ".log", output: filepath.Join(wd, "OUTPUT")}
+	spec := manifest.TaskSpec(prog, in, p.output, wd, int(cp.run.Iteration), cp.run.Name, s.env)
+	spec.Stdout, spec.Stderr = p.log, p.log
+	task, err := taskrun.Start(s.ctx, spec)
+	if err != nil {
 		return err
 	}
-	p.pid, p.started = cmd.Process.Pid, time.Now()
+	p.task = task
 	cp.cmd = p
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		err := cmd.Wait()
+		res := task.Wait()
 		select {
-		case s.procs <- procResult{cp: cp, err: err}:
+		case s.procs <- procResult{cp: cp, res: res}:
 		case <-s.ctx.Done():
 		}
 	}()
@@ -833,20 +825,18 @@ func (s *sess) start(cp *copyState) error {
 func (s *sess) exited(r procResult) {
 	cp := r.cp
 	p := cp.cmd
-	p.cancelProc()
+	tail := taskrun.ReadTail(p.log, 4096)
+	os.Remove(p.log)
 	if cp.done { // cancelled
 		os.RemoveAll(p.workDir)
 		return
 	}
-	if !p.stoppedAt.IsZero() {
-		p.stopped += time.Since(p.stoppedAt)
-	}
-	compute := time.Since(p.started) - p.stopped
+	compute := r.res.Running
 	cp.done = true
-	if r.err != nil {
-		msg := fmt.Sprintf("%s %s: %v", cp.run.Name, "exited", r.err)
-		if t := p.stderr.String(); t != "" {
-			msg += "; last stderr lines:\n" + manifest.Tail([]byte(t), 10)
+	if r.res.Err != nil {
+		msg := fmt.Sprintf("%s %s: %v", cp.run.Name, "exited", r.res.Err)
+		if tail != "" {
+			msg += "; last stderr lines:\n" + manifest.Tail([]byte(tail), 10)
 		}
 		os.RemoveAll(p.workDir)
 		s.report(cp, msg)
@@ -991,27 +981,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, data, 0o644)
-}
-
-// tailBuffer keeps the last max bytes written.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
