@@ -52,7 +52,7 @@ what it measured so far.`,
 			if err != nil {
 				return err
 			}
-			o.Logger = log
+			o.Logger, o.Predictor = log, slotPredictor()
 			o.Limit = time.Duration(minutes * float64(time.Minute))
 			if o.Binary, err = os.Executable(); err != nil {
 				return err

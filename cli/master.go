@@ -15,6 +15,7 @@ import (
 	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/whatif/simulate"
 )
 
 func init() {
@@ -74,6 +75,7 @@ output is in --state/output; the workers' availability as an FTA trace in
 				}
 			}
 			o.NoUDPBeats = !udpBeats
+			o.Predictor = slotPredictor()
 			srv, err := master.New(o)
 			if err != nil {
 				return err
@@ -206,6 +208,17 @@ same fingerprint. A name --state already has a valid token for keeps it.`,
 	token.AddCommand(add, revoke, tcopy)
 	cmd.AddCommand(token)
 	rootCmd.AddCommand(cmd)
+}
+
+// slotPredictor is the master's and the demo's Predictor: whatif/simulate's
+// forecast by the slot simulator (the live system imports no simulator).
+// The conversions between the two packages' types, which have the same
+// fields, stop compiling if one of them changes alone.
+func slotPredictor() master.Predictor {
+	return master.PredictorFunc(func(p master.PredictParams) (master.Forecast, error) {
+		f, err := simulate.ForecastIterative(simulate.ForecastInput(p))
+		return master.Forecast(f), err
+	})
 }
 
 func openState(dir string) (*master.DB, error) {

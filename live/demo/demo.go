@@ -48,6 +48,9 @@ type Options struct {
 	// slot model applies: a task shorter than a slot counts as one. 0: the
 	// example as it is.
 	TaskSlots int
+	// Predictor makes the prediction printed beside the measured makespan
+	// (the CLI gives whatif/simulate's: the slot simulator).
+	Predictor master.Predictor
 }
 
 // Run runs the demo, printing to out.
@@ -219,11 +222,12 @@ loop:
 	if tasks == 0 {
 		tasks = 8
 	}
-	mean, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom,
-		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed}, false)
+	f, err := o.Predictor.Predict(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom,
+		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed})
 	if err != nil {
 		return err
 	}
+	mean, sd := f.Mean, f.SD
 	measured := iterTime.Seconds() / o.Slot.Seconds()
 	fmt.Fprintf(out, "measured makespan   %7.1f slots (%.1f s)\n", measured, iterTime.Seconds())
 	fmt.Fprintf(out, "simulator predicts  %7.1f ± %.1f slots (%.1f s; 500 runs of the slot simulator, same chains and heuristic, T_prog %d, T_data %d, w_q %v)\n",

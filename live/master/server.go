@@ -51,7 +51,10 @@ type Options struct {
 	Rate          int64 // when > 0, every blob GET is limited to Rate bytes/s (demos, tests)
 	MaxResult     int64 // largest result accepted (bytes; default 1 GiB)
 	NoUDPBeats    bool  // no heart-beats by UDP (live/beat): all on the sockets
-	Logger        *slog.Logger
+	// Predictor predicts the time to finish the iteration for `status`
+	// (nil: no prediction).
+	Predictor Predictor
+	Logger    *slog.Logger
 }
 
 // DefaultOptions fills the defaults of the unset fields.
@@ -1126,19 +1129,20 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 	return connect.NewResponse(&livepb.SubmitResultResponse{Accepted: true}), nil
 }
 
-// predict runs the slot simulator for Status outside the machine's loop,
-// at most once per 2 s (the result is kept meanwhile) and for at most 2,000
+// predict runs the Predictor for Status outside the machine's loop, at
+// most once per 2 s (the result is kept meanwhile) and for at most 2,000
 // workers.
 func (s *Server) predict(p *PredictParams) float64 {
 	s.predMu.Lock()
 	defer s.predMu.Unlock()
-	if p == nil || len(p.Chains) > 2000 {
+	if p == nil || len(p.Chains) > 2000 || s.opt.Predictor == nil {
 		return -1
 	}
 	if time.Since(s.predAt) < 2*time.Second {
 		return s.predLast
 	}
-	mean, _, err := Predict(*p)
+	f, err := s.opt.Predictor.Predict(*p)
+	mean := f.Mean
 	if err != nil {
 		s.log.Warn("prediction", "err", err)
 		mean = -1
