@@ -8,7 +8,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,7 @@ import (
 )
 
 func init() {
-	var o master.Options
+	o := master.DefaultOptions()
 	var appDir, logLevel, logFormat, pprofAddr string
 	var udpBeats bool
 	cmd := &cobra.Command{
@@ -39,43 +38,27 @@ output is in --state/output; the workers' availability as an FTA trace in
 --state/availability.fta; every event in --state/events.jsonl.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if appDir == "" || o.State == "" {
-				return usagef("master: --app and --state are required")
-			}
-			if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
-				return usagef("--heuristic: %v", err)
-			}
-			if o.NCom < 1 {
-				return usagef("--ncom %d: want ≥ 1", o.NCom)
-			}
-			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
-				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
-			}
-			if o.DownAfter != 0 && o.DownAfter <= o.Heartbeat {
-				return usagef("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
-			}
-			if o.Rate < 0 {
-				return usagef("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
-			}
-			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
-				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
-			}
-			log, err := newLogger(logLevel, logFormat)
-			if err != nil {
-				return err
+			if appDir == "" {
+				return usagef("master: --app is required (the application's directory)")
 			}
 			app, err := manifest.Load(appDir)
 			if err != nil {
 				return err
 			}
-			o.Logger, o.App = log, app
+			o.App, o.NoUDPBeats, o.Predictor = app, !udpBeats, slotPredictor()
+			if err := o.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			log, err := newLogger(logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			o.Logger = log
 			if pprofAddr != "" {
 				if err := servePprof(pprofAddr); err != nil {
 					return err
 				}
 			}
-			o.NoUDPBeats = !udpBeats
-			o.Predictor = slotPredictor()
 			srv, err := master.New(o)
 			if err != nil {
 				return err
@@ -102,17 +85,17 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f := cmd.Flags()
 	f.StringVar(&appDir, "app", "", "application directory (with volsched.toml or volsched.json)")
 	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
-	f.StringVar(&o.Listen, "listen", ":7411", "address to listen on (HTTPS: RPC, blobs, /metrics)")
+	f.StringVar(&o.Listen, "listen", o.Listen, "address to listen on (HTTPS: RPC, blobs, /metrics)")
 	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
-	f.StringVar(&o.Heuristic, "heuristic", "EMCT*", "one of the 17 heuristics of §6 (RANDOM…UD*)")
-	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
-	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
-	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")
+	f.StringVar(&o.Heuristic, "heuristic", o.Heuristic, "one of the 17 heuristics of §6 (RANDOM…UD*)")
+	f.IntVar(&o.NCom, "ncom", o.NCom, "at most this many transfers (program or data) at once")
+	f.DurationVar(&o.Slot, "slot", o.Slot, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
+	f.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "the workers' heart-beat period")
 	f.BoolVar(&udpBeats, "udp-heartbeats", true, "take the workers' plain heart-beats as signed UDP datagrams on the same port as --listen (UDP), the socket as fallback (docs/runtime.md)")
-	f.DurationVar(&o.DownAfter, "down-after", 0, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
-	f.IntVar(&o.ExtraReplicas, "replicas", 2, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
-	f.Uint64Var(&o.Seed, "seed", 1, "random heuristics' seed")
-	f.Int64Var(&o.Rate, "rate", 0, "limit every blob download to this many bytes/s (0: none; for demos)")
+	f.DurationVar(&o.DownAfter, "down-after", o.DownAfter, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
+	f.IntVar(&o.ExtraReplicas, "replicas", o.ExtraReplicas, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "random heuristics' seed")
+	f.Int64Var(&o.Rate, "rate", o.Rate, "limit every blob download to this many bytes/s (0: none; for demos)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof, no authentication) on this loopback address, e.g. 127.0.0.1:6060 (measurements: docs/benchmarks.md)")
