@@ -41,39 +41,118 @@ import (
 	"github.com/volsched/volsched/live/manifest"
 )
 
-// Options configure a worker.
+// Options configure a worker: `volsched worker`'s flags, which the CLI
+// only maps (errors name the flag).
 type Options struct {
-	Master string      // https://host:port
-	Token  string      // the bearer token `volsched master token add` printed
-	Cache  string      // cache directory (blobs, programs, task working directories)
-	TLS    *tls.Config // pinned fingerprint or CA (pki.ClientConfigPinned / ClientConfigCA)
-	// Probe says whether the owner wants the machine (RECLAIMED); nil:
-	// never (only SetManual and emulation reclaim it).
+	Master string      // --master: https://host:port
+	Token  string      // --token: the bearer token `volsched master token add` printed
+	Cache  string      // --cache: cache directory (blobs, programs, task working directories)
+	TLS    *tls.Config // --fingerprint or --ca: pinned fingerprint or CA (pki.ClientConfigPinned / ClientConfigCA)
+	// Probe says whether the owner wants the machine (RECLAIMED; --reclaim,
+	// --reclaim-load, --reclaim-cmd: NewProbe); nil: never (only SetManual
+	// and emulation reclaim it).
 	Probe      Probe
-	ProbeEvery time.Duration
-	// Emulate, when set, makes the worker follow this chain one draw per
-	// slot (the master's slot), from EmulateStart, drawing from
-	// EmulateSeed.
-	Emulate      *availability.Chain
-	EmulateStart availability.State
-	EmulateSeed  uint64
-	// EmulateSlot is the emulation's slot; 0: the master's, learnt when
-	// the worker registers (a worker starting DOWN must be given it).
+	ProbeEvery time.Duration // --probe-every
+	// Emulate (--emulate), when set, makes the worker follow this chain
+	// one draw per slot (the master's slot), from EmulateStart (or, with
+	// EmulateStationary, a state drawn from the chain's stationary
+	// distribution), drawing from EmulateSeed; the Probe is then not used.
+	Emulate           *availability.Chain
+	EmulateStart      availability.State // --emulate-start u, r or d
+	EmulateStationary bool               // --emulate-start stationary
+	EmulateSeed       uint64             // --emulate-seed
+	// EmulateSlot (--emulate-slot) is the emulation's slot; 0: the
+	// master's, learnt when the worker registers (a worker that may start
+	// DOWN must be given it).
 	EmulateSlot time.Duration
-	// ExitWhenDone: return nil when the master says the application is
-	// finished (otherwise wait for a next one).
+	// ExitWhenDone (--exit-when-done): return nil when the master says the
+	// application is finished (otherwise wait for a next one).
 	ExitWhenDone bool
-	// NoUDPBeats: heart-beats on the session socket only, never by UDP
-	// datagram (live/beat), even when the master offers it.
+	// NoUDPBeats (--udp-heartbeats=false): heart-beats on the session
+	// socket only, never by UDP datagram (live/beat), even when the master
+	// offers it.
 	NoUDPBeats bool
-	// BeatAddr: send the heart-beat datagrams to this HOST:PORT instead of
-	// the master's host and the UDP port it gives (a port forwarded from
-	// another address).
+	// BeatAddr (--udp-heartbeat-addr): send the heart-beat datagrams to
+	// this HOST:PORT instead of the master's host and the UDP port it
+	// gives (a port forwarded from another address).
 	BeatAddr string
-	Logger   *slog.Logger
+	Logger   *slog.Logger // nil: none
 	// OnAccepted, when set, is called for every result the master
 	// acknowledged (tests check that each is durable).
 	OnAccepted func(iter, task int, digest string)
+}
+
+// DefaultReclaimLoad is --reclaim-load's default: RECLAIMED while other
+// processes use more than half the CPUs.
+const DefaultReclaimLoad = 0.5
+
+// DefaultOptions are the defaults of `volsched worker`'s flags (the
+// RECLAIMED probe: --reclaim cpu at DefaultReclaimLoad).
+func DefaultOptions() Options {
+	return Options{Probe: &CPUProbe{Threshold: DefaultReclaimLoad}, ProbeEvery: time.Second, EmulateSeed: 1}
+}
+
+// NewProbe is the RECLAIMED probe of --reclaim NAME (cpu: other processes
+// use more than load of the CPUs; none) or, when cmd is not empty, of
+// --reclaim-cmd (RECLAIMED while the shell command exits 0). None: nil.
+func NewProbe(name string, load float64, cmd string) (Probe, error) {
+	switch {
+	case cmd != "":
+		return &CmdProbe{Cmd: cmd}, nil
+	case name == "cpu":
+		p := &CPUProbe{Threshold: load}
+		return p, p.validate()
+	case name == "none":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--reclaim %q: want cpu or none", name)
+}
+
+// Validate checks the options as they are (New gives ProbeEvery 0 its
+// default first; the CLI validates its flags' values). Errors name the
+// flag, the value and what is wanted.
+func (o *Options) Validate() error {
+	switch {
+	case o.Master == "":
+		return errors.New("--master is empty, want the master's URL (https://HOST:PORT)")
+	case !strings.HasPrefix(o.Master, "https://"):
+		return fmt.Errorf("--master %q: want an https:// URL", o.Master)
+	case o.Token == "":
+		return errors.New("--token is empty, want the token `volsched master token add NAME` printed")
+	case o.TLS == nil:
+		return errors.New("no TLS trust: give --fingerprint (the master prints it) or --ca FILE")
+	case o.Cache == "":
+		return errors.New("--cache is empty, want a directory")
+	case o.ProbeEvery <= 0:
+		return fmt.Errorf("--probe-every %v: want a duration > 0", o.ProbeEvery)
+	}
+	if o.BeatAddr != "" {
+		if _, _, err := net.SplitHostPort(o.BeatAddr); err != nil {
+			return fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", o.BeatAddr, err)
+		}
+	}
+	if p, ok := o.Probe.(*CPUProbe); ok && o.Emulate == nil {
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
+	if o.Emulate == nil {
+		return nil
+	}
+	if err := o.Emulate.Validate("--emulate chain"); err != nil {
+		return err
+	}
+	switch {
+	case o.EmulateSlot < 0:
+		return fmt.Errorf("--emulate-slot %v: want ≥ 0 (0: the master's slot, learnt at registration)", o.EmulateSlot)
+	case o.EmulateSlot == 0 && (o.EmulateStationary || o.EmulateStart == availability.Down):
+		start := "d"
+		if o.EmulateStationary {
+			start = "stationary" // (which may draw DOWN)
+		}
+		return fmt.Errorf("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", start)
+	}
+	return nil
 }
 
 // Worker is one worker process's state.
@@ -139,39 +218,23 @@ func (w *Worker) sinceBack() []*livepb.StateSince {
 // ErrAuth is returned by Run when the master refuses the token.
 var ErrAuth = errors.New("the master refused the token (wrong or revoked)")
 
-// New prepares a worker (its cache directory is created).
+// New checks the options and prepares a worker (its cache directory is
+// created).
 func New(opt Options) (*Worker, error) {
-	if opt.Master == "" {
-		return nil, errors.New("--master is empty, want the master's URL (https://HOST:PORT)")
+	if opt.ProbeEvery == 0 {
+		opt.ProbeEvery = DefaultOptions().ProbeEvery
 	}
-	if !strings.HasPrefix(opt.Master, "https://") {
-		return nil, fmt.Errorf("--master %q: want an https:// URL", opt.Master)
-	}
-	if opt.Token == "" {
-		return nil, errors.New("--token is empty, want the token `volsched master token add NAME` printed")
-	}
-	if opt.TLS == nil {
-		return nil, errors.New("no TLS trust: give --fingerprint (the master prints it) or --ca FILE")
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opt.BeatAddr != "" {
-		if _, _, err := net.SplitHostPort(opt.BeatAddr); err != nil {
-			return nil, fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", opt.BeatAddr, err)
-		}
-	}
-	if opt.Cache == "" {
-		return nil, errors.New("--cache is empty, want a directory")
 	}
 	abs, err := filepath.Abs(opt.Cache)
 	if err != nil {
 		return nil, err
 	}
 	opt.Cache = abs
-	if opt.ProbeEvery == 0 {
-		opt.ProbeEvery = time.Second
-	}
 	st, err := blob.Open(filepath.Join(opt.Cache, "blobs"))
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
@@ -188,19 +251,31 @@ func New(opt Options) (*Worker, error) {
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
 	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
 	if opt.Emulate != nil {
-		if err := opt.Emulate.Validate("--emulate chain"); err != nil {
-			return nil, err
+		w.opt.Probe = nil // the chain decides
+		if opt.EmulateStationary {
+			w.opt.EmulateStart = stationaryStart(*opt.Emulate, opt.EmulateSeed)
 		}
-		if opt.EmulateSlot < 0 || (opt.EmulateStart == availability.Down && opt.EmulateSlot == 0) {
-			return nil, fmt.Errorf("--emulate-slot %v: an emulated worker starting DOWN must be given the master's slot (> 0): it learns it only when it registers", opt.EmulateSlot)
-		}
-		w.emuState.Store(int32(opt.EmulateStart))
+		w.emuState.Store(int32(w.opt.EmulateStart))
 		if opt.EmulateSlot > 0 {
 			w.slot.Store(int64(opt.EmulateSlot))
 			w.slotOnce.Do(func() { close(w.haveSlot) })
 		}
 	}
 	return w, nil
+}
+
+// stationaryStart draws an emulated worker's first state from its chain's
+// stationary distribution (the stream (seed, 1); the emulation's draws use
+// another).
+func stationaryStart(c availability.Chain, seed uint64) availability.State {
+	pi := c.Stationary()
+	switch u := rand.New(rand.NewPCG(seed, 1)).Float64(); {
+	case u < pi[0]:
+		return availability.Up
+	case u < pi[0]+pi[1]:
+		return availability.Reclaimed
+	}
+	return availability.Down
 }
 
 // SetManual sets or clears the manual RECLAIMED state (SIGUSR1/SIGUSR2).
