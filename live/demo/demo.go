@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,19 +32,20 @@ import (
 	"github.com/volsched/volsched/live/master"
 )
 
-// Options of a demo.
+// Options of a demo: `volsched demo`'s flags, which the CLI only maps
+// (errors name the flag).
 type Options struct {
-	Workers   int
-	Limit     time.Duration // stop after this long (the state is kept)
-	App       string        // an embedded example's name
-	Heuristic string
-	Slot      time.Duration
-	NCom      int
-	Seed      uint64
-	Dir       string // working directory (kept); empty: a temporary one, removed
-	Binary    string // the volsched executable, for the worker processes
-	Logger    *slog.Logger
-	// TaskSlots: every task lasts at least this many slots more than the
+	Workers   int           // --workers: worker processes
+	Limit     time.Duration // --minutes: stop after this long (the state is kept)
+	App       string        // --app: an embedded example's name
+	Heuristic string        // --heuristic
+	Slot      time.Duration // --slot
+	NCom      int           // --ncom
+	Seed      uint64        // --seed: the chains' and the emulation's
+	Dir       string        // --dir: working directory (kept); empty: a temporary one, removed
+	Binary    string        // the volsched executable, for the worker processes
+	Logger    *slog.Logger  // nil: none
+	// TaskSlots (--task-slots): every task lasts at least this many slots more than the
 	// example's own computation (which takes milliseconds), so that the
 	// slot model applies: a task shorter than a slot counts as one. 0: the
 	// example as it is.
@@ -53,10 +55,42 @@ type Options struct {
 	Predictor master.Predictor
 }
 
+// DefaultOptions are the defaults of `volsched demo`'s flags.
+func DefaultOptions() Options {
+	return Options{Workers: 8, Limit: 2 * time.Minute, App: "jacobi", Heuristic: "EMCT*", Slot: 100 * time.Millisecond, NCom: 3, Seed: 1, TaskSlots: 3}
+}
+
+// Validate checks the options; errors name the flag, the value and what is
+// wanted.
+func (o *Options) Validate() error {
+	switch {
+	case o.Workers < 1 || o.Workers > 256:
+		return fmt.Errorf("--workers %d: want 1..256", o.Workers)
+	case o.Limit <= 0:
+		return fmt.Errorf("--minutes %v: want > 0", o.Limit.Minutes())
+	case !slices.Contains(examples.Names(), o.App):
+		return fmt.Errorf("--app %q: want one of %s", o.App, strings.Join(examples.Names(), ", "))
+	case o.Slot < 10*time.Millisecond:
+		return fmt.Errorf("--slot %v: want ≥ 10ms", o.Slot)
+	case o.NCom < 1:
+		return fmt.Errorf("--ncom %d: want ≥ 1", o.NCom)
+	case o.TaskSlots < 0 || o.TaskSlots > 100:
+		return fmt.Errorf("--task-slots %d: want 0..100", o.TaskSlots)
+	case o.Binary == "":
+		return errors.New("no volsched executable for the workers")
+	case o.Predictor == nil:
+		return errors.New("no predictor")
+	}
+	if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
+		return fmt.Errorf("--heuristic: %v", err)
+	}
+	return nil
+}
+
 // Run runs the demo, printing to out.
 func Run(ctx context.Context, o Options, out io.Writer) error {
-	if o.Workers < 1 || o.Workers > 256 {
-		return fmt.Errorf("--workers %d: want 1..256", o.Workers)
+	if err := o.Validate(); err != nil {
+		return err
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
