@@ -195,14 +195,7 @@ same fingerprint. A name --state already has a valid token for keeps it.`,
 
 // slotPredictor is the master's and the demo's Predictor: whatif/simulate's
 // forecast by the slot simulator (the live system imports no simulator).
-// The conversions between the two packages' types, which have the same
-// fields, stop compiling if one of them changes alone.
-func slotPredictor() master.Predictor {
-	return master.PredictorFunc(func(p master.PredictParams) (master.Forecast, error) {
-		f, err := simulate.ForecastIterative(simulate.ForecastInput(p))
-		return master.Forecast(f), err
-	})
-}
+func slotPredictor() master.Predictor { return master.PredictorFunc(simulate.ForecastIterative) }
 
 func openState(dir string) (*master.DB, error) {
 	if dir == "" {

@@ -47,6 +47,19 @@ func tree(t *testing.T, escape bool) string {
 	return dir
 }
 
+// startTree starts tree's script as a task (with its time limit) and
+// returns it with its directory.
+func startTree(t *testing.T, ctx context.Context, escape bool, limit time.Duration) (*Task, string) {
+	t.Helper()
+	taskruntest.NeedProc(t)
+	dir := tree(t, escape)
+	tk, err := Start(ctx, Spec{Path: filepath.Join(dir, "tree.sh"), TimeLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk, dir
+}
+
 // roles are the task's processes of tree: with escape where the runner
 // kills a process that left the group (Linux).
 func roles(escape bool) []string {
@@ -142,13 +155,9 @@ func TestKillKillsTree(t *testing.T) {
 	for _, how := range []string{"kill", "context"} {
 		t.Run(how, func(t *testing.T) {
 			escape := runtime.GOOS == "linux"
-			dir := tree(t, escape)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			tk, err := Start(ctx, Spec{Path: filepath.Join(dir, "tree.sh")})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tk, dir := startTree(t, ctx, escape, 0)
 			ps := taskruntest.Procs(t, dir, 30*time.Second, roles(escape)...)
 			if ps[0].Pid != tk.Pid() {
 				t.Fatalf("the task's first process is %d, Pid says %d", ps[0].Pid, tk.Pid())
@@ -251,12 +260,7 @@ func TestCallerAndWatchdogKilled(t *testing.T) {
 // first process with it (its parent-death signal, Linux) and the caller
 // kills the rest of the group: Wait says Lost.
 func TestWatchdogKilled(t *testing.T) {
-	taskruntest.NeedProc(t)
-	dir := tree(t, false)
-	tk, err := Start(context.Background(), Spec{Path: filepath.Join(dir, "tree.sh")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, dir := startTree(t, context.Background(), false, 0)
 	ps := taskruntest.Procs(t, dir, 30*time.Second, taskruntest.Roles...)
 	tk.k.cmd.Process.Signal(syscall.SIGKILL)
 	r := tk.Wait()
@@ -326,12 +330,7 @@ func TestOrphansJudged(t *testing.T) {
 // TestStopContinue: Stop stops the whole process group, Continue continues
 // it; a stopped task can be killed.
 func TestStopContinue(t *testing.T) {
-	taskruntest.NeedProc(t)
-	dir := tree(t, false)
-	tk, err := Start(context.Background(), Spec{Path: filepath.Join(dir, "tree.sh")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, dir := startTree(t, context.Background(), false, 0)
 	defer tk.Kill()
 	ps := taskruntest.Procs(t, dir, 30*time.Second, taskruntest.Roles...)
 	all := func(want bool) func() bool {
@@ -360,13 +359,8 @@ func TestStopContinue(t *testing.T) {
 // TestTimeLimit: a task is killed once it has run for its time limit;
 // time stopped does not count.
 func TestTimeLimit(t *testing.T) {
-	taskruntest.NeedProc(t)
-	dir := tree(t, false)
 	const limit = 100 * time.Millisecond
-	tk, err := Start(context.Background(), Spec{Path: filepath.Join(dir, "tree.sh"), TimeLimit: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, dir := startTree(t, context.Background(), false, limit)
 	tk.Stop()
 	// Stopped for several times the limit: not killed (if the stopped
 	// time counted, the task would be killed at the limit, load or not).
@@ -419,29 +413,6 @@ func TestFileLimit(t *testing.T) {
 		}
 		if c.end == FileLimit && !strings.Contains(fmt.Sprint(r.Err), "file size limit of 1000 bytes") {
 			t.Errorf("%q: error %v, want the limit named", c.script, r.Err)
-		}
-	}
-}
-
-// BenchmarkStartWait is a task's cost with its watchdog (this test
-// binary's start-up, then /bin/true); BenchmarkExec the same task started
-// by os/exec alone.
-func BenchmarkStartWait(b *testing.B) {
-	for b.Loop() {
-		tk, err := Start(context.Background(), Spec{Path: "true"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r := tk.Wait(); !r.OK() {
-			b.Fatal(r.Err)
-		}
-	}
-}
-
-func BenchmarkExec(b *testing.B) {
-	for b.Loop() {
-		if err := exec.Command("true").Run(); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

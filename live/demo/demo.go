@@ -26,6 +26,7 @@ import (
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/examples"
 	"github.com/volsched/volsched/internal/pki"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
@@ -256,8 +257,8 @@ loop:
 	if tasks == 0 {
 		tasks = 8
 	}
-	f, err := o.Predictor.Predict(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom,
-		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed})
+	f, err := o.Predictor.Predict(master.PredictParams{Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed,
+		Instance: iterative.Instance{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom, Tasks: tasks, Iterations: iters}})
 	if err != nil {
 		return err
 	}

@@ -38,9 +38,4 @@ func TestDemoRuns(t *testing.T) {
 
 // predictor is the slot simulator's, as the CLI wires it (a test may
 // import a simulator; the package does not).
-func predictor() master.Predictor {
-	return master.PredictorFunc(func(p master.PredictParams) (master.Forecast, error) {
-		f, err := simulate.ForecastIterative(simulate.ForecastInput(p))
-		return master.Forecast(f), err
-	})
-}
+func predictor() master.Predictor { return master.PredictorFunc(simulate.ForecastIterative) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/master"
 	"github.com/volsched/volsched/whatif/simulate"
@@ -122,8 +123,8 @@ func TestRuntimeAgreesWithSimulator(t *testing.T) {
 			fmt.Sscanf(wi.Name, "w%d", &q)
 			ws[q] = wi.W
 		}
-		f, err := simulate.ForecastIterative(simulate.ForecastInput{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters,
-			Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r), AllUp: true})
+		f, err := simulate.ForecastIterative(iterative.ForecastInput{Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r), AllUp: true,
+			Instance: iterative.Instance{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters}})
 		if err != nil {
 			t.Fatal(err)
 		}

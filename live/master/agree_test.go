@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/whatif/simulate"
 )
 
@@ -48,8 +49,8 @@ func TestMachineAgreesWithSimulator(t *testing.T) {
 		mean := sum / n
 		sd := math.Sqrt((sum2 - n*mean*mean) / (n - 1))
 		// The simulator with every processor UP at slot 0, as the emulation.
-		f, err := simulate.ForecastIterative(simulate.ForecastInput{Chains: chains, W: ws, TProg: 3, TData: 2, NCom: 2, Tasks: 10, Iterations: 2,
-			Heuristic: h, ExtraReplicas: 2, Runs: 400, Seed: 9, AllUp: true})
+		f, err := simulate.ForecastIterative(PredictParams{Heuristic: h, ExtraReplicas: 2, Runs: 400, Seed: 9, AllUp: true,
+			Instance: iterative.Instance{Chains: chains, W: ws, TProg: 3, TData: 2, NCom: 2, Tasks: 10, Iterations: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}

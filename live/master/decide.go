@@ -1,10 +1,10 @@
 package master
 
-// This file is the only one of the live runtime that uses package
-// iterative: the snapshot the heuristic decides on and the call of the
-// decision function (the same one the slot simulator calls). When the
-// iterative API changes, only this file changes. (The predictions are not
-// made here: predict.go.)
+// This file and predict.go (the prediction's request and answer, made
+// elsewhere) are the only ones of the live runtime that use package
+// iterative: here the snapshot the heuristic decides on and the call of
+// the decision function (the same one the slot simulator calls). When the
+// iterative API changes, only these files change.
 
 import (
 	"math/rand/v2"

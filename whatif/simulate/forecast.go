@@ -11,64 +11,31 @@ import (
 	"github.com/volsched/volsched/iterative/slotsim"
 )
 
-// ForecastInput is what a forecast simulates: an iterative application on
-// a platform (each processor's chain and w_q; T_prog, T_data, n_com in
-// slots; tasks per iteration and iterations), the heuristic with its extra
-// replicas, Runs realizations drawn from Seed, and the interval's Level
-// (0: 0.9). Each processor starts in Start[q]; with Start nil, every
-// processor is UP at slot 0 when AllUp, else its state is drawn from its
-// chain's stationary distribution.
-type ForecastInput struct {
-	Chains        []availability.Chain
-	W             []int
-	TProg, TData  int
-	NCom          int
-	Tasks         int
-	Iterations    int
-	Heuristic     string
-	ExtraReplicas int
-	Runs          int
-	Seed          uint64
-	Start         []availability.State
-	AllUp         bool
-	Level         float64
-}
-
-// Forecast is a makespan predicted by the slot simulator, in slots: the
-// mean and the sample standard deviation of the runs' makespans, and
-// [Lo, Hi], the central Level fraction of them (their empirical quantiles,
-// Quantile: an interval for one run's makespan, not for the mean).
-type Forecast struct {
-	Mean, SD float64
-	Lo, Hi   float64
-	Level    float64
-	Runs     int
-}
-
 // DefaultForecastLevel is the level of a forecast's interval when none is
 // asked.
 const DefaultForecastLevel = 0.9
 
-// ForecastIterative runs the slot simulator Runs times on independent
-// realizations of the chains and returns the forecast of the makespan. It
+// ForecastIterative runs the slot simulator p.Runs times on independent
+// realizations of the chains and returns the forecast of the makespan
+// (Forecast's interval: the runs' empirical quantiles, Quantile). It
 // is the live system's prediction (the one place that predicts a live
 // run): the live master's of the time left in an iteration (`volsched
 // status`, wired by the CLI: the live system imports no simulator) and
 // `volsched demo`'s of the measured makespan. Run r draws the chains from
 // the stream (Seed, r) and the heuristic's choices from (Seed, r + 2^32).
-func ForecastIterative(p ForecastInput) (Forecast, error) {
+func ForecastIterative(p iterative.ForecastInput) (iterative.Forecast, error) {
 	h, err := iterative.ParseHeuristic(p.Heuristic)
 	if err != nil {
-		return Forecast{}, err
+		return iterative.Forecast{}, err
 	}
 	level := p.Level
 	if level == 0 {
 		level = DefaultForecastLevel
 	}
 	if !(level > 0 && level < 1) {
-		return Forecast{}, fmt.Errorf("forecast level %v: want a fraction in (0, 1)", p.Level)
+		return iterative.Forecast{}, fmt.Errorf("forecast level %v: want a fraction in (0, 1)", p.Level)
 	}
-	in := &iterative.Instance{Chains: p.Chains, W: p.W, TProg: p.TProg, TData: p.TData, NCom: p.NCom, Tasks: p.Tasks, Iterations: p.Iterations}
+	in := &p.Instance
 	opt := iterative.DefaultOptions()
 	opt.ExtraReplicas = p.ExtraReplicas
 	opt.MaxSlots = 1 << 22
@@ -78,13 +45,13 @@ func ForecastIterative(p ForecastInput) (Forecast, error) {
 	}
 	sim, err := slotsim.New(in, opt)
 	if err != nil {
-		return Forecast{}, err
+		return iterative.Forecast{}, err
 	}
 	if p.Runs < 1 {
-		return Forecast{}, fmt.Errorf("runs = %d, want ≥ 1", p.Runs)
+		return iterative.Forecast{}, fmt.Errorf("runs = %d, want ≥ 1", p.Runs)
 	}
 	if p.Start != nil && len(p.Start) != len(p.Chains) {
-		return Forecast{}, fmt.Errorf("%d initial states for %d processors", len(p.Start), len(p.Chains))
+		return iterative.Forecast{}, fmt.Errorf("%d initial states for %d processors", len(p.Start), len(p.Chains))
 	}
 	makespans := make([]float64, p.Runs)
 	var sum, sum2 float64
@@ -100,14 +67,14 @@ func ForecastIterative(p ForecastInput) (Forecast, error) {
 		}
 		ms, err := sim.Run(h, slotsim.NewRealization(src), rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
 		if err != nil {
-			return Forecast{}, err
+			return iterative.Forecast{}, err
 		}
 		makespans[r] = float64(ms)
 		sum += float64(ms)
 		sum2 += float64(ms) * float64(ms)
 	}
 	n := float64(p.Runs)
-	f := Forecast{Mean: sum / n, Level: level, Runs: p.Runs}
+	f := iterative.Forecast{Mean: sum / n, Level: level, Runs: p.Runs}
 	if p.Runs > 1 {
 		f.SD = math.Sqrt(math.Max(0, (sum2-n*f.Mean*f.Mean)/(n-1)))
 	}

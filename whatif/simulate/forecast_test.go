@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
-func forecastInput() ForecastInput {
+func forecastInput() iterative.ForecastInput {
 	rng := rand.New(rand.NewPCG(5, 6))
-	p := ForecastInput{TProg: 2, TData: 1, NCom: 2, Tasks: 8, Iterations: 2, Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 60, Seed: 3}
+	p := iterative.ForecastInput{Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 60, Seed: 3,
+		Instance: iterative.Instance{TProg: 2, TData: 1, NCom: 2, Tasks: 8, Iterations: 2}}
 	for range 5 {
 		p.Chains = append(p.Chains, availability.RandomIn(rng, 0.8, 0.99))
 		p.W = append(p.W, 1+rng.IntN(4))
@@ -48,13 +50,13 @@ func TestForecastInterval(t *testing.T) {
 // TestForecastRefuses: bad inputs are errors naming what is wrong.
 func TestForecastRefuses(t *testing.T) {
 	cases := []struct {
-		change func(*ForecastInput)
+		change func(*iterative.ForecastInput)
 		want   string
 	}{
-		{func(p *ForecastInput) { p.Level = 1 }, "level 1: want a fraction in (0, 1)"},
-		{func(p *ForecastInput) { p.Runs = 0 }, "runs = 0"},
-		{func(p *ForecastInput) { p.Start = []availability.State{availability.Up} }, "1 initial states for 5 processors"},
-		{func(p *ForecastInput) { p.Heuristic = "FOO" }, "FOO"},
+		{func(p *iterative.ForecastInput) { p.Level = 1 }, "level 1: want a fraction in (0, 1)"},
+		{func(p *iterative.ForecastInput) { p.Runs = 0 }, "runs = 0"},
+		{func(p *iterative.ForecastInput) { p.Start = []availability.State{availability.Up} }, "1 initial states for 5 processors"},
+		{func(p *iterative.ForecastInput) { p.Heuristic = "FOO" }, "FOO"},
 	}
 	for _, c := range cases {
 		p := forecastInput()
