@@ -446,6 +446,8 @@ func startKeeper() (*keeper, error) {
 		Args:       []string{"volsched-task-watchdog"},
 		Env:        append(os.Environ(), watchdog.Env+"=1"),
 		ExtraFiles: []*os.File{cmdR, repW},
+		// Its own failures (a Go panic) in the caller's log.
+		Stderr: os.Stderr,
 		// Its own process group: a terminal's Ctrl-C reaches the caller,
 		// which stops its tasks itself.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
