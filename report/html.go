@@ -245,20 +245,20 @@ func tableView(t Table) viewTable {
 		vr := viewRow{Label: r.Label}
 		for k, cell := range r.Cells {
 			c := t.Columns[k]
-			vc := viewCell{Compared: v.Columns[k].Compared, Ours: number(cell.Ours, c.Digits), Paper: number(cell.Paper, c.Digits)}
+			vc := viewCell{Compared: v.Columns[k].Compared, Ours: c.Format(cell.Ours), Paper: c.Format(cell.Paper)}
 			if cell.PaperText != "" {
 				vc.Paper = cell.PaperText
 			}
 			if vc.Compared {
-				j := judge(cell.Ours, cell.Paper, c.Tol, c.Digits)
+				j := judge(cell.Ours, cell.Paper, c)
 				vc.Class = j.class
 				if vc.Class != ClassNone {
 					d := cell.Ours - cell.Paper
-					vc.Delta = signed(d, c.Digits)
+					vc.Delta = signedText(c.Format(d))
 					// The relative difference only where a ratio means
 					// something and the difference shows: "0.0 | 0.0 |
 					// 0.0 (−100.0 %)" would contradict what is printed.
-					if cell.Paper != 0 && !c.Tol.Signed && shows(cell.Ours, cell.Paper, c.Digits) {
+					if cell.Paper != 0 && !c.Tol.Signed && c.shows(cell.Ours, cell.Paper) {
 						vc.Rel = signed(100*d/math.Abs(cell.Paper), 1) + " %"
 					}
 					vc.Title = fmt.Sprintf("%s: |ours − paper| = %s, tolerance %s", vc.Class, trimFloat(math.Abs(d)), c.Tol)
@@ -305,7 +305,12 @@ func ratioText(r float64) string {
 }
 
 func signed(x float64, digits int) string {
-	s := number(x, digits)
+	return signedText(number(x, digits))
+}
+
+// signedText puts "+" before a printed number that is neither negative
+// nor 0.
+func signedText(s string) string {
 	if !strings.HasPrefix(s, "−") && strings.Trim(s, "0.,") != "" {
 		s = "+" + s
 	}

@@ -71,6 +71,11 @@ type Column struct {
 	Name   string // e.g. "avg dfb"
 	Unit   string // e.g. "%"; empty for counts and ratios
 	Digits int    // decimals shown
+	// Significant, when > 0, prints every number of the column with that
+	// many significant digits instead of Digits decimals: for a column
+	// whose values span orders of magnitude (0.0000456 beside 1.76, both
+	// to two digits: 0.000046 and 1.8).
+	Significant int
 	// Tol is how far our value may be from the paper's and still be
 	// called close (see Tolerance).
 	Tol Tolerance
@@ -200,14 +205,23 @@ const (
 // Classify returns the class of our value against the paper's under tol,
 // at full precision (Column.Classify judges what the page shows).
 func Classify(ours, paper float64, tol Tolerance) string {
-	return judge(ours, paper, tol, -1).class
+	return judge(ours, paper, Column{Tol: tol, Digits: -1}).class
 }
 
 // Classify returns the class of a cell of the column: as Classify, except
-// that the ratio rule leaves alone a difference too small to show at the
-// column's Digits (the page prints the same number twice).
+// that the ratio rule leaves alone a difference too small to show as the
+// column prints its numbers (the page prints the same number twice).
 func (c Column) Classify(cell Cell) string {
-	return judge(cell.Ours, cell.Paper, c.Tol, c.Digits).class
+	return judge(cell.Ours, cell.Paper, c).class
+}
+
+// Format prints x as the column does: Digits decimals or Significant
+// digits, thousands grouped, "−" for minus, "—" for NaN.
+func (c Column) Format(x float64) string {
+	if c.Significant > 0 && x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
+		return number(x, max(0, c.Significant-1-int(math.Floor(math.Log10(math.Abs(x))))))
+	}
+	return number(x, c.Digits)
 }
 
 // verdict is a cell's class and why.
@@ -218,9 +232,10 @@ type verdict struct {
 	ratio float64
 }
 
-// judge applies the band, then the ratio rule, to ours and the paper's;
-// digits < 0 means full precision.
-func judge(ours, paper float64, tol Tolerance, digits int) verdict {
+// judge applies the band of c.Tol, then the ratio rule, to ours and the
+// paper's; c.Digits < 0 means full precision.
+func judge(ours, paper float64, c Column) verdict {
+	tol := c.Tol
 	if math.IsNaN(ours) || math.IsNaN(paper) || math.IsInf(ours, 0) || math.IsInf(paper, 0) {
 		return verdict{class: ClassNone}
 	}
@@ -232,7 +247,7 @@ func judge(ours, paper float64, tol Tolerance, digits int) verdict {
 	case d <= Near*b:
 		v.class = ClassNear
 	}
-	if tol.Signed || ours < 0 || paper < 0 || !shows(ours, paper, digits) {
+	if tol.Signed || ours < 0 || paper < 0 || !c.shows(ours, paper) {
 		return v
 	}
 	r := math.Inf(1)
@@ -248,15 +263,14 @@ func judge(ours, paper float64, tol Tolerance, digits int) verdict {
 	return v
 }
 
-// shows reports whether ours and the paper's differ as printed with digits
-// decimals (digits < 0: at full precision): different numbers, or a
-// difference that does not round to 0.
-func shows(ours, paper float64, digits int) bool {
-	if digits < 0 {
+// shows reports whether ours and the paper's differ as the column prints
+// them (Digits < 0: at full precision): different numbers, or a difference
+// that does not print as 0.
+func (c Column) shows(ours, paper float64) bool {
+	if c.Digits < 0 && c.Significant == 0 {
 		return ours != paper
 	}
-	f := math.Pow(10, float64(digits))
-	return math.Round(ours*f) != math.Round(paper*f) || math.Round((ours-paper)*f) != 0
+	return c.Format(ours) != c.Format(paper) || strings.Trim(c.Format(ours-paper), "−0.,") != ""
 }
 
 // Figure is one image of the page with its caption.
@@ -340,6 +354,9 @@ func (p *Page) Validate() error {
 				}
 				if c.Digits < 0 || c.Digits > 10 {
 					return fmt.Errorf("report: %s: column %q: Digits = %d, want 0 to 10", tw, c.Name, c.Digits)
+				}
+				if c.Significant < 0 || c.Significant > 10 {
+					return fmt.Errorf("report: %s: column %q: Significant = %d, want 0 (Digits decimals) to 10", tw, c.Name, c.Significant)
 				}
 				if !(c.Tol.Abs >= 0 && c.Tol.Rel >= 0 && c.Tol.Count >= 0) || math.IsInf(c.Tol.Abs+c.Tol.Rel+c.Tol.Count, 0) {
 					return fmt.Errorf("report: %s: column %q: tolerance {Abs: %g, Rel: %g, Count: %g}, want finite Abs, Rel, Count ≥ 0", tw, c.Name, c.Tol.Abs, c.Tol.Rel, c.Tol.Count)

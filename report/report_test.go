@@ -449,3 +449,20 @@ func TestFormatIntSet(t *testing.T) {
 		t.Errorf("Plural: 1 %q, 0 %q, 2 %q", Plural(1), Plural(0), Plural(2))
 	}
 }
+
+// TestSignificantColumn: a column of values spanning orders of magnitude
+// prints every number, ours, the paper's and the difference, to the same
+// significant digits (seed 004's Table 4 printed "0.0082762" beside
+// ".07%").
+func TestSignificantColumn(t *testing.T) {
+	c := Column{Name: "whole run", Unit: "%", Significant: 2}
+	for x, want := range map[float64]string{0.0082762: "0.0083", 0.0000456: "0.000046", 1.7584: "1.8", 12: "12", 123.4: "123", 0: "0", -0.0617238: "−0.062"} {
+		if got := c.Format(x); got != want {
+			t.Errorf("Format(%v) = %q, want %q", x, got, want)
+		}
+	}
+	v := tableView(Table{Columns: []Column{c}, Rows: []Row{{Label: "IBP 9, slow", Cells: []Cell{{Ours: 0.0082762, Paper: 0.07, PaperText: "0.07"}}}}})
+	if cell := v.Rows[0].Cells[0]; cell.Ours != "0.0083" || cell.Paper != "0.07" || cell.Delta != "−0.062" || cell.Rel != "−88.2 %" || cell.Class != ClassFar {
+		t.Errorf("cell %+v", cell)
+	}
+}
