@@ -269,22 +269,21 @@ func (f *Figure) Validate() error {
 			if f.Y.Log && y <= 0 {
 				return fmt.Errorf("figure %q: %s point %d has y = %g on a logarithmic axis, want y > 0", name, id, j, y)
 			}
-			if s.Err != nil {
-				e := s.Err[j]
+			for _, b := range []struct {
+				kind string
+				err  []float64
+				log  bool
+				v    float64
+			}{{"", s.Err, f.Y.Log, y}, {"horizontal ", s.XErr, f.X.Log, x}} {
+				if b.err == nil {
+					continue
+				}
+				e := b.err[j]
 				if bad(e) || e < 0 {
-					return fmt.Errorf("figure %q: %s error bar %d is %g, want a finite value ≥ 0", name, id, j, e)
+					return fmt.Errorf("figure %q: %s %serror bar %d is %g, want a finite value ≥ 0", name, id, b.kind, j, e)
 				}
-				if f.Y.Log && y-e <= 0 {
-					return fmt.Errorf("figure %q: %s error bar %d reaches %g on a logarithmic axis, want > 0", name, id, j, y-e)
-				}
-			}
-			if s.XErr != nil {
-				e := s.XErr[j]
-				if bad(e) || e < 0 {
-					return fmt.Errorf("figure %q: %s horizontal error bar %d is %g, want a finite value ≥ 0", name, id, j, e)
-				}
-				if f.X.Log && x-e <= 0 {
-					return fmt.Errorf("figure %q: %s horizontal error bar %d reaches %g on a logarithmic axis, want > 0", name, id, j, x-e)
+				if b.log && b.v-e <= 0 {
+					return fmt.Errorf("figure %q: %s %serror bar %d reaches %g on a logarithmic axis, want > 0", name, id, b.kind, j, b.v-e)
 				}
 			}
 			for _, a := range []struct {

@@ -13,14 +13,7 @@ import (
 // axes' titles.
 func ticksOf(t *testing.T, f Figure) (x, y []string, xTitle, yTitle string) {
 	t.Helper()
-	g, err := f.drawable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := g.newPlot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plotOf(t, f)
 	for _, k := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
 		x = append(x, k.Label)
 	}
@@ -216,9 +209,7 @@ func TestCategories(t *testing.T) {
 	if !slices.Equal(y, []string{"EMCT", "MCT*", "RANDOM"}) {
 		t.Errorf("y ticks %q, want the categories", y)
 	}
-	g, _ := f.drawable()
-	p, _, _ := g.newPlot()
-	if p.Y.Norm(0) <= p.Y.Norm(2) {
+	if p := plotOf(t, f); p.Y.Norm(0) <= p.Y.Norm(2) {
 		t.Errorf("the first category is not at the top: %v, %v", p.Y.Norm(0), p.Y.Norm(2))
 	}
 	caption := f.FullCaption()
