@@ -232,66 +232,93 @@ func (c Chain) classStationary(cl StateSet) [3]float64 {
 // state i is the sum, over the spanning trees of set directed towards i,
 // of the product of their transitions' probabilities, and π is the
 // normalized weights. ok is false when no spanning tree has a positive
-// product (the restriction has several closed classes). Products are
-// formed on mantissas and exponents separately and rescaled by a common
-// power of two, so that tiny probabilities neither underflow to zero nor
-// change the result where the plain products would not underflow.
+// product (the restriction has several closed classes). Where some
+// probability is below 2^-500, products are formed on mantissas and
+// exponents separately and rescaled by a common power of two, so that
+// tiny probabilities do not underflow to zero; otherwise the plain
+// products give the same bits, faster.
 func (c Chain) treeWeights(set StateSet) (pi [3]float64, ok bool) {
-	var states []State
+	var states [3]State
+	n := 0
 	for s := range set.States() {
-		states = append(states, s)
+		states[n] = s
+		n++
 	}
-	// A product is m·2^e, m a product of mantissas in [0.5, 1).
-	type term struct {
-		to State
-		m  float64
-		e  int
-	}
-	var terms []term
-	add := func(to State, ps ...float64) {
-		m, e := 1.0, 0
-		for _, p := range ps {
-			if p <= 0 {
-				return
-			}
-			pm, pe := math.Frexp(p)
-			m *= pm
-			e += pe
-		}
-		terms = append(terms, term{to, m, e})
-	}
-	switch len(states) {
+	// The trees, as (root, first factor, second factor); a lone state is
+	// one tree with no edge (factors 1).
+	var trees [9]tree
+	nt := 0
+	switch n {
 	case 1:
-		add(states[0])
+		trees[0], nt = tree{states[0], 1, 1}, 1
 	case 2:
 		i, j := states[0], states[1]
-		add(i, c.P[j][i])
-		add(j, c.P[i][j])
+		trees[0], trees[1], nt = tree{i, c.P[j][i], 1}, tree{j, c.P[i][j], 1}, 2
 	case 3:
 		for _, i := range states {
 			j, k := (i+1)%3, (i+2)%3
 			// The trees into i: j→i and k→i, k→j→i, j→k→i.
-			add(i, c.P[j][i], c.P[k][i])
-			add(i, c.P[k][j], c.P[j][i])
-			add(i, c.P[j][k], c.P[k][i])
+			trees[nt], trees[nt+1], trees[nt+2] = tree{i, c.P[j][i], c.P[k][i]}, tree{i, c.P[k][j], c.P[j][i]}, tree{i, c.P[j][k], c.P[k][i]}
+			nt += 3
 		}
 	}
-	if len(terms) == 0 {
+	// Plain products when no factor is tiny: every product then lies in
+	// [2^-1000, 1], where rescaling by powers of two is exact, so the
+	// result is the same bits as the rescaled sum (TestTreeWeightsPlain).
+	plain := true
+	for _, t := range trees[:nt] {
+		plain = plain && (t.a == 0 || t.a >= 0x1p-500) && (t.b == 0 || t.b >= 0x1p-500)
+	}
+	w := weigh(trees[:nt], !plain)
+	sum := w[0] + w[1] + w[2]
+	if !(sum > 0) {
 		return pi, false
 	}
-	top := terms[0].e
-	for _, t := range terms {
-		top = max(top, t.e)
-	}
-	var w [3]float64
-	for _, t := range terms {
-		w[t.to] += math.Ldexp(t.m, t.e-top)
-	}
-	sum := w[0] + w[1] + w[2]
 	for i := range pi {
 		pi[i] = w[i] / sum
 	}
 	return pi, true
+}
+
+// tree is a spanning tree of the tree theorem: its root and the
+// probabilities of its (at most two) transitions.
+type tree struct {
+	to   State
+	a, b float64
+}
+
+// weigh sums the trees' products into their roots' weights: plainly, or
+// (scaled) on mantissas and exponents apart (m·2^e, m in [0.25, 1)),
+// rescaled by the largest exponent, so that tiny products do not
+// underflow; the weights are then known up to a common power of two.
+func weigh(trees []tree, scaled bool) [3]float64 {
+	var w [3]float64
+	if !scaled {
+		for _, t := range trees {
+			w[t.to] += t.a * t.b
+		}
+		return w
+	}
+	var m [9]float64
+	var e [9]int
+	top, seen := 0, false
+	for k, t := range trees {
+		if t.a <= 0 || t.b <= 0 {
+			continue
+		}
+		ma, ea := math.Frexp(t.a)
+		mb, eb := math.Frexp(t.b)
+		m[k], e[k] = ma*mb, ea+eb
+		if !seen || e[k] > top {
+			top, seen = e[k], true
+		}
+	}
+	for k, t := range trees {
+		if m[k] > 0 {
+			w[t.to] += math.Ldexp(m[k], e[k]-top)
+		}
+	}
+	return w
 }
 
 // Next draws the state that follows s, using one uniform draw from r.

@@ -378,3 +378,31 @@ func ratFloats(x [3]*big.Rat) [3]float64 {
 	}
 	return f
 }
+
+// TestTreeWeightsPlain: the plain products Stationary uses when no
+// probability is below 2^-500 give the same bits as the rescaled ones.
+func TestTreeWeightsPlain(t *testing.T) {
+	rng := stream.New(28, 12)
+	for k := range 20000 {
+		var trees []tree
+		for i := range 9 {
+			x := func() float64 {
+				switch rng.IntN(4) {
+				case 0:
+					return 0
+				case 1:
+					return math.Pow(2, -500*rng.Float64())
+				}
+				return rng.Float64()
+			}
+			trees = append(trees, tree{State(i % 3), x(), x()})
+		}
+		a, b := weigh(trees, false), weigh(trees, true)
+		sa, sb := a[0]+a[1]+a[2], b[0]+b[1]+b[2]
+		for i := range a {
+			if sa > 0 && a[i]/sa != b[i]/sb {
+				t.Fatalf("case %d %v: plain %v, scaled %v give different distributions", k, trees, a, b)
+			}
+		}
+	}
+}
