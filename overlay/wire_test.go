@@ -148,7 +148,7 @@ func TestWireRoundTrip(t *testing.T) {
 	for k := KindRequest; int(k) < len(kindNames); k++ {
 		pols := []Policy{PolicyIBP}
 		if k == KindUpdate {
-			pols = Policies()
+			pols = builtins
 		}
 		for _, pol := range pols {
 			t.Run(k.String()+"/"+pol.String(), func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestWireRoundTrip(t *testing.T) {
 // below SF_max, with spreads above, l functions reduced or not) and the
 // messages the roles emit come back exactly.
 func TestWireRoundTripAggregates(t *testing.T) {
-	for _, pol := range Policies() {
+	for _, pol := range builtins {
 		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				p, _ := newRules(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
@@ -187,7 +187,7 @@ func TestWireRoundTripAggregates(t *testing.T) {
 // TestWireRoles: what a small overlay's roles emit (updates, bounds,
 // requests, returns, acknowledgements, done) is valid on the wire.
 func TestWireRoles(t *testing.T) {
-	for _, pol := range Policies() {
+	for _, pol := range builtins {
 		tr := NewTree(8)
 		p, _ := newRules(pol, 2)
 		c := &Config{Rules: p}

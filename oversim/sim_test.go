@@ -126,7 +126,7 @@ func (otherCells) Cell(d, span float64, b int) int { return 0 }
 func TestConfigValidate(t *testing.T) {
 	base := func() *Config { return testConfig(t, overlay.PolicyDP, 10, des.Hour) }
 	bad := []func(*Config){
-		func(c *Config) { c.Policy = 9 },
+		func(c *Config) { c.Policy = overlay.Policy{} },
 		func(c *Config) { c.SFMax = 0 },
 		func(c *Config) { c.Nodes = 0 },
 		func(c *Config) { c.Length = 0 },

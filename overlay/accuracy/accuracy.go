@@ -250,7 +250,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	opts := p.Options()
-	r := stream.New(cfg.Seed, label, uint64(cfg.Policy), uint64(cfg.Nodes))
+	r := stream.New(cfg.Seed, label, uint64(cfg.Policy.ID()), uint64(cfg.Nodes))
 	n := cfg.Nodes
 	inf := math.Inf(1)
 	mem, disk, pow, queue := accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}
