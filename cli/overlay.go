@@ -73,7 +73,7 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 			return enc.Encode(r)
 		},
 	}
-	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: ibp, mmp or dp")
+	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: "+overlay.PolicyNames())
 	acc.Flags().IntVar(&nodes, "nodes", 1024, "number of execution nodes")
 	acc.Flags().IntVar(&sfmax, "sfmax", overlay.PolicyIBP.DefaultSFMax(), "maximum number of sampled functions per summary")
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")

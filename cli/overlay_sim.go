@@ -288,7 +288,7 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.policy, "policy", "ibp", "policy: ibp, mmp or dp")
+	fl.StringVar(&f.policy, "policy", "ibp", "policy: "+overlay.PolicyNames())
 	fl.IntVar(&f.nodes, "nodes", 1000, "number of physical nodes")
 	fl.Float64Var(&f.hours, "hours", 1, "simulated hours")
 	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
