@@ -86,6 +86,9 @@ type Encoder struct {
 	share *SummaryEncoder // checkpoints: the l samples already written; nil on the wire
 }
 
+// Bytes is what was written so far.
+func (e *Encoder) Bytes() []byte { return e.b }
+
 // U8 appends a byte.
 func (e *Encoder) U8(x uint8) { e.b = append(e.b, x) }
 

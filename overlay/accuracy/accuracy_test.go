@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	// A policy registered outside package overlay (fifo-cap): the tests
+	// that range over overlay.Policies() run it through the generic test.
+	_ "github.com/volsched/volsched/examples/own-policy"
 	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/stream"
 )
