@@ -148,3 +148,29 @@ func TestAccuracy(t *testing.T) {
 		t.Errorf("accuracy summed over the attributes: %g at SF_max 64, %g at 4: want more at 64", sums[1], sums[0])
 	}
 }
+
+// FuzzDecode: any input is refused without a panic or decodes to a valid
+// message that re-encodes to the same bytes; the seeds are the policy's
+// updates (`go test ./examples/own-policy -run '^$' -fuzz FuzzDecode`).
+func FuzzDecode(f *testing.F) {
+	for _, s := range []ownpolicy.Summary{
+		{{Mem: 1024, Disk: 2048, Free: 3, V: 1}},
+		{{Mem: 512, Disk: 100, Free: 1, V: 7}, {Mem: 512, Disk: 100, Free: 4, V: 2}, {Mem: 4096, Disk: 0, Free: 2, V: 1}},
+	} {
+		b, err := overlay.AppendMsg(nil, &overlay.Msg{Kind: overlay.KindUpdate, From: 2, To: 1, Sum: s})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := overlay.DecodeMsg(b)
+		if err != nil {
+			return
+		}
+		again, err := overlay.AppendMsg(nil, &m)
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("%x decodes to %+v, which encodes to %x (%v)", b, m, again, err)
+		}
+	})
+}
