@@ -230,22 +230,28 @@ func (d *SummaryDecoder) ReadMsg(r *ckpt.Reader) Msg {
 	return m
 }
 
-// WriteRequest writes a request.
+// WriteRequest writes a request: its wire form (AppendMsg's).
 func WriteRequest(w *ckpt.Writer, q *Request) {
-	w.Uvarint(q.App.ID)
-	w.F64(q.App.Length)
-	w.F64(q.App.Mem)
-	w.F64(q.App.Disk)
-	w.F64(q.App.Deadline)
-	w.Varint(int64(q.Submitter))
-	w.Varint(int64(q.Src))
-	w.Int(q.N)
+	var buf [64]byte
+	e := Encoder{b: buf[:0]}
+	e.request(q)
+	w.Bytes(e.b)
 }
 
 // ReadRequest reads what WriteRequest wrote.
 func ReadRequest(r *ckpt.Reader) Request {
-	var q Request
-	q.App = App{ID: r.Uvarint(), Length: r.F64(), Mem: r.F64(), Disk: r.F64(), Deadline: r.F64()}
-	q.Submitter, q.Src, q.N = Addr(readI32(r)), Addr(readI32(r)), r.Int()
+	b := r.Bytes()
+	if r.Err() != nil {
+		return Request{}
+	}
+	d := Decoder{b: b}
+	q := d.request()
+	if d.err == nil && len(d.b) != 0 {
+		d.Fail("%d bytes after its end", len(d.b))
+	}
+	if d.err != nil {
+		r.Failf("request: %v", d.err)
+		return Request{}
+	}
 	return q
 }

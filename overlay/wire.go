@@ -57,15 +57,7 @@ func AppendMsg(dst []byte, m *Msg) ([]byte, error) {
 	e.Varint(int64(m.To))
 	switch m.Kind {
 	case KindRequest, KindReturn, KindDone, KindAccepted:
-		q := &m.Req
-		e.Uvarint(q.App.ID)
-		e.F64(q.App.Length)
-		e.F64(q.App.Mem)
-		e.F64(q.App.Disk)
-		e.F64(q.App.Deadline)
-		e.Varint(int64(q.Submitter))
-		e.Varint(int64(q.Src))
-		e.Uvarint(uint64(q.N))
+		e.request(&m.Req)
 	case KindUpdate:
 		appendSummary(&e, m.Sum)
 	case KindBound:
@@ -184,6 +176,28 @@ func validL(i int, f *LFunc) error {
 	return nil
 }
 
+// request appends a request's wire form (the messages' and the
+// checkpoints').
+func (e *Encoder) request(q *Request) {
+	e.Uvarint(q.App.ID)
+	e.F64(q.App.Length)
+	e.F64(q.App.Mem)
+	e.F64(q.App.Disk)
+	e.F64(q.App.Deadline)
+	e.Varint(int64(q.Submitter))
+	e.Varint(int64(q.Src))
+	e.Uvarint(uint64(q.N))
+}
+
+// request reads what Encoder.request wrote.
+func (d *Decoder) request() Request {
+	q := Request{App: App{ID: d.Uvarint("application", math.MaxUint64), Length: d.F64("length"), Mem: d.F64("memory"),
+		Disk: d.F64("disk"), Deadline: d.F64("deadline")}}
+	q.Submitter, q.Src = d.addr("submitter"), d.addr("source")
+	q.N = int(d.Uvarint("tasks", MaxTasks))
+	return q
+}
+
 // addr reads an address: a varint from NoAddr to the largest int32.
 func (d *Decoder) addr(what string) Addr {
 	x := d.Varint(what, math.MinInt64, math.MaxInt64)
@@ -209,11 +223,7 @@ func DecodeMsg(b []byte) (Msg, error) {
 	m.From, m.To = r.addr("from"), r.addr("to")
 	switch m.Kind {
 	case KindRequest, KindReturn, KindDone, KindAccepted:
-		q := &m.Req
-		q.App = App{ID: r.Uvarint("application", math.MaxUint64), Length: r.F64("length"), Mem: r.F64("memory"),
-			Disk: r.F64("disk"), Deadline: r.F64("deadline")}
-		q.Submitter, q.Src = r.addr("submitter"), r.addr("source")
-		q.N = int(r.Uvarint("tasks", MaxTasks))
+		m.Req = r.request()
 	case KindUpdate:
 		m.Sum = readSummary(r)
 	case KindBound:
