@@ -680,6 +680,13 @@ func (n *Node) validateMsg(m *overlay.Msg) error {
 		}
 	case overlay.KindUpdate:
 		if m.Sum != nil {
+			if ps, ok := m.Sum.(overlay.PolicySummary); !ok || ps.Policy() != n.cfg.Policy {
+				what := fmt.Sprintf("type %T", m.Sum)
+				if ok {
+					what = "policy " + ps.Policy().String()
+				}
+				return fmt.Errorf("summary of %s: this overlay runs policy %s (every node needs the same --policy)", what, n.cfg.Policy)
+			}
 			if k := m.Sum.Len(); k > n.cfg.SFMax && k > n.cfg.Slots {
 				return fmt.Errorf("summary of %d sampled functions: want at most SF_max = %d", k, n.cfg.SFMax)
 			}
