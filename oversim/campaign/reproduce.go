@@ -369,7 +369,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 			Caption: runsCaption(sfmaxRuns[pol]) + " The overlay at the paper's SF_max values as one line; the centralized and random references flat.",
 			Paper:   figure.PaperNone,
 		}
-		paperFigsOf(pol).compReduced.apply(f)
+		paperFigsOf(pol).compReduced.apply(f, sfmaxRuns[pol])
 		figs = append(figs, Drawn{"fig12-17-" + p, f})
 	}
 	if outDir != "" && len(rows) > 0 {
