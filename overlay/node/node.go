@@ -67,12 +67,13 @@ type Config struct {
 	// starts a tree of its own if it remembers none or none answers.
 	Join  []string
 	Peers []string
-	// Policy is ibp, mmp or dp; SFMax, Beta and Bandwidth (update limit,
-	// bytes per second per link, 0: the paper's default for the policy,
-	// < 0: unlimited) tune it.
-	Policy    string
-	SFMax     int
-	Beta      float64
+	// Options are the policy (any registered one, the same on every node)
+	// and its parameters; zero fields take the policy's defaults
+	// (Options.WithDefaults). Clustering and Cells are the accuracy
+	// experiment's, refused here. Bandwidth is the update limit, bytes
+	// per second per link (0: the policy's default,
+	// Policy.DefaultBandwidth; < 0: unlimited).
+	overlay.Options
 	Bandwidth float64
 	// State is the state directory (database, programs, task files).
 	State string
@@ -113,27 +114,16 @@ type Config struct {
 
 // defaults fills the zero fields and checks the others.
 func (c *Config) defaults() error {
-	if _, err := newRules(c.Policy, max(c.SFMax, 1), 0.5); err != nil {
+	if c.Clustering != nil || c.Cells != nil {
+		return errors.New("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the daemons run Fig. 3 with the overlay's cells")
+	}
+	c.Options = c.Options.WithDefaults()
+	if err := c.Options.Validate(); err != nil {
 		return err
-	}
-	if c.SFMax == 0 {
-		c.SFMax = defaultSFMax(c.Policy)
-	}
-	if c.SFMax < 1 || c.SFMax > 1<<16 {
-		return fmt.Errorf("sfmax %d: want 1 to %d", c.SFMax, 1<<16)
-	}
-	if c.Beta == 0 {
-		c.Beta = 0.5
-	}
-	if !(c.Beta > 0 && c.Beta <= 1) {
-		return fmt.Errorf("beta %g: want a value in (0, 1]", c.Beta)
 	}
 	switch {
 	case c.Bandwidth == 0:
-		c.Bandwidth = 1000
-		if c.Policy == "mmp" {
-			c.Bandwidth = 10000
-		}
+		c.Bandwidth = c.Policy.DefaultBandwidth()
 	case c.Bandwidth < 0:
 		c.Bandwidth = 0
 	case math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0):
@@ -213,16 +203,6 @@ func (c *Config) defaults() error {
 		return errors.New("peers and join: give one or the other")
 	}
 	return nil
-}
-
-func defaultSFMax(policy string) int {
-	switch policy {
-	case "mmp":
-		return 256
-	case "dp":
-		return 216
-	}
-	return 225
 }
 
 // Node is one daemon: the execution role, the submission role and the
@@ -325,7 +305,7 @@ func New(cfg Config) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, &ConfigError{err}
 	}
-	rules, err := newRules(cfg.Policy, cfg.SFMax, cfg.Beta)
+	rules, err := overlay.NewRules(cfg.Options)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -383,7 +363,7 @@ func New(cfg Config) (*Node, error) {
 	cli := pki.MutualClientConfig(cfg.Cert, cfg.CA)
 	srv := pki.MutualServerConfig(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
-	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
+	n.exec = newRealExec(rules.Options(), cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots)
 	// Task directories a previous run left (it was killed): removed.
 	if err := os.RemoveAll(filepath.Join(cfg.State, "work")); err != nil {
 		st.close()
@@ -700,6 +680,13 @@ func (n *Node) validateMsg(m *overlay.Msg) error {
 		}
 	case overlay.KindUpdate:
 		if m.Sum != nil {
+			if ps, ok := m.Sum.(overlay.PolicySummary); !ok || ps.Policy() != n.cfg.Policy {
+				what := fmt.Sprintf("type %T", m.Sum)
+				if ok {
+					what = "policy " + ps.Policy().String()
+				}
+				return fmt.Errorf("summary of %s: this overlay runs policy %s (every node needs the same --policy)", what, n.cfg.Policy)
+			}
 			if k := m.Sum.Len(); k > n.cfg.SFMax && k > n.cfg.Slots {
 				return fmt.Errorf("summary of %d sampled functions: want at most SF_max = %d", k, n.cfg.SFMax)
 			}
