@@ -362,17 +362,17 @@ type SemiMarkovSource struct {
 // be valid (Validate). With StartStationary the slot-0 state is drawn from
 // TimeFractions and the first sojourn from the equilibrium (residual)
 // law of that state's sojourn, so the process looks as if it had been
-// running forever; with StartUp the processor begins a fresh UP sojourn at
-// slot 0.
+// running forever; with StartUp (StartIn(s)) the processor begins a fresh
+// UP sojourn (a fresh sojourn in s) at slot 0.
 func (m SemiMarkov) NewSource(start Start, r *rand.Rand) *SemiMarkovSource {
 	return &SemiMarkovSource{m: m, r: r, start: start, jump: Chain{P: m.Jump}}
 }
 
 func (s *SemiMarkovSource) begin() {
 	s.begun = true
-	if s.start == StartUp {
-		s.cur = Up
-		s.rem = SlotsOf(s.m.Sojourn[Up].Rand(s.r))
+	if st, ok := s.start.In(); ok {
+		s.cur = st
+		s.rem = SlotsOf(s.m.Sojourn[st].Rand(s.r))
 	} else {
 		w := s.m.TimeFractions()
 		u := s.r.Float64()

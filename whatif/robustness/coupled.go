@@ -116,7 +116,7 @@ func (c *CoupledParams) RunUnit(ctx context.Context, seed uint64, u int) (Couple
 				if tr, err = trial(p, a, v.Beliefs, availSeed(seed, u, ai), k); err != nil {
 					break
 				}
-				av := coupledsim.FromSources(tr.Sources)
+				av := tr.Sources
 				if v.Beliefs.Known {
 					rs, err = sim.Run(ctx, av, rngs(k))
 				} else {

@@ -129,7 +129,7 @@ func realization(p *whatif.Platform, a Availability, b Beliefs, seed uint64, k i
 	if err != nil {
 		return nil, err
 	}
-	real := slotsim.NewRealization(slotsim.FromAvailability(tr.Sources))
+	real := slotsim.Realize(tr.Sources)
 	if !b.Known {
 		if err := real.Believe(tr.View); err != nil {
 			return nil, err
@@ -153,10 +153,6 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 	if err != nil {
 		return UnitResult{}, fmt.Errorf("unit %d %+v: %w", u, sc, err)
 	}
-	start := availability.StartStationary
-	if opt.Initial == iterative.StartUp {
-		start = availability.StartUp
-	}
 	avIndex := map[string]int{}
 	for i, a := range c.Availabilities {
 		avIndex[a.Name] = i
@@ -169,7 +165,7 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 		a := c.Availabilities[ai]
 		p := plats[a.Name]
 		if p == nil && a.Model != "markov" {
-			if p, err = platformOf(a, in.Chains, in.W, start); err != nil {
+			if p, err = platformOf(a, in.Chains, in.W, opt.Initial); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d: %w", u, err)
 			}
 			plats[a.Name] = p
@@ -181,7 +177,7 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 			}
 			var real *slotsim.Realization
 			if a.Model == "markov" {
-				real = slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
+				real = slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
 			} else if real, err = realization(p, a, v.Beliefs, availSeed(seed, u, ai), tr); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d variant %s trial %d: %w", u, v.Name, tr, err)
 			}
