@@ -261,8 +261,10 @@ func (un *Unit) with(extra ...uint64) []uint64 {
 // from its own stream (seed, labels…, 2, k, q).
 func (un *Unit) Availability(k int) []availability.Source {
 	rngs := make([]*rand.Rand, len(un.Scn.Chains))
+	ls := un.with(purposeAvailability, uint64(k), 0)
 	for q := range rngs {
-		rngs[q] = stream.New(un.seed, un.with(purposeAvailability, uint64(k), uint64(q))...)
+		ls[len(ls)-1] = uint64(q)
+		rngs[q] = stream.New(un.seed, ls...)
 	}
 	return availability.ChainSources(un.Scn.Chains, availability.StartStationary, rngs...)
 }
