@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -20,7 +21,7 @@ func TestStartIn(t *testing.T) {
 			t.Errorf("chain from %v differs from Chain.Sample with the same stream", s)
 		}
 		m := availability.SemiMarkov{
-			Sojourn: [3]availability.Sojourn{availability.ExponentialMean(5), availability.ExponentialMean(5), availability.ExponentialMean(5)},
+			Sojourn: [3]availability.Sojourn{sojourn.ExponentialMean(5), sojourn.ExponentialMean(5), sojourn.ExponentialMean(5)},
 			Jump:    [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}},
 		}
 		if got := availability.Take(m.NewSource(availability.StartIn(s), stream.New(3)), 1); got[0] != s {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/trace"
 )
@@ -24,7 +25,7 @@ const exampleDir = "../examples/whatif"
 // DOWN exponential of mean 1 h.
 func labModel() availability.SemiMarkov {
 	return availability.SemiMarkov{
-		Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.6, 3*3600), availability.LogNormalMean(1, 1200), availability.ExponentialMean(3600)},
+		Sojourn: [3]availability.Sojourn{sojourn.WeibullMean(0.6, 3*3600), sojourn.LogNormalMean(1, 1200), sojourn.ExponentialMean(3600)},
 		Jump:    [3][3]float64{{0, 0.8, 0.2}, {0.95, 0, 0.05}, {1, 0, 0}},
 	}
 }

@@ -6,13 +6,16 @@
 package whatif
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 )
 
 // Kind is how a worker's availability is given.
@@ -178,16 +181,6 @@ type rawSemiMarkov struct {
 	Reclaimed json.RawMessage `json:"reclaimed"`
 	Down      json.RawMessage `json:"down"`
 	Jump      [][]float64     `json:"jump"`
-}
-
-type rawDist struct {
-	Comment      json.RawMessage `json:"comment"`
-	Dist         *string         `json:"dist"`
-	MeanSeconds  *float64        `json:"mean_seconds"`
-	Shape        *float64        `json:"shape"`
-	ScaleSeconds *float64        `json:"scale_seconds"`
-	Mu           *float64        `json:"mu"`
-	Sigma        *float64        `json:"sigma"`
 }
 
 // slotsOf converts seconds to whole slots, rounding up (a value within
@@ -660,98 +653,59 @@ func parseSemiMarkov(data json.RawMessage, where string, slot float64) (availabi
 	return m, nil
 }
 
-// parseDist reads a sojourn law in seconds.
+// parseDist reads a sojourn law in seconds: "dist" names a family of
+// package availability/sojourn's registry, the other fields are its
+// parameters (sojourn.Family.Params), numbers.
 func parseDist(data json.RawMessage, where string) (availability.Sojourn, error) {
-	var r rawDist
-	if err := decodeStrict(data, &r, where); err != nil {
-		return availability.Sojourn{}, err
+	var fields map[string]json.RawMessage
+	if err := decodeStrict(data, &fields, where); err != nil {
+		return nil, err
 	}
-	if r.Dist == nil {
-		return availability.Sojourn{}, fmt.Errorf("%s: missing \"dist\" (exponential, weibull or lognormal)", where)
+	delete(fields, "comment")
+	raw, ok := fields["dist"]
+	if !ok || isNull(raw) {
+		return nil, fmt.Errorf("%s: missing \"dist\" (%s)", where, sojourn.List())
 	}
-	fam, err := availability.ParseFamily(*r.Dist)
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return nil, fmt.Errorf("%s: field \"dist\": got %s, want a string (%s)", where, jsonKind(bytes.TrimSpace(raw)), sojourn.List())
+	}
+	fam, err := sojourn.Lookup(name)
 	if err != nil {
-		return availability.Sojourn{}, fmt.Errorf("%s: dist = %q: want exponential, weibull or lognormal", where, *r.Dist)
+		return nil, fmt.Errorf("%s: dist = %q: want %s", where, name, sojourn.List())
 	}
-	// Which parameters each family takes: required, one-of, refused.
-	present := map[string]*float64{"mean_seconds": r.MeanSeconds, "shape": r.Shape, "scale_seconds": r.ScaleSeconds, "mu": r.Mu, "sigma": r.Sigma}
-	allowed := map[availability.Family][]string{
-		availability.Exponential: {"mean_seconds"},
-		availability.Weibull:     {"shape", "scale_seconds", "mean_seconds"},
-		availability.LogNormal:   {"sigma", "mu", "mean_seconds"},
-	}[fam]
-	for _, k := range []string{"mean_seconds", "shape", "scale_seconds", "mu", "sigma"} {
-		if present[k] != nil && !slices.Contains(allowed, k) {
-			return availability.Sojourn{}, fmt.Errorf("%s: %s is not a parameter of the %s law (it takes %s)", where, k, fam, strings.Join(allowed, ", "))
+	params := sojourn.Params{}
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
+		if k == "dist" || isNull(fields[k]) {
+			continue
 		}
+		if !slices.Contains(fam.Params, k) {
+			return nil, fmt.Errorf("%s: %s is not a parameter of the %s law (it takes %s)", where, k, fam.Name, strings.Join(fam.Params, ", "))
+		}
+		var v float64
+		if err := json.Unmarshal(fields[k], &v); err != nil {
+			t := bytes.TrimSpace(fields[k])
+			if kind := jsonKind(t); kind != "a number" {
+				return nil, fmt.Errorf("%s: field %q: got %s, want a number", where, k, kind)
+			}
+			return nil, fmt.Errorf("%s: %s = %s: out of the range of a float64", where, k, t)
+		}
+		params[k] = v
 	}
-	pos := func(name string, v *float64) error {
-		return checkRange(where, name, *v, 0, math.MaxFloat64, true, "a finite number > 0")
+	d, err := fam.Decode(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	oneOf := func(a, b string) error {
-		switch {
-		case present[a] != nil && present[b] != nil:
-			return fmt.Errorf("%s: both %s and %s given, want one", where, a, b)
-		case present[a] == nil && present[b] == nil:
-			return fmt.Errorf("%s: missing %s or %s", where, a, b)
-		}
-		return nil
-	}
-	var d availability.Sojourn
-	switch fam {
-	case availability.Exponential:
-		if r.MeanSeconds == nil {
-			return d, fmt.Errorf("%s: missing mean_seconds", where)
-		}
-		if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-			return d, err
-		}
-		d = availability.ExponentialMean(*r.MeanSeconds)
-	case availability.Weibull:
-		if r.Shape == nil {
-			return d, fmt.Errorf("%s: missing shape", where)
-		}
-		if err := pos("shape", r.Shape); err != nil {
-			return d, err
-		}
-		if err := oneOf("scale_seconds", "mean_seconds"); err != nil {
-			return d, err
-		}
-		if r.ScaleSeconds != nil {
-			if err := pos("scale_seconds", r.ScaleSeconds); err != nil {
-				return d, err
-			}
-			d = availability.Sojourn{Family: fam, Shape: *r.Shape, Scale: *r.ScaleSeconds}
-		} else {
-			if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-				return d, err
-			}
-			d = availability.WeibullMean(*r.Shape, *r.MeanSeconds)
-		}
-	default:
-		if r.Sigma == nil {
-			return d, fmt.Errorf("%s: missing sigma", where)
-		}
-		if err := pos("sigma", r.Sigma); err != nil {
-			return d, err
-		}
-		if err := oneOf("mu", "mean_seconds"); err != nil {
-			return d, err
-		}
-		if r.Mu != nil {
-			if err := checkRange(where, "mu", *r.Mu, -math.MaxFloat64, math.MaxFloat64, false, "a finite number (mean of ln seconds)"); err != nil {
-				return d, err
-			}
-			d = availability.Sojourn{Family: fam, Mu: *r.Mu, Sigma: *r.Sigma}
-		} else {
-			if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-				return d, err
-			}
-			d = availability.LogNormalMean(*r.Sigma, *r.MeanSeconds)
-		}
+	if d == nil {
+		return nil, fmt.Errorf("%s: the %s law's Decode gave no law (a bug of its registration)", where, fam.Name)
 	}
 	if err := d.Validate(); err != nil {
-		return d, fmt.Errorf("%s: %w", where, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return d, nil
 }
+
+// isNull reports whether a JSON value is null (a field given as null is a
+// field not given, as encoding/json reads it into a pointer).
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
