@@ -6,43 +6,14 @@
 package whatif
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/availability/sojourn"
 )
-
-// Kind is how a worker's availability is given.
-type Kind uint8
-
-const (
-	// KindChain is a 3-state Markov chain (per slot).
-	KindChain Kind = iota
-	// KindTrace is the replay of a host of a trace.
-	KindTrace
-	// KindSemiMarkov is a semi-Markov model (sojourn laws and a jump
-	// chain).
-	KindSemiMarkov
-)
-
-// String names the kind as the file does.
-func (k Kind) String() string {
-	switch k {
-	case KindChain:
-		return "chain"
-	case KindTrace:
-		return "trace"
-	case KindSemiMarkov:
-		return "semi_markov"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
 
 // Limits on the sizes a file may ask for (far beyond any useful run, they
 // keep a mistyped number from exhausting memory).
@@ -109,16 +80,6 @@ type Worker struct {
 	Avail Avail
 }
 
-// Avail is a worker's availability.
-type Avail struct {
-	Kind       Kind
-	Chain      availability.Chain      // KindChain
-	SemiMarkov availability.SemiMarkov // KindSemiMarkov, sojourns in slots
-	Trace      int                     // KindTrace: index in Platform.Traces
-	Host       string                  // KindTrace: host ID or name; "" = drawn at each trial
-	HostIndex  int                     // KindTrace: Host's index in the trace (set by LoadTraces), −1 when drawn
-}
-
 type rawPlatform struct {
 	Comment     json.RawMessage            `json:"comment"`
 	SlotSeconds *float64                   `json:"slot_seconds"`
@@ -166,23 +127,6 @@ type rawWorker struct {
 	Availability json.RawMessage `json:"availability"`
 }
 
-type rawAvail struct {
-	Comment    json.RawMessage `json:"comment"`
-	Chain      json.RawMessage `json:"chain"`
-	Trace      *string         `json:"trace"`
-	Host       *string         `json:"host"`
-	Hosts      []string        `json:"hosts"`
-	SemiMarkov json.RawMessage `json:"semi_markov"`
-}
-
-type rawSemiMarkov struct {
-	Comment   json.RawMessage `json:"comment"`
-	Up        json.RawMessage `json:"up"`
-	Reclaimed json.RawMessage `json:"reclaimed"`
-	Down      json.RawMessage `json:"down"`
-	Jump      [][]float64     `json:"jump"`
-}
-
 // slotsOf converts seconds to whole slots, rounding up (a value within
 // 1e-9 of an integer counts as that integer).
 func slotsOf(seconds, slot float64) float64 {
@@ -191,6 +135,15 @@ func slotsOf(seconds, slot float64) float64 {
 		return r
 	}
 	return math.Ceil(x)
+}
+
+// needSlot is the error of a field that needs the slot length when the
+// platform gives none (nil when it does): where and what name the field.
+func (p *Platform) needSlot(where, what string) error {
+	if p.SlotSeconds == 0 {
+		return fmt.Errorf("%s: %s needs \"slot_seconds\" (the slot length in seconds, at the top level of the platform)", where, what)
+	}
+	return nil
 }
 
 // ParsePlatform reads and checks a platform file (docs/whatif.md). source
@@ -207,16 +160,10 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 		}
 		p.SlotSeconds = *raw.SlotSeconds
 	}
-	needSlot := func(where, what string) error {
-		if p.SlotSeconds == 0 {
-			return fmt.Errorf("%s: %s needs \"slot_seconds\" (the slot length in seconds, at the top level of the platform)", where, what)
-		}
-		return nil
-	}
 	if raw.Master == nil {
 		return nil, fmt.Errorf("%s: missing field \"master\" (ncom, tprog, tdata or program_bytes, data_bytes, bandwidth)", source)
 	}
-	if err := p.parseMaster(raw.Master, source+": master", needSlot); err != nil {
+	if err := p.parseMaster(raw.Master, source+": master"); err != nil {
 		return nil, err
 	}
 	p.Start = availability.StartStationary
@@ -240,7 +187,7 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 		if strings.TrimSpace(n) == "" {
 			return nil, fmt.Errorf("%s: traces: a trace has an empty name, want a name workers refer to", source)
 		}
-		if err := needSlot(where, "a trace"); err != nil {
+		if err := p.needSlot(where, "a trace"); err != nil {
 			return nil, err
 		}
 		t, err := parseTrace(raw.Traces[n], where)
@@ -256,12 +203,10 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 	if len(raw.Workers) > maxWorkerEntry {
 		return nil, fmt.Errorf("%s: %d worker entries, want at most %d", source, len(raw.Workers), maxWorkerEntry)
 	}
-	seen := map[string]int{}     // worker name → entry
-	fixed := map[[2]string]int{} // (trace, host) → entry
-	usedTrace := make([]bool, len(p.Traces))
+	seen := map[string]int{} // worker name → entry
 	for i, rw := range raw.Workers {
 		where := fmt.Sprintf("%s: workers[%d]", source, i)
-		ws, err := p.parseWorker(rw, i, where, needSlot)
+		ws, err := p.parseWorker(rw, i, where)
 		if err != nil {
 			return nil, err
 		}
@@ -273,31 +218,23 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 				return nil, fmt.Errorf("%s: worker name %q is already used by workers[%d], want unique names", where, w.Name, j)
 			}
 			seen[w.Name] = i
-			if w.Avail.Kind == KindTrace {
-				usedTrace[w.Avail.Trace] = true
-				if w.Avail.Host != "" {
-					k := [2]string{p.Traces[w.Avail.Trace].Name, w.Avail.Host}
-					if j, ok := fixed[k]; ok {
-						return nil, fmt.Errorf("%s: host %q of trace %q is already replayed by workers[%d], want each host once", where, w.Avail.Host, k[0], j)
-					}
-					fixed[k] = i
-				}
-			}
 		}
 		p.Workers = append(p.Workers, ws...)
 	}
 	if h := p.Estimator.History; h > 0 && h*len(p.Workers) > MaxHistoryDraws {
 		return nil, fmt.Errorf("%s: estimator: history_slots = %d for %d workers is %d draws per trial, want at most %d", source, h, len(p.Workers), h*len(p.Workers), MaxHistoryDraws)
 	}
-	for t, used := range usedTrace {
-		if !used {
-			return nil, fmt.Errorf("%s: traces.%s is not used by any worker", source, p.Traces[t].Name)
+	for _, m := range modelsInOrder() {
+		if m.Check != nil {
+			if err := m.Check(p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return p, nil
 }
 
-func (p *Platform) parseMaster(data json.RawMessage, where string, needSlot func(string, string) error) error {
+func (p *Platform) parseMaster(data json.RawMessage, where string) error {
 	var m rawMaster
 	if err := decodeStrict(data, &m, where); err != nil {
 		return err
@@ -355,7 +292,7 @@ func (p *Platform) parseMaster(data json.RawMessage, where string, needSlot func
 			if err != nil {
 				return 0, err
 			}
-			if err := needSlot(where, bname); err != nil {
+			if err := p.needSlot(where, bname); err != nil {
 				return 0, err
 			}
 			if err := checkRange(where, bname, *bytes, 0, math.MaxFloat64, false, "a size in bytes ≥ 0"); err != nil {
@@ -481,7 +418,7 @@ func parseTrace(data json.RawMessage, where string) (Trace, error) {
 	return t, nil
 }
 
-func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, needSlot func(string, string) error) ([]Worker, error) {
+func (p *Platform) parseWorker(data json.RawMessage, entry int, where string) ([]Worker, error) {
 	var r rawWorker
 	if err := decodeStrict(data, &r, where); err != nil {
 		return nil, err
@@ -496,7 +433,7 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		}
 		w.W = *r.W
 	case r.TaskSeconds != nil:
-		if err := needSlot(where, "task_seconds"); err != nil {
+		if err := p.needSlot(where, "task_seconds"); err != nil {
 			return nil, err
 		}
 		if err := checkRange(where, "task_seconds", *r.TaskSeconds, 0, math.MaxFloat64, true, "a task time in seconds > 0"); err != nil {
@@ -511,92 +448,20 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		return nil, fmt.Errorf("%s: missing w (UP slots per task) or task_seconds", where)
 	}
 	if r.Availability == nil {
-		return nil, fmt.Errorf("%s: missing \"availability\" (chain, trace or semi_markov)", where)
+		return nil, fmt.Errorf("%s: missing \"availability\" (%s)", where, strings.Join(Models(), ", "))
 	}
-	aw := where + ".availability"
-	var a rawAvail
-	if err := decodeStrict(r.Availability, &a, aw); err != nil {
-		return nil, err
-	}
-	given := 0
-	for _, g := range []bool{a.Chain != nil, a.Trace != nil, a.SemiMarkov != nil} {
-		if g {
-			given++
-		}
-	}
-	if given != 1 {
-		return nil, fmt.Errorf("%s: %d of chain, trace, semi_markov given, want exactly one", aw, given)
-	}
-	if a.Trace == nil && (a.Host != nil || a.Hosts != nil) {
-		return nil, fmt.Errorf("%s: host and hosts are for trace availability", aw)
-	}
-	count := 1
+	count := 0
 	if r.Count != nil {
 		if err := checkInt(where, "count", *r.Count, 1, MaxWorkers, fmt.Sprintf("an integer in [1, %d]", MaxWorkers)); err != nil {
 			return nil, err
 		}
 		count = *r.Count
 	}
-	var hosts []string // per expanded worker, trace availability only
-	switch {
-	case a.Chain != nil:
-		w.Avail.Kind = KindChain
-		c, err := availability.ParseChain(a.Chain, aw+".chain")
-		if err != nil {
-			return nil, err
-		}
-		w.Avail.Chain = c
-	case a.SemiMarkov != nil:
-		w.Avail.Kind = KindSemiMarkov
-		if err := needSlot(aw, "semi_markov"); err != nil {
-			return nil, err
-		}
-		m, err := parseSemiMarkov(a.SemiMarkov, aw+".semi_markov", p.SlotSeconds)
-		if err != nil {
-			return nil, err
-		}
-		w.Avail.SemiMarkov = m
-	default:
-		w.Avail.Kind = KindTrace
-		t := slices.IndexFunc(p.Traces, func(t Trace) bool { return t.Name == *a.Trace })
-		if t < 0 {
-			var names []string
-			for _, t := range p.Traces {
-				names = append(names, t.Name)
-			}
-			return nil, fmt.Errorf("%s: trace = %q, want the name of an entry of \"traces\" (%s)", aw, *a.Trace, strings.Join(names, ", "))
-		}
-		w.Avail.Trace = t
-		switch {
-		case a.Host != nil && a.Hosts != nil:
-			return nil, fmt.Errorf("%s: both host and hosts given, want one (or neither: hosts drawn at each trial)", aw)
-		case a.Host != nil:
-			if *a.Host == "" {
-				return nil, fmt.Errorf("%s: host is empty, want a host ID or name of the trace", aw)
-			}
-			if count != 1 {
-				return nil, fmt.Errorf("%s: host %q with count = %d, want count 1 (use hosts for several)", aw, *a.Host, count)
-			}
-			hosts = []string{*a.Host}
-		case a.Hosts != nil:
-			if len(a.Hosts) == 0 {
-				return nil, fmt.Errorf("%s: hosts is empty, want host IDs or names (or no hosts: drawn at each trial)", aw)
-			}
-			if r.Count != nil && count != len(a.Hosts) {
-				return nil, fmt.Errorf("%s: count = %d but %d hosts, want equal (or no count)", where, count, len(a.Hosts))
-			}
-			count = len(a.Hosts)
-			for k, h := range a.Hosts {
-				if h == "" {
-					return nil, fmt.Errorf("%s: hosts[%d] is empty, want a host ID or name", aw, k)
-				}
-				if slices.Contains(a.Hosts[:k], h) {
-					return nil, fmt.Errorf("%s: hosts[%d] = %q appears twice", aw, k, h)
-				}
-			}
-			hosts = a.Hosts
-		}
+	avails, err := p.parseAvail(r.Availability, where+".availability", where, count)
+	if err != nil {
+		return nil, err
 	}
+	count = len(avails)
 	name := fmt.Sprintf("worker%d", entry+1)
 	if r.Name != nil {
 		if strings.TrimSpace(*r.Name) == "" {
@@ -611,101 +476,7 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		if count > 1 {
 			out[k].Name = fmt.Sprintf("%s-%d", name, k+1)
 		}
-		if hosts != nil {
-			out[k].Avail.Host = hosts[k]
-		}
+		out[k].Avail = avails[k]
 	}
 	return out, nil
 }
-
-func parseSemiMarkov(data json.RawMessage, where string, slot float64) (availability.SemiMarkov, error) {
-	var r rawSemiMarkov
-	var m availability.SemiMarkov
-	if err := decodeStrict(data, &r, where); err != nil {
-		return m, err
-	}
-	for s, d := range [3]json.RawMessage{r.Up, r.Reclaimed, r.Down} {
-		field := stateWord(availability.State(s))
-		if d == nil {
-			return m, fmt.Errorf("%s: missing %q (the law of the sojourns in that state)", where, field)
-		}
-		law, err := parseDist(d, where+"."+field)
-		if err != nil {
-			return m, err
-		}
-		m.Sojourn[s] = law.Scaled(slot)
-	}
-	if r.Jump == nil {
-		return m, fmt.Errorf("%s: missing \"jump\" (the embedded jump chain, 3x3 with a zero diagonal)", where)
-	}
-	if len(r.Jump) != 3 {
-		return m, fmt.Errorf("%s: jump has %d rows, want 3 (from u, r, d)", where, len(r.Jump))
-	}
-	for i, row := range r.Jump {
-		if len(row) != 3 {
-			return m, fmt.Errorf("%s: jump row %d has %d entries, want 3", where, i, len(row))
-		}
-		copy(m.Jump[i][:], row)
-	}
-	if err := m.Validate(); err != nil {
-		return m, fmt.Errorf("%s: %w (in slots of %v s)", where, err, slot)
-	}
-	return m, nil
-}
-
-// parseDist reads a sojourn law in seconds: "dist" names a family of
-// package availability/sojourn's registry, the other fields are its
-// parameters (sojourn.Family.Params), numbers.
-func parseDist(data json.RawMessage, where string) (availability.Sojourn, error) {
-	var fields map[string]json.RawMessage
-	if err := decodeStrict(data, &fields, where); err != nil {
-		return nil, err
-	}
-	delete(fields, "comment")
-	raw, ok := fields["dist"]
-	if !ok || isNull(raw) {
-		return nil, fmt.Errorf("%s: missing \"dist\" (%s)", where, sojourn.List())
-	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err != nil {
-		return nil, fmt.Errorf("%s: field \"dist\": got %s, want a string (%s)", where, jsonKind(bytes.TrimSpace(raw)), sojourn.List())
-	}
-	fam, err := sojourn.Lookup(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: dist = %q: want %s", where, name, sojourn.List())
-	}
-	params := sojourn.Params{}
-	keys := slices.Sorted(maps.Keys(fields))
-	for _, k := range keys {
-		if k == "dist" || isNull(fields[k]) {
-			continue
-		}
-		if !slices.Contains(fam.Params, k) {
-			return nil, fmt.Errorf("%s: %s is not a parameter of the %s law (it takes %s)", where, k, fam.Name, strings.Join(fam.Params, ", "))
-		}
-		var v float64
-		if err := json.Unmarshal(fields[k], &v); err != nil {
-			t := bytes.TrimSpace(fields[k])
-			if kind := jsonKind(t); kind != "a number" {
-				return nil, fmt.Errorf("%s: field %q: got %s, want a number", where, k, kind)
-			}
-			return nil, fmt.Errorf("%s: %s = %s: out of the range of a float64", where, k, t)
-		}
-		params[k] = v
-	}
-	d, err := fam.Decode(params)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if d == nil {
-		return nil, fmt.Errorf("%s: the %s law's Decode gave no law (a bug of its registration)", where, fam.Name)
-	}
-	if err := d.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	return d, nil
-}
-
-// isNull reports whether a JSON value is null (a field given as null is a
-// field not given, as encoding/json reads it into a pointer).
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -49,7 +49,7 @@ var studyModels = map[string]studyModel{
 	"markov-sources": {
 		chains: true,
 		worker: func(_ Availability, _ int, c availability.Chain) (whatif.Avail, error) {
-			return whatif.Avail{Kind: whatif.KindChain, Chain: c}, nil
+			return whatif.ChainAvail{Chain: c}, nil
 		},
 	},
 	"trace": {
@@ -80,7 +80,7 @@ var studyModels = map[string]studyModel{
 			return nil
 		},
 		worker: func(Availability, int, availability.Chain) (whatif.Avail, error) {
-			return whatif.Avail{Kind: whatif.KindTrace, Trace: 0, HostIndex: -1}, nil
+			return whatif.TraceAvail{Trace: 0, HostIndex: -1}, nil
 		},
 	},
 }
@@ -100,9 +100,9 @@ func lawModel(f sojourn.Family) studyModel {
 		worker: func(a Availability, q int, c availability.Chain) (whatif.Avail, error) {
 			m, err := SemiMarkovOf(c, f, a.Shape)
 			if err != nil {
-				return whatif.Avail{}, fmt.Errorf("availability %s, processor %d: %w", a.Name, q, err)
+				return nil, fmt.Errorf("availability %s, processor %d: %w", a.Name, q, err)
 			}
-			return whatif.Avail{Kind: whatif.KindSemiMarkov, SemiMarkov: m}, nil
+			return whatif.SemiMarkovAvail{SemiMarkov: m}, nil
 		},
 	}
 }
