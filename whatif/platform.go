@@ -1,8 +1,10 @@
 // Package whatif reads the platform and application files of the what-if
 // simulator (issue 18; formats in docs/whatif.md), checks them, converts
 // them to the models' instance types (convert.go) and builds each trial's
-// availability (trial.go). Parsing and validation are pure: trace files
-// are read through a function the caller gives (LoadTraces).
+// availability (trial.go). A worker's availability model is one
+// registration (model.go: chain.go, semimarkov.go, tracemodel.go, and any
+// a program adds). Parsing and validation are pure: trace files are read
+// through a function the caller gives (LoadTraces).
 package whatif
 
 import (
@@ -75,9 +77,9 @@ type Trace struct {
 // Worker is one processor.
 type Worker struct {
 	Name  string
-	Entry int // index of its entry in the file's "workers"
-	W     int // slots of UP time per task
-	Avail Avail
+	Entry int   // index of its entry in the file's "workers"
+	W     int   // slots of UP time per task
+	Avail Avail // its availability, a value of a registered model (model.go)
 }
 
 type rawPlatform struct {

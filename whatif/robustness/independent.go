@@ -121,8 +121,12 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 	for vi, v := range c.Variants {
 		ai := avIndex[v.Availability]
 		a := c.Availabilities[ai]
+		m, err := modelOf(a)
+		if err != nil {
+			return UnitResult{}, err
+		}
 		p := plats[a.Name]
-		if p == nil && a.Model != "markov" {
+		if p == nil && !m.papers {
 			if p, err = platformOf(a, in.Chains, in.W, opt.Initial); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d: %w", u, err)
 			}
@@ -134,7 +138,7 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 				return UnitResult{}, err
 			}
 			var real *slotsim.Realization
-			if a.Model == "markov" {
+			if m.papers {
 				real = slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
 			} else if real, err = realization(p, a, v.Beliefs, availSeed(seed, u, ai), tr); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d variant %s trial %d: %w", u, v.Name, tr, err)
