@@ -58,8 +58,9 @@ type Model struct {
 
 // ParseContext is what a Model's Parse is given besides its fields.
 type ParseContext struct {
-	// Platform is the platform read so far: everything but the workers
-	// (slot length, traces, start, estimator).
+	// Platform is the platform as read so far: the slot length, the
+	// traces, the start, the estimator, and the workers of the earlier
+	// entries.
 	Platform *Platform
 	// Where is the "availability" object's place for errors
 	// ("platform.json: workers[3].availability"); Worker the worker
