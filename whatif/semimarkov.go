@@ -1,10 +1,10 @@
 package whatif
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -94,39 +94,43 @@ func parseSemiMarkov(data json.RawMessage, where string, slot float64) (availabi
 // package availability/sojourn's registry, the other fields are its
 // parameters (sojourn.Family.Params), numbers.
 func parseDist(data json.RawMessage, where string) (availability.Sojourn, error) {
-	var fields map[string]json.RawMessage
-	if err := decodeStrict(data, &fields, where); err != nil {
+	var raw map[string]json.RawMessage
+	if err := decodeStrict(data, &raw, where); err != nil {
 		return nil, err
 	}
-	delete(fields, "comment")
-	raw, ok := fields["dist"]
-	if !ok || isNull(raw) {
+	delete(raw, "comment")
+	fields := make(map[string]any, len(raw)) // JSON null is a field not given
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		r := raw[k]
+		var v any
+		if err := json.Unmarshal(r, &v); err != nil { // only a number out of a float64's range gets here
+			return nil, fmt.Errorf("%s: %s = %s: want a number within ±%.2g", where, k, strings.TrimSpace(string(r)), math.MaxFloat64)
+		}
+		fields[k] = v
+	}
+	dist, ok := fields["dist"]
+	if !ok || dist == nil {
 		return nil, fmt.Errorf("%s: missing \"dist\" (%s)", where, sojourn.List())
 	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err != nil {
-		return nil, fmt.Errorf("%s: field \"dist\": got %s, want a string (%s)", where, jsonKind(bytes.TrimSpace(raw)), sojourn.List())
+	name, ok := dist.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s: field \"dist\": got %s, want a string (%s)", where, valueKind(dist), sojourn.List())
 	}
 	fam, err := sojourn.Lookup(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: dist = %q: want %s", where, name, sojourn.List())
 	}
 	params := sojourn.Params{}
-	keys := slices.Sorted(maps.Keys(fields))
-	for _, k := range keys {
-		if k == "dist" || isNull(fields[k]) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if k == "dist" || fields[k] == nil {
 			continue
 		}
 		if !slices.Contains(fam.Params, k) {
 			return nil, fmt.Errorf("%s: %s is not a parameter of the %s law (it takes %s)", where, k, fam.Name, strings.Join(fam.Params, ", "))
 		}
-		var v float64
-		if err := json.Unmarshal(fields[k], &v); err != nil {
-			t := bytes.TrimSpace(fields[k])
-			if kind := jsonKind(t); kind != "a number" {
-				return nil, fmt.Errorf("%s: field %q: got %s, want a number", where, k, kind)
-			}
-			return nil, fmt.Errorf("%s: %s = %s: out of the range of a float64", where, k, t)
+		v, ok := fields[k].(float64)
+		if !ok {
+			return nil, fmt.Errorf("%s: field %q: got %s, want a number", where, k, valueKind(fields[k]))
 		}
 		params[k] = v
 	}
@@ -143,6 +147,17 @@ func parseDist(data json.RawMessage, where string) (availability.Sojourn, error)
 	return d, nil
 }
 
-// isNull reports whether a JSON value is null (a field given as null is a
-// field not given, as encoding/json reads it into a pointer).
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+// valueKind names the kind of a JSON value decoded into an any.
+func valueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
