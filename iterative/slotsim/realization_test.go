@@ -1,10 +1,10 @@
 package slotsim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -22,12 +22,12 @@ func TestMarkovDrawForDraw(t *testing.T) {
 		chains = append(chains, availability.Random(rng))
 	}
 	const slots = 300
-	for _, init := range []iterative.InitialState{iterative.StartStationary, iterative.StartUp} {
+	for _, init := range []availability.Start{availability.StartStationary, availability.StartUp} {
 		u := stream.New(41, 1)
 		want := make([][]availability.State, slots)
 		want[0] = make([]availability.State, len(chains))
 		for q, c := range chains {
-			if init == iterative.StartUp {
+			if init == availability.StartUp {
 				want[0][q] = availability.Up
 				continue
 			}
@@ -48,7 +48,7 @@ func TestMarkovDrawForDraw(t *testing.T) {
 				want[s][q] = c.NextU(want[s-1][q], u.Float64())
 			}
 		}
-		real := NewRealization(Markov(chains, init, stream.New(41, 1)))
+		real := Realize(availability.ChainSources(chains, init, stream.New(41, 1)))
 		for s := slots - 1; s >= 0; s -= 7 { // ask out of order: drawing is lazy
 			got := real.At(s)
 			for q := range chains {
@@ -62,13 +62,14 @@ func TestMarkovDrawForDraw(t *testing.T) {
 
 // callOrder is a source that records the calls its realization makes.
 type callOrder struct {
-	q     int
+	q, t  int
 	calls *[][2]int // (slot, processor) in call order
 }
 
-func (c callOrder) State(t int) availability.State {
-	*c.calls = append(*c.calls, [2]int{t, c.q})
-	return availability.State((t + c.q) % 3)
+func (c *callOrder) Next() availability.State {
+	*c.calls = append(*c.calls, [2]int{c.t, c.q})
+	c.t++
+	return availability.State((c.t - 1 + c.q) % 3)
 }
 
 // TestSourceCallOrder: a realization asks each source once per slot, slots
@@ -76,8 +77,8 @@ func (c callOrder) State(t int) availability.State {
 // whatever order the slots are asked for; and it returns their states.
 func TestSourceCallOrder(t *testing.T) {
 	var calls [][2]int
-	src := []Source{callOrder{0, &calls}, callOrder{1, &calls}, callOrder{2, &calls}}
-	real := NewRealization(src)
+	src := []availability.Source{&callOrder{q: 0, calls: &calls}, &callOrder{q: 1, calls: &calls}, &callOrder{q: 2, calls: &calls}}
+	real := Realize(src)
 	real.At(5)
 	real.Changes(2)
 	real.At(8)
@@ -98,5 +99,37 @@ func TestSourceCallOrder(t *testing.T) {
 	}
 	if len(calls) != 27 {
 		t.Errorf("states asked again: %d calls", len(calls))
+	}
+}
+
+// formerSource is a source of the former API (State(t)) giving (t+q) mod 3.
+type formerSource struct{ q int }
+
+func (f formerSource) State(t int) availability.State { return availability.State((t + f.q) % 3) }
+
+// TestFormerAPI: the deprecated NewRealization and Markov (live/master's
+// prediction uses them until it moves to whatif/simulate) give what
+// Realize gives with availability.ChainSources, and a source of the former
+// API is asked slot after slot.
+func TestFormerAPI(t *testing.T) {
+	rng := stream.New(43)
+	var chains []availability.Chain
+	for q := 0; q < 5; q++ {
+		chains = append(chains, availability.Random(rng))
+	}
+	a := NewRealization(Markov(chains, availability.StartStationary, stream.New(43, 1)))
+	b := Realize(availability.ChainSources(chains, availability.StartStationary, stream.New(43, 1)))
+	for s := 0; s < 400; s++ {
+		if !slices.Equal(a.At(s), b.At(s)) {
+			t.Fatalf("slot %d: %v, want %v", s, a.At(s), b.At(s))
+		}
+	}
+	c := NewRealization([]Source{formerSource{0}, formerSource{1}})
+	for s := 9; s >= 0; s-- {
+		for q, x := range c.At(s) {
+			if want := availability.State((s + q) % 3); x != want {
+				t.Fatalf("former source: slot %d processor %d: %v, want %v", s, q, x, want)
+			}
+		}
 	}
 }
