@@ -1,14 +1,16 @@
-package availability
+package availability_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 )
 
-// TestKSDiscreteBruteForce compares KSDiscrete with sup |F_n − F| taken
+// TestKSDiscreteBruteForce compares availability.KSDiscrete with sup |F_n − F| taken
 // over every integer up to past the largest observation.
 func TestKSDiscreteBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -17,7 +19,7 @@ func TestKSDiscreteBruteForce(t *testing.T) {
 		for i := range x {
 			x[i] = 1 + r.IntN(12)
 		}
-		cdf := GeometricCDF(0.3 + 0.6*r.Float64())
+		cdf := availability.GeometricCDF(0.3 + 0.6*r.Float64())
 		want := 0.0
 		for v := 0; v <= 14; v++ {
 			fn := 0.0
@@ -28,29 +30,29 @@ func TestKSDiscreteBruteForce(t *testing.T) {
 			}
 			want = math.Max(want, math.Abs(fn/float64(len(x))-cdf(v)))
 		}
-		if got := KSDiscrete(x, cdf); math.Abs(got-want) > 1e-12 {
-			t.Fatalf("x %v: KSDiscrete %v, brute force %v", x, got, want)
+		if got := availability.KSDiscrete(x, cdf); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("x %v: availability.KSDiscrete %v, brute force %v", x, got, want)
 		}
 	}
 	// Exact data: every sojourn 1 slot with stay 0 → D = 0.
-	if d := KSDiscrete([]int{1, 1, 1}, GeometricCDF(0)); d != 0 {
+	if d := availability.KSDiscrete([]int{1, 1, 1}, availability.GeometricCDF(0)); d != 0 {
 		t.Errorf("D = %v, want 0", d)
 	}
 }
 
 // markovTestOf estimates the chains of the given sources from n slots each
-// and runs MarkovTest on their complete sojourns.
-func markovTestOf(srcs []Source, n int) []SojournTest {
-	var chains []Chain
+// and runs availability.MarkovTest on their complete sojourns.
+func markovTestOf(srcs []availability.Source, n int) []availability.SojournTest {
+	var chains []availability.Chain
 	var soj [][3][]int
 	for _, src := range srcs {
-		s := Take(src, n)
-		e, _ := NewEstimator(DefaultPrior())
+		s := availability.Take(src, n)
+		e, _ := availability.NewEstimator(availability.DefaultPrior())
 		e.ObserveSequence(s)
 		chains = append(chains, e.Chain())
-		soj = append(soj, Sojourns(Runs(s)))
+		soj = append(soj, availability.Sojourns(availability.Runs(s)))
 	}
-	return MarkovTest(chains, soj)
+	return availability.MarkovTest(chains, soj)
 }
 
 // TestMarkovTest: at the 1 % level, with fixed seeds, the test rejects
@@ -60,29 +62,29 @@ func markovTestOf(srcs []Source, n int) []SojournTest {
 func TestMarkovTest(t *testing.T) {
 	const level = 0.01
 	const n = 200000
-	weibull := SemiMarkov{
-		Sojourn: [3]Sojourn{WeibullMean(0.5, 20), WeibullMean(0.5, 5), WeibullMean(0.5, 10)},
+	weibull := availability.SemiMarkov{
+		Sojourn: [3]availability.Sojourn{sojourn.WeibullMean(0.5, 20), sojourn.WeibullMean(0.5, 5), sojourn.WeibullMean(0.5, 10)},
 		Jump:    [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}},
 	}
-	exponential := SemiMarkov{
-		Sojourn: [3]Sojourn{ExponentialMean(20), ExponentialMean(5), ExponentialMean(10)},
+	exponential := availability.SemiMarkov{
+		Sojourn: [3]availability.Sojourn{sojourn.ExponentialMean(20), sojourn.ExponentialMean(5), sojourn.ExponentialMean(10)},
 		Jump:    weibull.Jump,
 	}
-	var chainSrcs, weibullSrcs []Source
+	var chainSrcs, weibullSrcs []availability.Source
 	for q := 0; q < 5; q++ {
-		chainSrcs = append(chainSrcs, NewChainSource(Random(stream.New(41, uint64(q))), StartStationary, stream.New(42, uint64(q))))
-		weibullSrcs = append(weibullSrcs, weibull.NewSource(StartStationary, stream.New(43, uint64(q))))
+		chainSrcs = append(chainSrcs, availability.NewChainSource(availability.Random(stream.New(41, uint64(q))), availability.StartStationary, stream.New(42, uint64(q))))
+		weibullSrcs = append(weibullSrcs, weibull.NewSource(availability.StartStationary, stream.New(43, uint64(q))))
 	}
 	cases := []struct {
 		name   string
-		srcs   []Source
+		srcs   []availability.Source
 		reject bool
 	}{
-		{"weibull", []Source{weibull.NewSource(StartStationary, stream.New(44))}, true},
+		{"weibull", []availability.Source{weibull.NewSource(availability.StartStationary, stream.New(44))}, true},
 		{"weibull, 5 pooled", weibullSrcs, true},
-		{"chain", []Source{NewChainSource(Random(stream.New(45)), StartStationary, stream.New(46))}, false},
+		{"chain", []availability.Source{availability.NewChainSource(availability.Random(stream.New(45)), availability.StartStationary, stream.New(46))}, false},
 		{"chains, 5 pooled", chainSrcs, false},
-		{"exponential semi-Markov", []Source{exponential.NewSource(StartStationary, stream.New(47))}, false},
+		{"exponential semi-Markov", []availability.Source{exponential.NewSource(availability.StartStationary, stream.New(47))}, false},
 	}
 	for _, c := range cases {
 		res := markovTestOf(c.srcs, n)
@@ -103,8 +105,8 @@ func TestMarkovTest(t *testing.T) {
 		}
 	}
 	// A state never left completely is not tested.
-	res := MarkovTest([]Chain{Random(stream.New(1))}, [][3][]int{{{3, 4}, nil, {2}}})
-	if len(res) != 2 || res[0].State != Up || res[1].State != Down {
+	res := availability.MarkovTest([]availability.Chain{availability.Random(stream.New(1))}, [][3][]int{{{3, 4}, nil, {2}}})
+	if len(res) != 2 || res[0].State != availability.Up || res[1].State != availability.Down {
 		t.Errorf("states tested: %+v", res)
 	}
 }

@@ -4,232 +4,51 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 )
 
-// Family is the law of a sojourn time.
-type Family uint8
-
-// The three families of seed 002 §V and seed 003 §3.1 (availability
-// intervals "approximately Weibull or log-normal"), with the exponential
-// (the memoryless case).
-const (
-	Exponential Family = iota
-	Weibull
-	LogNormal
-)
-
-// String names the family as trace.Fit does ("exponential", "weibull",
-// "lognormal").
-func (f Family) String() string {
-	switch f {
-	case Exponential:
-		return "exponential"
-	case Weibull:
-		return "weibull"
-	case LogNormal:
-		return "lognormal"
-	}
-	return fmt.Sprintf("Family(%d)", uint8(f))
+// Sojourn is the law of the time a processor stays in one state (a
+// sojourn), in whatever unit the caller chose; a SemiMarkov takes it in
+// slots (Scaled turns a law in seconds into one in slots). The laws are
+// values of package availability/sojourn (exponential, Weibull,
+// log-normal), each family registered there by name, and any a program
+// registers: this interface is what the semi-Markov source needs of a law
+// (Rand, Residual, Mean), and what the platform decoder (Scaled,
+// Validate) and the robustness study (CDF, PartialMean) need.
+type Sojourn interface {
+	// Family is the name the law's family is registered under
+	// ("weibull").
+	Family() string
+	// Validate checks the parameters; the error names the parameter and
+	// its value. A valid law has a finite mean > 0.
+	Validate() error
+	// Mean is the expectation of the law.
+	Mean() float64
+	// CDF is P(X ≤ x).
+	CDF(x float64) float64
+	// PartialMean is E[X·1{X > x}] for x ≥ 0, the part of the mean above
+	// x (the robustness study's mean of a sojourn cut into slots needs it
+	// in closed form for its tail).
+	PartialMean(x float64) float64
+	// Rand draws one time from r.
+	Rand(r *rand.Rand) float64
+	// Residual draws from r the time left in a sojourn observed at a
+	// random instant of a stationary process: the equilibrium (forward
+	// recurrence) law, of density (1 − CDF(x))/Mean. A source started
+	// stationary draws its first sojourn from it.
+	Residual(r *rand.Rand) float64
+	// Scaled is the law in another unit: if X is measured in the current
+	// unit, Scaled(u) is the law of X/u (Scaled(60) turns a law in
+	// seconds into one in 60-second slots).
+	Scaled(u float64) Sojourn
 }
 
-// ParseFamily reads "exponential", "weibull" or "lognormal" (also
-// "log-normal").
-func ParseFamily(s string) (Family, error) {
-	switch strings.ToLower(s) {
-	case "exponential":
-		return Exponential, nil
-	case "weibull":
-		return Weibull, nil
-	case "lognormal", "log-normal":
-		return LogNormal, nil
-	}
-	return 0, fmt.Errorf("distribution %q: want exponential, weibull or lognormal", s)
-}
-
-// Sojourn is the law of the time a processor stays in one state. Which
-// parameters count depends on the family: Exponential uses Rate (mean
-// 1/Rate); Weibull uses Shape k and Scale λ (CDF 1 − exp(−(x/λ)^k));
-// LogNormal uses Mu and Sigma, the mean and standard deviation of the
-// logarithm. Times are in whatever unit the caller chose; a SemiMarkov
-// takes them in slots (see Scaled).
-type Sojourn struct {
-	Family                        Family
-	Rate, Shape, Scale, Mu, Sigma float64
-}
-
-// ExponentialMean is the exponential law of the given mean.
-func ExponentialMean(mean float64) Sojourn { return Sojourn{Family: Exponential, Rate: 1 / mean} }
-
-// WeibullMean is the Weibull law of the given shape and mean (scale =
-// mean / Γ(1 + 1/shape)).
-func WeibullMean(shape, mean float64) Sojourn {
-	return Sojourn{Family: Weibull, Shape: shape, Scale: mean / math.Gamma(1+1/shape)}
-}
-
-// LogNormalMean is the log-normal law of the given σ and mean (μ = ln mean
-// − σ²/2).
-func LogNormalMean(sigma, mean float64) Sojourn {
-	return Sojourn{Family: LogNormal, Sigma: sigma, Mu: math.Log(mean) - sigma*sigma/2}
-}
-
-func positive(name string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s = %v, want a finite number > 0", name, v)
-	}
-	return nil
-}
-
-// Validate checks the parameters of the family: finite, and > 0 except
-// the log-normal μ (any finite number). The error names the parameter and
-// its value.
-func (d Sojourn) Validate() error {
-	switch d.Family {
-	case Exponential:
-		return positive("exponential rate", d.Rate)
-	case Weibull:
-		if err := positive("weibull shape", d.Shape); err != nil {
-			return err
-		}
-		if err := positive("weibull scale", d.Scale); err != nil {
-			return err
-		}
-		if d.Shape < 0.05 {
-			return fmt.Errorf("weibull shape = %v, want ≥ 0.05 (smaller shapes overflow: the mean is Γ(1+1/shape)·scale)", d.Shape)
-		}
-	case LogNormal:
-		if math.IsNaN(d.Mu) || math.IsInf(d.Mu, 0) {
-			return fmt.Errorf("lognormal mu = %v, want a finite number", d.Mu)
-		}
-		if err := positive("lognormal sigma", d.Sigma); err != nil {
-			return err
-		}
-		if d.Sigma > 10 {
-			return fmt.Errorf("lognormal sigma = %v, want ≤ 10 (larger overflow the mean exp(mu+sigma²/2))", d.Sigma)
-		}
-	default:
-		return fmt.Errorf("%v: unknown family, want exponential, weibull or lognormal", d.Family)
-	}
-	if m := d.Mean(); !(m > 0) || math.IsInf(m, 0) {
-		return fmt.Errorf("%v law with mean %v: want a finite mean > 0", d.Family, m)
-	}
-	return nil
-}
-
-// Mean is the expectation of the law.
-func (d Sojourn) Mean() float64 {
-	switch d.Family {
-	case Exponential:
-		return 1 / d.Rate
-	case Weibull:
-		return d.Scale * math.Gamma(1+1/d.Shape)
-	default:
-		return math.Exp(d.Mu + d.Sigma*d.Sigma/2)
-	}
-}
-
-// CDF is P(X ≤ x).
-func (d Sojourn) CDF(x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	switch d.Family {
-	case Exponential:
-		return -math.Expm1(-d.Rate * x)
-	case Weibull:
-		return -math.Expm1(-math.Pow(x/d.Scale, d.Shape))
-	default:
-		return normalCDF((math.Log(x) - d.Mu) / d.Sigma)
-	}
-}
-
-// Rand draws one time from r.
-func (d Sojourn) Rand(r *rand.Rand) float64 {
-	switch d.Family {
-	case Exponential:
-		return r.ExpFloat64() / d.Rate
-	case Weibull: // inversion: λ·E^(1/k), E ~ Exp(1)
-		return d.Scale * math.Pow(r.ExpFloat64(), 1/d.Shape)
-	default:
-		return math.Exp(d.Mu + d.Sigma*r.NormFloat64())
-	}
-}
-
-// residual draws the time left in a sojourn observed at a random instant
-// of a stationary process (the equilibrium, or forward-recurrence, law):
-// U·X̃ with U uniform and X̃ length-biased (density x·f(x)/mean). The
-// length-biased laws: exponential → Gamma(2, rate); Weibull(k, λ) → λ·G^(1/k)
-// with G ~ Gamma(1 + 1/k, 1); log-normal(μ, σ) → log-normal(μ + σ², σ).
-func (d Sojourn) residual(r *rand.Rand) float64 {
-	var x float64
-	switch d.Family {
-	case Exponential:
-		x = (r.ExpFloat64() + r.ExpFloat64()) / d.Rate
-	case Weibull:
-		g := gammaRand(1+1/d.Shape, r)
-		x = d.Scale * math.Pow(g, 1/d.Shape)
-	default:
-		x = math.Exp(d.Mu + d.Sigma*d.Sigma + d.Sigma*r.NormFloat64())
-	}
-	return r.Float64() * x
-}
-
-// normalCDF is Φ(z), the standard normal CDF.
-func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-
-// gammaRand draws from the Gamma(a, 1) law, a ≥ 1, by Marsaglia and
-// Tsang's method ("A simple method for generating gamma variables", ACM
-// TOMS 26(3), 2000): one normal and one uniform per try, squeeze test
-// first. The draws and the arithmetic are those of gonum's distuv.Gamma
-// (v0.17.0) for a ≥ 1, so the same stream gives bit-identical times
-// (TestGammaRandIsGonums); a = 1 is the exponential law.
-func gammaRand(a float64, r *rand.Rand) float64 {
-	if a == 1 {
-		return r.ExpFloat64()
-	}
-	d := a - 1.0/3
-	c := 1 / (3 * math.Sqrt(d))
-	for {
-		x := r.NormFloat64()
-		v := 1 + x*c
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*(x*x)*(x*x) || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
-}
-
-// residualMean is the mean of the equilibrium law, E[X²]/(2·E[X]).
-func (d Sojourn) residualMean() float64 {
-	var m2 float64
-	switch d.Family {
-	case Exponential:
-		m2 = 2 / (d.Rate * d.Rate)
-	case Weibull:
-		m2 = d.Scale * d.Scale * math.Gamma(1+2/d.Shape)
-	default:
-		m2 = math.Exp(2*d.Mu + 2*d.Sigma*d.Sigma)
-	}
-	return m2 / (2 * d.Mean())
-}
-
-// Scaled re-expresses the law in another unit: if X is measured in the
-// current unit, Scaled(u) is the law of X/u (e.g. Scaled(60) turns a law in
-// seconds into one in 60-second slots).
-func (d Sojourn) Scaled(u float64) Sojourn {
-	switch d.Family {
-	case Exponential:
-		d.Rate *= u
-	case Weibull:
-		d.Scale /= u
-	default:
-		d.Mu -= math.Log(u)
-	}
-	return d
+// Memoryless is a sojourn law without memory, the exponential
+// (sojourn.Exponential): with times in slots, cut into slots (SlotsOf) its
+// sojourns last a geometric number of slots, each slot followed by another
+// with probability SlotStay.
+type Memoryless interface {
+	Sojourn
+	SlotStay() float64
 }
 
 // MaxSojournSlots bounds a sojourn once cut into slots (about 10^18 slots:
@@ -257,7 +76,7 @@ func SlotsOf(x float64) int64 {
 // chain: Jump[i][i] = 0, a sojourn ends with a change of state). Cut into
 // slots, a sojourn of length x lasts SlotsOf(x) = max(1, ⌈x⌉) slots. With
 // exponential sojourns it is a Markov chain (EquivalentChain); with Weibull
-// or log-normal ones it is not.
+// or log-normal ones it is not. The laws are package availability/sojourn's.
 type SemiMarkov struct {
 	Sojourn [3]Sojourn
 	Jump    [3][3]float64
@@ -268,6 +87,9 @@ type SemiMarkov struct {
 // state and the entry.
 func (m SemiMarkov) Validate() error {
 	for i := 0; i < 3; i++ {
+		if m.Sojourn[i] == nil {
+			return fmt.Errorf("sojourn in %s: no law, want one (package availability/sojourn)", stateName(State(i)))
+		}
 		if err := m.Sojourn[i].Validate(); err != nil {
 			return fmt.Errorf("sojourn in %s: %w", stateName(State(i)), err)
 		}
@@ -327,16 +149,17 @@ func (m SemiMarkov) TimeFractions() [3]float64 {
 	return w
 }
 
-// EquivalentChain is, when every sojourn is exponential, the Markov chain
-// whose slot-level behaviour the model has: P[i][i] = e^(−rate_i) and
-// P[i][j] = (1 − e^(−rate_i))·Jump[i][j]. ok is false when a sojourn is not
-// exponential.
+// EquivalentChain is, when every sojourn is memoryless (exponential), the
+// Markov chain whose slot-level behaviour the model has: P[i][i] = s_i =
+// SlotStay (e^(−rate_i)) and P[i][j] = (1 − s_i)·Jump[i][j]. ok is false
+// when a sojourn is not memoryless.
 func (m SemiMarkov) EquivalentChain() (c Chain, ok bool) {
 	for i := 0; i < 3; i++ {
-		if m.Sojourn[i].Family != Exponential {
+		g, ok := m.Sojourn[i].(Memoryless)
+		if !ok {
 			return Chain{}, false
 		}
-		stay := math.Exp(-m.Sojourn[i].Rate)
+		stay := g.SlotStay()
 		for j := 0; j < 3; j++ {
 			c.P[i][j] = (1 - stay) * m.Jump[i][j]
 		}
@@ -362,17 +185,17 @@ type SemiMarkovSource struct {
 // be valid (Validate). With StartStationary the slot-0 state is drawn from
 // TimeFractions and the first sojourn from the equilibrium (residual)
 // law of that state's sojourn, so the process looks as if it had been
-// running forever; with StartUp the processor begins a fresh UP sojourn at
-// slot 0.
+// running forever; with StartUp (StartIn(s)) the processor begins a fresh
+// UP sojourn (a fresh sojourn in s) at slot 0.
 func (m SemiMarkov) NewSource(start Start, r *rand.Rand) *SemiMarkovSource {
 	return &SemiMarkovSource{m: m, r: r, start: start, jump: Chain{P: m.Jump}}
 }
 
 func (s *SemiMarkovSource) begin() {
 	s.begun = true
-	if s.start == StartUp {
-		s.cur = Up
-		s.rem = SlotsOf(s.m.Sojourn[Up].Rand(s.r))
+	if st, ok := s.start.In(); ok {
+		s.cur = st
+		s.rem = SlotsOf(s.m.Sojourn[st].Rand(s.r))
 	} else {
 		w := s.m.TimeFractions()
 		u := s.r.Float64()
@@ -384,7 +207,7 @@ func (s *SemiMarkovSource) begin() {
 		default:
 			s.cur = Down
 		}
-		s.rem = SlotsOf(s.m.Sojourn[s.cur].residual(s.r))
+		s.rem = SlotsOf(s.m.Sojourn[s.cur].Residual(s.r))
 	}
 }
 

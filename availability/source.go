@@ -7,26 +7,35 @@ import (
 
 // Source is one processor's availability as a simulator consumes it: the
 // first call to Next returns the processor's state at slot 0, each
-// following call the state at the next slot. Sources never depend on
-// scheduling, so a simulator may draw them ahead of time or share one
-// realization among several runs (common random numbers).
+// following call the state at the next slot. It is the one availability
+// interface of the project: the slot simulators (iterative/slotsim's
+// Realization, coupled/slotsim's Run), whatif's trials and the robustness
+// study all draw through it. Sources never depend on scheduling, so a
+// simulator may draw them ahead of time or share one realization among
+// several runs (common random numbers).
 //
-// The implementations of this package (ChainSource, SemiMarkovSource,
-// Replay) are deterministic: given the same construction arguments (in
-// particular the same random stream) they produce the same states.
+// The sources of this package are the Markov chain (ChainSource,
+// ChainSources), the semi-Markov process (SemiMarkovSource) and the replay
+// of a trace (Replay), plus Sequence for hand-built tests. They are
+// deterministic: given the same construction arguments (in particular the
+// same random stream) they produce the same states.
 type Source interface {
 	Next() State
 }
 
-// Fill draws one slot from every source: s[q] = srcs[q].Next(). s must have
-// len(srcs) entries.
+// Fill draws one slot from every source, in processor order: s[q] =
+// srcs[q].Next(). s must have len(srcs) entries. Sources that share one
+// stream (ChainSources with one rng) rely on that order.
 func Fill(srcs []Source, s []State) {
 	for q, src := range srcs {
 		s[q] = src.Next()
 	}
 }
 
-// Start says how a source chooses its state at slot 0.
+// Start says how a source chooses its state at slot 0: drawn from the
+// process's equilibrium (StartStationary, the zero value) or a given state
+// (StartUp, StartIn). It is the one initial-state type of every model and
+// simulator: iterative.Options.Initial, whatif's "start", the sources here.
 type Start uint8
 
 const (
@@ -36,22 +45,62 @@ const (
 	// already spent in it are drawn from the process's equilibrium.
 	StartStationary Start = iota
 	// StartUp puts the processor UP at slot 0 (for a semi-Markov process,
-	// at the beginning of a fresh UP sojourn).
+	// at the beginning of a fresh UP sojourn). It is StartIn(Up).
 	StartUp
+	startReclaimed
+	startDown
 )
 
-// String names the choice ("stationary", "up").
-func (s Start) String() string {
+// StartIn puts the processor in state s at slot 0 (for a semi-Markov
+// process, at the beginning of a fresh sojourn in s), drawing nothing for
+// slot 0: a prediction from the states a master observes now.
+func StartIn(s State) Start {
 	switch s {
-	case StartStationary:
-		return "stationary"
+	case Up:
+		return StartUp
+	case Reclaimed:
+		return startReclaimed
+	case Down:
+		return startDown
+	}
+	panic(fmt.Sprintf("availability.StartIn(%v): not a state", s))
+}
+
+// In returns the slot-0 state of a start in a given state; ok is false for
+// StartStationary.
+func (s Start) In() (st State, ok bool) {
+	switch s {
 	case StartUp:
-		return "up"
+		return Up, true
+	case startReclaimed:
+		return Reclaimed, true
+	case startDown:
+		return Down, true
+	}
+	return 0, false
+}
+
+// Validate checks that s is StartStationary or a start in a state.
+func (s Start) Validate() error {
+	if _, in := s.In(); in || s == StartStationary {
+		return nil
+	}
+	return fmt.Errorf("initial state %s: want stationary or a start in a state (StartIn)", s)
+}
+
+// String names the choice ("stationary", "up", "reclaimed", "down").
+func (s Start) String() string {
+	if s == StartStationary {
+		return "stationary"
+	}
+	if st, ok := s.In(); ok {
+		return map[State]string{Up: "up", Reclaimed: "reclaimed", Down: "down"}[st]
 	}
 	return fmt.Sprintf("Start(%d)", uint8(s))
 }
 
-// ParseStart reads "stationary" or "up".
+// ParseStart reads "stationary" or "up", the starts files and flags offer
+// (a start in another state is for programs: StartIn).
 func ParseStart(s string) (Start, error) {
 	switch s {
 	case "stationary":
@@ -64,9 +113,11 @@ func ParseStart(s string) (Start, error) {
 
 // ChainSource is the availability of a 3-state Markov chain: one uniform
 // draw from its stream per slot (the first one chooses the slot-0 state
-// when the start is stationary; with StartUp, slot 0 draws nothing).
-// Drawing per processor from its own stream (seed, labels…, q) gives the
-// same states as coupled.Markov.
+// when the start is stationary; a start in a state draws nothing for slot
+// 0). Drawing per processor from its own stream (seed, labels…, q) gives
+// the same states as the seed-002 campaign; several sources sharing one
+// stream and drawn in processor order slot after slot (ChainSources with
+// one stream) give those of the seed-001 campaign.
 type ChainSource struct {
 	c     Chain
 	r     *rand.Rand
@@ -81,12 +132,34 @@ func NewChainSource(c Chain, start Start, r *rand.Rand) *ChainSource {
 	return &ChainSource{c: c, r: r, start: start}
 }
 
+// ChainSources returns the sources of processors following chains (one
+// allocation for all). rngs is either one stream that they all draw from,
+// in processor order slot after slot (as a Realization and Fill ask; the
+// seed-001 campaign's order), or one stream per processor. Any other
+// number of streams is a programming error: it panics.
+func ChainSources(chains []Chain, start Start, rngs ...*rand.Rand) []Source {
+	if len(rngs) != 1 && len(rngs) != len(chains) {
+		panic(fmt.Sprintf("availability.ChainSources: %d streams for %d chains, want 1 or %d", len(rngs), len(chains), len(chains)))
+	}
+	cs := make([]ChainSource, len(chains))
+	src := make([]Source, len(chains))
+	for q, c := range chains {
+		r := rngs[0]
+		if len(rngs) > 1 {
+			r = rngs[q]
+		}
+		cs[q] = ChainSource{c: c, r: r, start: start}
+		src[q] = &cs[q]
+	}
+	return src
+}
+
 // Next implements Source.
 func (s *ChainSource) Next() State {
 	if !s.begun {
 		s.begun = true
-		if s.start == StartUp {
-			s.cur = Up
+		if st, ok := s.start.In(); ok {
+			s.cur = st
 			return s.cur
 		}
 		pi := s.c.Stationary()
@@ -103,6 +176,30 @@ func (s *ChainSource) Next() State {
 	}
 	s.cur = s.c.NextU(s.cur, s.r.Float64())
 	return s.cur
+}
+
+// Sequence is a source replaying fixed states (at least one): slot t is
+// states[t], and the slots beyond the end repeat the last one. It is meant
+// for tests and hand-built examples.
+func Sequence(states ...State) Source {
+	if len(states) == 0 {
+		panic("availability.Sequence: no state")
+	}
+	return &sequence{s: states}
+}
+
+type sequence struct {
+	s []State
+	t int
+}
+
+// Next implements Source.
+func (q *sequence) Next() State {
+	x := q.s[q.t]
+	if q.t+1 < len(q.s) {
+		q.t++
+	}
+	return x
 }
 
 // Take returns the next n states of src.

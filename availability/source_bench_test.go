@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/trace"
 )
@@ -40,12 +41,12 @@ func BenchmarkSourceNext(b *testing.B) {
 			return availability.NewChainSource(availability.Random(stream.New(1)), availability.StartStationary, stream.New(2))
 		}},
 		{"semimarkov-weibull", func() availability.Source {
-			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.5, 18), availability.WeibullMean(0.5, 18), availability.WeibullMean(0.5, 18)},
+			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{sojourn.WeibullMean(0.5, 18), sojourn.WeibullMean(0.5, 18), sojourn.WeibullMean(0.5, 18)},
 				Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
 			return m.NewSource(availability.StartStationary, stream.New(3))
 		}},
 		{"semimarkov-lognormal", func() availability.Source {
-			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.LogNormalMean(1.5, 18), availability.LogNormalMean(1.5, 18), availability.LogNormalMean(1.5, 18)},
+			m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{sojourn.LogNormalMean(1.5, 18), sojourn.LogNormalMean(1.5, 18), sojourn.LogNormalMean(1.5, 18)},
 				Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
 			return m.NewSource(availability.StartStationary, stream.New(3))
 		}},
@@ -67,7 +68,7 @@ func BenchmarkSourceNext(b *testing.B) {
 // three kinds (ns/op = ns per slot of the platform).
 func BenchmarkFill20(b *testing.B) {
 	sl := ucbSlots(b)
-	m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.5, 18), availability.LogNormalMean(1.5, 18), availability.ExponentialMean(18)},
+	m := availability.SemiMarkov{Sojourn: [3]availability.Sojourn{sojourn.WeibullMean(0.5, 18), sojourn.LogNormalMean(1.5, 18), sojourn.ExponentialMean(18)},
 		Jump: [3][3]float64{{0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}}
 	srcs := make([]availability.Source, 20)
 	for q := range srcs {

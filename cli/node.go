@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/overlay/node"
 )
 
@@ -25,7 +26,7 @@ import (
 
 func init() {
 	c := node.DefaultConfig()
-	var creds, peersArg, metrics string
+	var creds, peersArg, metrics, policy string
 	var joins []string
 	cmd := &cobra.Command{
 		Use:   "node --listen ADDR --state DIR --creds DIR [--join ADDR | --peers FILE]",
@@ -53,6 +54,11 @@ See docs/overlay-node.md.`,
 			if creds == "" {
 				return usagef("node: --creds is required (the directory 'volsched node ca issue' wrote)")
 			}
+			p, err := overlay.ParsePolicy(policy)
+			if err != nil {
+				return usagef("--%v", err)
+			}
+			c.Policy = p
 			cert, ca, err := node.LoadCredentials(creds)
 			if err != nil {
 				return usagef("--creds: %v", err)
@@ -121,10 +127,10 @@ See docs/overlay-node.md.`,
 	f.StringVar(&c.Advertise, "advertise", "", "address the other nodes reach this one at, also its identity (default: the listener's)")
 	f.StringSliceVar(&joins, "join", nil, "member(s) to join the tree through (repeatable)")
 	f.StringVar(&peersArg, "peers", "", "the whole initial membership: a file of addresses (one a line) or a comma-separated list; every node builds the simulator's tree over them")
-	f.StringVar(&c.Policy, "policy", "ibp", "scheduling policy: ibp, mmp or dp (the same on every node)")
-	f.IntVar(&c.SFMax, "sfmax", 0, "maximum summary size SF_max (0: the paper's 225, 256 or 216)")
+	f.StringVar(&policy, "policy", "ibp", "scheduling policy: "+overlay.PolicyNames()+" (the same on every node)")
+	f.IntVar(&c.SFMax, "sfmax", 0, "maximum summary size SF_max (0: the policy's default, for ibp, mmp, dp the paper's 225, 256, 216)")
 	f.Float64Var(&c.Beta, "beta", 0.5, "MMP's β (Fig. 6)")
-	f.Float64Var(&c.Bandwidth, "bandwidth", 0, "update limit per link, bytes/s (0: the paper's 1000, 10000 for MMP; < 0: none)")
+	f.Float64Var(&c.Bandwidth, "bandwidth", 0, "update limit per link, bytes/s (0: the policy's default, the paper's 1000, 10000 for MMP; < 0: none)")
 	f.StringVar(&c.State, "state", "", "state directory (database, programs, task files)")
 	f.StringVar(&creds, "creds", "", "credentials directory (node.pem, node-key.pem, ca.pem from 'volsched node ca issue')")
 	f.Float64Var(&c.Mem, "mem", c.Mem, "memory offered to tasks, MB")

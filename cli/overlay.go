@@ -49,6 +49,9 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 			if err := overlay.ValidateTreeSize(nodes); err != nil {
 				return usagef("--nodes: %v", err)
 			}
+			if !cmd.Flags().Changed("sfmax") {
+				sfmax = p.DefaultSFMax()
+			}
 			cfg := accuracy.Config{Policy: p, Nodes: nodes, SFMax: sfmax, Seed: seed, NoGrid: !grid}
 			if cfg.Distance, err = accuracy.ParseDistance(distance); err != nil {
 				return usagef("--%v", err)
@@ -73,9 +76,9 @@ Ctrl-C or SIGTERM stops it (exit status 1).`,
 			return enc.Encode(r)
 		},
 	}
-	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: ibp, mmp or dp")
+	acc.Flags().StringVar(&pol, "policy", "ibp", "policy: "+overlay.PolicyNames())
 	acc.Flags().IntVar(&nodes, "nodes", 1024, "number of execution nodes")
-	acc.Flags().IntVar(&sfmax, "sfmax", overlay.PolicyIBP.DefaultSFMax(), "maximum number of sampled functions per summary")
+	acc.Flags().IntVar(&sfmax, "sfmax", 0, "maximum number of sampled functions per summary (default: the policy's, for ibp, mmp, dp the paper's 225, 256, 216)")
 	acc.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	acc.Flags().BoolVar(&grid, "grid", true, "merge within the cells of the SF_max^(1/d) grid first (the authors' choice); --grid=false for the plain distance")
 	acc.Flags().StringVar(&clustering, "clustering", "exact", "exact (Fig. 3, what the overlay runs) or stars (the authors' approximate K-nearest clustering, to measure its effect)")

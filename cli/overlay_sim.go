@@ -288,12 +288,12 @@ of an uninterrupted run. The checkpoint is removed when the run ends.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.policy, "policy", "ibp", "policy: ibp, mmp or dp")
+	fl.StringVar(&f.policy, "policy", "ibp", "policy: "+overlay.PolicyNames())
 	fl.IntVar(&f.nodes, "nodes", 1000, "number of physical nodes")
 	fl.Float64Var(&f.hours, "hours", 1, "simulated hours")
 	fl.StringVar(&f.link, "link", "fast", "end-to-end link: slow (10 Mbit/s, 50-300 ms) or fast (1 Gbit/s, 0.1-1 ms)")
-	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the paper's largest, 225/256/216 for ibp/mmp/dp)")
-	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s, 0: no limit (default: 1000 for ibp and dp, 10000 for mmp)")
+	fl.IntVar(&f.sfmax, "sfmax", 0, "maximum sampled functions per summary (default: the policy's, for ibp/mmp/dp the paper's largest, 225/256/216)")
+	fl.Float64Var(&f.updateBW, "update-bw", -1, "update bandwidth limit per link, bytes/s, 0: no limit (default: the policy's, 1000 for ibp and dp, 10000 for mmp)")
 	fl.Float64Var(&f.beta, "beta", overlay.DefaultBeta, "MMP forwarding factor β")
 	fl.StringVar(&f.distance, "distance", "mse", "distance of the clustering: mse (the authors') or loss (this project's first reading)")
 	fl.StringVar(&f.churn, "churn", "", "median session time of churn, at least 1s (e.g. 60m, 5m, or minutes); empty or 0: no churn")

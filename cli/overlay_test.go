@@ -46,6 +46,19 @@ func TestOverlayAccuracyJSON(t *testing.T) {
 	}
 }
 
+// TestOverlayAccuracyDefaultSFMax: without --sfmax a policy's own
+// default SF_max is used (it was IBP's, 225, for every policy).
+func TestOverlayAccuracyDefaultSFMax(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		sfmax  int
+	}{{"ibp", 225}, {"mmp", 256}, {"dp", 216}} {
+		if _, r := accuracyJSON(t, "--policy", c.policy, "--nodes", "64"); r.SFMax != c.sfmax {
+			t.Errorf("--policy %s: SF_max %d, want its default %d", c.policy, r.SFMax, c.sfmax)
+		}
+	}
+}
+
 func TestOverlayAccuracyBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args []string

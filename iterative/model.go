@@ -148,37 +148,14 @@ func ParseSlotOrder(s string) (SlotOrder, error) {
 	return 0, fmt.Errorf("slot order %q: want observe-decide or decide-observe", s)
 }
 
-// InitialState says how the processors' states at slot 0 are drawn.
-type InitialState uint8
-
-const (
-	// StartStationary draws each processor's slot-0 state from its chain's
-	// stationary distribution (the platform has been running for a while).
-	StartStationary InitialState = iota
-	// StartUp puts every processor UP at slot 0.
-	StartUp
-)
-
-// String names the choice as the CLI does.
-func (s InitialState) String() string {
-	switch s {
-	case StartStationary:
-		return "stationary"
-	case StartUp:
-		return "up"
+// ParseInitialState reads the initial state of Options ("stationary" or
+// "up").
+func ParseInitialState(s string) (availability.Start, error) {
+	st, err := availability.ParseStart(s)
+	if err != nil {
+		return 0, fmt.Errorf("initial state %q: want stationary or up", s)
 	}
-	return fmt.Sprintf("InitialState(%d)", s)
-}
-
-// ParseInitialState reads "stationary" or "up".
-func ParseInitialState(s string) (InitialState, error) {
-	switch s {
-	case "stationary":
-		return StartStationary, nil
-	case "up":
-		return StartUp, nil
-	}
-	return 0, fmt.Errorf("initial state %q: want stationary or up", s)
+	return st, nil
 }
 
 // Options are the model choices the paper leaves open. DefaultOptions gives
@@ -194,7 +171,11 @@ type Options struct {
 	// ExtraReplicas is the maximum number of additional copies of a task
 	// (§6.1 uses 2; 0 disables replication).
 	ExtraReplicas int
-	Initial       InitialState
+	// Initial is how the processors' states at slot 0 are drawn:
+	// availability.StartStationary from each chain's stationary
+	// distribution (the platform has been running for a while),
+	// availability.StartUp every processor UP.
+	Initial availability.Start
 	// Sticky changes the reading of the dynamic class: a task the heuristic
 	// assigned stays queued on its processor (until that processor goes
 	// DOWN) instead of being reassigned at every slot; the heuristic only
@@ -211,7 +192,7 @@ type Options struct {
 // observe-then-decide, channels released while RECLAIMED, 2 extra replicas,
 // stationary initial states.
 func DefaultOptions() Options {
-	return Options{Channels: ChannelFIFO, Order: ObserveThenDecide, ExtraReplicas: 2, Initial: StartStationary}
+	return Options{Channels: ChannelFIFO, Order: ObserveThenDecide, ExtraReplicas: 2, Initial: availability.StartStationary}
 }
 
 // Validate checks the options.
@@ -222,8 +203,8 @@ func (o Options) Validate() error {
 	if o.Order > DecideThenObserve {
 		return fmt.Errorf("options: slot order %d unknown", o.Order)
 	}
-	if o.Initial > StartUp {
-		return fmt.Errorf("options: initial state %d unknown", o.Initial)
+	if err := o.Initial.Validate(); err != nil {
+		return fmt.Errorf("options: %w", err)
 	}
 	if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
 		return fmt.Errorf("options: extra replicas = %d, want 0..64", o.ExtraReplicas)

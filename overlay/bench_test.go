@@ -59,3 +59,35 @@ func BenchmarkAggregateFull(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWire: the wire form of an update carrying a full summary (the
+// aggregate of two full summaries at the policy's default SF_max), the
+// largest message a daemon sends per link: AppendMsg into a reused
+// buffer, and DecodeMsg of its bytes.
+func BenchmarkWire(b *testing.B) {
+	for _, pol := range []overlay.Policy{overlay.PolicyIBP, overlay.PolicyMMP, overlay.PolicyDP} {
+		p, x, y := fullSummaries(b, pol, overlay.DefaultOptions(pol).SFMax)
+		m := overlay.Msg{Kind: overlay.KindUpdate, From: 2, To: 1, Sum: p.Aggregate(x, y)}
+		enc, err := overlay.AppendMsg(nil, &m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("append/%s", pol), func(b *testing.B) {
+			buf := make([]byte, 0, len(enc))
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf, _ = overlay.AppendMsg(buf[:0], &m)
+			}
+		})
+		b.Run(fmt.Sprintf("decode/%s", pol), func(b *testing.B) {
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := overlay.DecodeMsg(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

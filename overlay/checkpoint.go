@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/volsched/volsched/internal/ckpt"
@@ -14,28 +15,43 @@ import (
 // stored: the driver rebuilds it (Tree.Router, its own Exec constructor)
 // before loading the state over it.
 
-// Summary encoding tags.
+// A summary in a checkpoint is one of: sumNil; sumRef and the number of a
+// summary written before (summaries are immutable and shared: a router's
+// last sent summary is the one its father holds for it, so two references
+// to the same storage are written once and restored as one); sumNew and
+// the summary's wire form (its tag, then its policy's encoding) as a
+// length-prefixed byte string, in which l samples written before are
+// references (Encoder.LPoints).
 const (
 	sumNil = iota
-	sumRef // a summary already written: its id follows
-	sumIBP
-	sumMMP
-	sumDP
-	sumSpreadIBP
-	sumSpreadMMP
-	sumSpreadDP
-	sumStars // retired: DistStars summaries (package stars) are never saved
-	sumTags
+	sumRef
+	sumNew
 )
 
-// sumKey identifies a summary (or an l function's samples) by its storage:
-// summaries are immutable and shared (a router's last sent summary is the
-// one its father holds for it), so two references to the same storage are
-// written once and restored as one.
+// sumKey identifies a summary (or an l function's samples) by its storage.
 type sumKey struct {
-	p    unsafe.Pointer
-	n    int
-	kind uint8
+	p unsafe.Pointer
+	n int
+	t reflect.Type
+}
+
+func sliceKey[T any](s []T) sumKey {
+	return sumKey{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s)}
+}
+
+// summaryKey identifies a summary by its storage: a slice by its array and
+// length, a pointer by its target (with the type, so that a value and the
+// first field of a struct at the same address differ). ok is false for
+// other kinds (never shared: written each time).
+func summaryKey(s Summary) (k sumKey, ok bool) {
+	v := reflect.ValueOf(s)
+	switch v.Kind() {
+	case reflect.Slice:
+		return sumKey{p: v.UnsafePointer(), n: v.Len(), t: v.Type()}, true
+	case reflect.Pointer, reflect.Map:
+		return sumKey{p: v.UnsafePointer(), t: v.Type()}, true
+	}
+	return sumKey{}, false
 }
 
 // SummaryEncoder writes summaries, each distinct one once.
@@ -44,6 +60,7 @@ type SummaryEncoder struct {
 	pts  map[sumKey]uint64
 	nSum uint64
 	nPts uint64
+	buf  []byte
 }
 
 // NewSummaryEncoder returns an encoder with an empty identity table.
@@ -54,117 +71,32 @@ func NewSummaryEncoder() *SummaryEncoder {
 // Distinct is the number of distinct summaries written so far.
 func (e *SummaryEncoder) Distinct() uint64 { return e.nSum }
 
-func sliceKey[T any](s []T, kind uint8) sumKey {
-	return sumKey{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), kind: kind}
-}
-
-// seen writes a back-reference and returns true if k was written before;
-// otherwise it registers k and writes tag.
-func (e *SummaryEncoder) seen(w *ckpt.Writer, k sumKey, tag uint8) bool {
-	if id, ok := e.ids[k]; ok {
-		w.U8(sumRef)
-		w.Uvarint(id)
-		return true
-	}
-	e.ids[k] = e.nSum
-	e.nSum++
-	w.U8(tag)
-	return false
-}
-
-// Write encodes s.
+// Write encodes s. A summary without a wire form (PolicySummary) cannot be
+// saved: the error is w's.
 func (e *SummaryEncoder) Write(w *ckpt.Writer, s Summary) {
-	switch v := s.(type) {
-	case nil:
+	if s == nil || s.Len() == 0 {
 		w.U8(sumNil)
-	case IBPSummary:
-		if !e.seen(w, sliceKey(v, sumIBP), sumIBP) {
-			writeSlice(w, v, func(c *IBPCluster) {
-				w.F32(c.Mem)
-				w.F32(c.Disk)
-				w.Varint(int64(c.V))
-			})
-		}
-	case MMPSummary:
-		if !e.seen(w, sliceKey(v, sumMMP), sumMMP) {
-			writeSlice(w, v, func(c *MMPCluster) {
-				w.F32(c.Mem)
-				w.F32(c.Disk)
-				w.F32(c.Power)
-				w.Varint(int64(c.V))
-				w.F64(c.Q)
-			})
-		}
-	case DPSummary:
-		if !e.seen(w, sliceKey(v, sumDP), sumDP) {
-			writeSlice(w, v, func(c *DPCluster) {
-				w.F32(c.Mem)
-				w.F32(c.Disk)
-				w.Varint(int64(c.V))
-				e.writeL(w, &c.L)
-			})
-		}
-	case *spreadSummary[IBPSummary, IBPCluster]:
-		writeSpread(e, w, v, sumSpreadIBP)
-	case *spreadSummary[MMPSummary, MMPCluster]:
-		writeSpread(e, w, v, sumSpreadMMP)
-	case *spreadSummary[DPSummary, DPCluster]:
-		writeSpread(e, w, v, sumSpreadDP)
-	default:
+		return
+	}
+	if _, ok := policyOf(s); !ok {
 		w.Fail(fmt.Errorf("checkpoint: a summary of type %T cannot be saved", s))
-	}
-}
-
-func writeSpread[S plainSummary[C], C any](e *SummaryEncoder, w *ckpt.Writer, v *spreadSummary[S, C], tag uint8) {
-	if e.seen(w, sumKey{p: unsafe.Pointer(v), kind: tag}, tag) {
 		return
 	}
-	e.Write(w, v.vals)
-	w.Uvarint(uint64(v.d))
-	w.Bool(v.sp == nil)
-	writeSpreads(w, v.sp)
-}
-
-func writeSpreads(w *ckpt.Writer, sp []Spread) {
-	w.Uvarint(uint64(len(sp)))
-	for _, x := range sp {
-		w.F32(x.Lin)
-		w.F32(x.Sq)
-		w.F32(x.Far)
+	k, shared := summaryKey(s)
+	if shared {
+		if id, ok := e.ids[k]; ok {
+			w.U8(sumRef)
+			w.Uvarint(id)
+			return
+		}
+		e.ids[k] = e.nSum
 	}
-}
-
-// writeSlice writes nil-ness, length and elements.
-func writeSlice[T any](w *ckpt.Writer, s []T, f func(*T)) {
-	w.Bool(s == nil)
-	w.Uvarint(uint64(len(s)))
-	for i := range s {
-		f(&s[i])
-	}
-}
-
-// writeL writes an l function; its samples, often shared between a leaf's
-// summary and its ancestors' below SF_max, are written once.
-func (e *SummaryEncoder) writeL(w *ckpt.Writer, f *LFunc) {
-	w.F64(f.Slope)
-	k := sliceKey(f.P, 0)
-	if f.P == nil {
-		w.U8(0)
-		return
-	}
-	if id, ok := e.pts[k]; ok {
-		w.U8(1)
-		w.Uvarint(id)
-		return
-	}
-	e.pts[k] = e.nPts
-	e.nPts++
-	w.U8(2)
-	w.Uvarint(uint64(len(f.P)))
-	for _, p := range f.P {
-		w.F64(p.T)
-		w.F64(p.L)
-	}
+	e.nSum++
+	w.U8(sumNew)
+	enc := Encoder{b: e.buf[:0], share: e}
+	appendSummary(&enc, s)
+	e.buf = enc.b
+	w.Bytes(enc.b)
 }
 
 // SummaryDecoder reads what a SummaryEncoder wrote, restoring the sharing.
@@ -189,122 +121,32 @@ func (d *SummaryDecoder) Read(r *ckpt.Reader) Summary {
 			return nil
 		}
 		return d.sums[id]
-	}
-	if tag >= sumTags {
+	case sumNew:
+	default:
 		r.Failf("summary tag %d", tag)
 		return nil
 	}
-	// Register before reading the contents (the encoder numbers a summary
-	// before its nested values).
-	id := len(d.sums)
-	d.sums = append(d.sums, nil)
-	var s Summary
-	switch tag {
-	case sumIBP:
-		s = readSlice[IBPSummary](r, 9, func(c *IBPCluster) {
-			c.Mem, c.Disk, c.V = r.F32(), r.F32(), readI32(r)
-		})
-	case sumMMP:
-		s = readSlice[MMPSummary](r, 21, func(c *MMPCluster) {
-			c.Mem, c.Disk, c.Power, c.V, c.Q = r.F32(), r.F32(), r.F32(), readI32(r), r.F64()
-		})
-	case sumDP:
-		s = readSlice[DPSummary](r, 18, func(c *DPCluster) {
-			c.Mem, c.Disk, c.V = r.F32(), r.F32(), readI32(r)
-			c.L = d.readL(r)
-		})
-	case sumSpreadIBP:
-		s = readSpread[IBPSummary](d, r)
-	case sumSpreadMMP:
-		s = readSpread[MMPSummary](d, r)
-	case sumSpreadDP:
-		s = readSpread[DPSummary](d, r)
-	case sumStars:
-		r.Failf("summary tag %d: the authors' DP summaries (package stars) are not saved", tag)
-		return nil
-	}
+	b := r.Bytes()
 	if r.Err() != nil {
 		return nil
 	}
-	d.sums[id] = s
-	return s
-}
-
-func readSpread[S plainSummary[C], C any](d *SummaryDecoder, r *ckpt.Reader) Summary {
-	vals, ok := d.Read(r).(S)
-	if !ok {
-		r.Failf("spread summary of another policy")
+	dec := Decoder{b: b, share: d}
+	s := readSummary(&dec)
+	if dec.err == nil && len(dec.b) != 0 {
+		dec.Fail("%d bytes after its end", len(dec.b))
+	}
+	if dec.err == nil && s == nil {
+		dec.Fail("an empty summary")
+	}
+	if dec.err != nil {
+		r.Failf("summary %d: %v", len(d.sums), dec.err)
 		return nil
 	}
-	v := &spreadSummary[S, C]{vals: vals, d: int(r.Uvarint())}
-	isNil := r.Bool()
-	v.sp = readSpreads(r)
-	if isNil {
-		v.sp = nil
-	}
-	if v.d < 1 || v.d > 4 || (v.sp != nil && len(v.sp) != v.d*len(vals)) {
-		r.Failf("spread summary: %d spreads for %d functions of dimension %d", len(v.sp), len(vals), v.d)
-		return nil
-	}
-	return v
-}
-
-func readSpreads(r *ckpt.Reader) []Spread {
-	n := r.Len(12)
-	if r.Err() != nil {
-		return nil
-	}
-	sp := make([]Spread, n)
-	for i := range sp {
-		sp[i] = Spread{Lin: r.F32(), Sq: r.F32(), Far: r.F32()}
-	}
-	return sp
-}
-
-func readSlice[S ~[]T, T any](r *ckpt.Reader, minBytes int, f func(*T)) S {
-	isNil := r.Bool()
-	n := r.Len(minBytes)
-	if r.Err() != nil || isNil {
-		return nil
-	}
-	s := make(S, n)
-	for i := range s {
-		f(&s[i])
-		if r.Err() != nil {
-			return nil
-		}
-	}
+	d.sums = append(d.sums, s)
 	return s
 }
 
 func readI32(r *ckpt.Reader) int32 { return int32(r.Int()) }
-
-func (d *SummaryDecoder) readL(r *ckpt.Reader) LFunc {
-	f := LFunc{Slope: r.F64()}
-	switch r.U8() {
-	case 0:
-	case 1:
-		id := r.Uvarint()
-		if id >= uint64(len(d.pts)) {
-			r.Failf("l samples reference %d of %d", id, len(d.pts))
-			return LFunc{}
-		}
-		f.P = d.pts[id]
-	case 2:
-		n := r.Len(16)
-		if r.Err() != nil {
-			return LFunc{}
-		}
-		f.P = make([]LPoint, n)
-		for i := range f.P {
-			f.P[i] = LPoint{T: r.F64(), L: r.F64()}
-		}
-		d.pts = append(d.pts, f.P)
-	default:
-		r.Failf("bad l samples tag")
-	}
-	return f
-}
 
 // SaveState writes the router's dynamic state: its children's summaries,
 // the MMP bounds, its last aggregate, the bandwidth schedule and its flags
@@ -329,49 +171,20 @@ func (r *Router) LoadState(rd *ckpt.Reader, d *SummaryDecoder) {
 }
 
 // SaveState writes the leaf's dynamic state and its execution node's (its
-// addresses and its Exec's hardware are rebuilt by the driver).
+// addresses and its Exec's hardware are rebuilt by the driver). An Exec
+// that is not a SavedExec cannot be saved: the error is w's.
 func (l *Leaf) SaveState(w *ckpt.Writer, e *SummaryEncoder) {
 	e.Write(w, l.sent)
 	w.Bool(l.started)
-	switch x := l.Exec.(type) {
-	case *IBPExec:
-		w.U8(1)
-		w.Bool(x.busy)
-		w.F64(x.end)
-		w.Uvarint(x.app)
-		w.Varint(int64(x.sub))
-	case *MMPExec:
-		w.U8(2)
-		w.F64(x.Q)
-		writeSlice(w, x.runs, func(r *mmpRun) {
-			w.Uvarint(r.app)
-			w.Varint(int64(r.sub))
-			w.Int(r.n)
-			w.Int(r.done)
-			w.F64(r.start)
-			w.F64(r.dur)
-		})
-	case *DPExec:
-		w.U8(3)
-		writeSlice(w, x.runs, func(r *dpRun) { writeDPRun(w, r) })
-		w.Bool(x.running)
-		writeDPRun(w, &x.cur)
-		w.F64(x.end)
-	default:
-		w.Fail(fmt.Errorf("checkpoint: an execution node of type %T cannot be saved", l.Exec))
+	x, ok := l.Exec.(SavedExec)
+	if !ok {
+		w.Fail(fmt.Errorf("checkpoint: an execution node of type %T cannot be saved (it is not an overlay.SavedExec)", l.Exec))
+		return
 	}
-}
-
-func writeDPRun(w *ckpt.Writer, r *dpRun) {
-	w.Uvarint(r.app)
-	w.Varint(int64(r.sub))
-	w.Int(r.n)
-	w.F64(r.deadline)
-	w.F64(r.dur)
-}
-
-func readDPRun(r *ckpt.Reader, x *dpRun) {
-	x.app, x.sub, x.n, x.deadline, x.dur = r.Uvarint(), Addr(readI32(r)), r.Int(), r.F64(), r.F64()
+	enc := Encoder{b: e.buf[:0]}
+	x.AppendState(&enc)
+	e.buf = enc.b
+	w.Bytes(enc.b)
 }
 
 // LoadState reads what SaveState wrote over a leaf whose Exec the driver
@@ -379,37 +192,23 @@ func readDPRun(r *ckpt.Reader, x *dpRun) {
 func (l *Leaf) LoadState(r *ckpt.Reader, d *SummaryDecoder) {
 	l.sent = d.Read(r)
 	l.started = r.Bool()
-	kind := r.U8()
+	b := r.Bytes()
 	if r.Err() != nil {
 		return
 	}
-	switch x := l.Exec.(type) {
-	case *IBPExec:
-		if kind != 1 {
-			break
-		}
-		x.busy, x.end, x.app, x.sub = r.Bool(), r.F64(), r.Uvarint(), Addr(readI32(r))
-		return
-	case *MMPExec:
-		if kind != 2 {
-			break
-		}
-		x.Q = r.F64()
-		x.runs = readSlice[[]mmpRun](r, 20, func(m *mmpRun) {
-			m.app, m.sub, m.n, m.done, m.start, m.dur = r.Uvarint(), Addr(readI32(r)), r.Int(), r.Int(), r.F64(), r.F64()
-		})
-		return
-	case *DPExec:
-		if kind != 3 {
-			break
-		}
-		x.runs = readSlice[[]dpRun](r, 19, func(m *dpRun) { readDPRun(r, m) })
-		x.running = r.Bool()
-		readDPRun(r, &x.cur)
-		x.end = r.F64()
+	x, ok := l.Exec.(SavedExec)
+	if !ok {
+		r.Failf("an execution node of type %T cannot be restored", l.Exec)
 		return
 	}
-	r.Failf("execution node of kind %d for a %T", kind, l.Exec)
+	dec := Decoder{b: b}
+	x.ReadState(&dec)
+	if dec.err == nil && len(dec.b) != 0 {
+		dec.Fail("%d bytes after its end", len(dec.b))
+	}
+	if dec.err != nil {
+		r.Failf("execution node %d: %v", l.Self, dec.err)
+	}
 }
 
 // WriteMsg writes a message (a request, update or bound in flight).
@@ -431,22 +230,28 @@ func (d *SummaryDecoder) ReadMsg(r *ckpt.Reader) Msg {
 	return m
 }
 
-// WriteRequest writes a request.
+// WriteRequest writes a request: its wire form (AppendMsg's).
 func WriteRequest(w *ckpt.Writer, q *Request) {
-	w.Uvarint(q.App.ID)
-	w.F64(q.App.Length)
-	w.F64(q.App.Mem)
-	w.F64(q.App.Disk)
-	w.F64(q.App.Deadline)
-	w.Varint(int64(q.Submitter))
-	w.Varint(int64(q.Src))
-	w.Int(q.N)
+	var buf [64]byte
+	e := Encoder{b: buf[:0]}
+	e.request(q)
+	w.Bytes(e.b)
 }
 
 // ReadRequest reads what WriteRequest wrote.
 func ReadRequest(r *ckpt.Reader) Request {
-	var q Request
-	q.App = App{ID: r.Uvarint(), Length: r.F64(), Mem: r.F64(), Disk: r.F64(), Deadline: r.F64()}
-	q.Submitter, q.Src, q.N = Addr(readI32(r)), Addr(readI32(r)), r.Int()
+	b := r.Bytes()
+	if r.Err() != nil {
+		return Request{}
+	}
+	d := Decoder{b: b}
+	q := d.request()
+	if d.err == nil && len(d.b) != 0 {
+		d.Fail("%d bytes after its end", len(d.b))
+	}
+	if d.err != nil {
+		r.Failf("request: %v", d.err)
+		return Request{}
+	}
 	return q
 }

@@ -13,10 +13,16 @@
 //
 // # Policies
 //
-// A Policy (PolicyIBP, PolicyMMP, PolicyDP; ParsePolicy) and its Options
-// (DefaultOptions holds every default) give the policy's Rules through
-// NewRules: the sum and distance of its summaries (Aggregate, Fig. 3) and
-// its forwarding (Forward, Figs. 5 and 6).
+// A policy is one PolicyDef registered once (RegisterPolicy; IBP, MMP and
+// DP register themselves, PolicyIBP, PolicyMMP, PolicyDP) and looked up by
+// name (ParsePolicy): its defaults, its rules, its executor
+// (Policy.NewExec) and the one encoding of its summaries (SummaryCodec),
+// from which their wire form and their form in checkpoints are derived.
+// A Policy and its Options (DefaultOptions holds every default) give the
+// policy's Rules through NewRules: the sum and distance of its summaries
+// (Aggregate, Fig. 3) and its forwarding (Forward, Figs. 5 and 6). A
+// policy of another package is one file with one registration
+// (docs/extending.md); package overlay/policytest checks it.
 //
 // # One core, several drivers
 //
@@ -28,7 +34,7 @@
 //     messages it wants sent to out;
 //   - a Leaf (execution role, a leaf of the tree; NewLeaf) does the same
 //     with Leaf.Step, and wraps an Exec (the local scheduler of the
-//     policy: IBPExec, MMPExec or DPExec);
+//     policy: Policy.NewExec; IBPExec, MMPExec or DPExec);
 //   - the submission role is just a leaf address that sends a KindRequest
 //     message to the father of its leaf (see NewRequest) and receives
 //     KindAccepted (tasks an execution node accepted), KindReturn (tasks

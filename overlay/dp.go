@@ -1,11 +1,21 @@
 package overlay
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sync"
 )
+
+// PolicyDP is the deadline policy (§6.3): EDF queues.
+var PolicyDP = MustRegisterPolicy(PolicyDef{Name: "dp", ID: 3, SFMax: 216, Bandwidth: 1000, Deadlines: true,
+	Rules: func(o Options) (Rules, error) { return &DP{o: o}, nil },
+	Exec: func(hw Hardware, o Options) Exec {
+		return &DPExec{Mem: hw.Mem, Disk: hw.Disk, Power: hw.Power, Samples: o.Samples, Horizon: o.Horizon}
+	},
+	Codec: dpCodec{}})
 
 // dpRefs is the number of reference deadlines at which the DP distance
 // compares l functions.
@@ -54,13 +64,60 @@ func (s DPSummary) Nodes() int {
 	}
 	return n
 }
-func (s DPSummary) Len() int { return len(s) }
+func (s DPSummary) Len() int       { return len(s) }
+func (DPSummary) Policy() Policy   { return PolicyDP }
+func (s DPSummary) Plain() Summary { return s }
 func (s DPSummary) Bytes() int {
 	b := 0
 	for i := range s {
 		b += 16 + 12*len(s[i].L.P) // M, D, v, slope; (float64 δ, float32 l) per sample
 	}
 	return b
+}
+
+// dpCodec is DP's encoding (wire.go): per function mem:f32 disk:f32
+// v:uvarint slope:f64 and its l samples (Encoder.LPoints), then with the
+// flag its 3 spreads.
+type dpCodec struct{}
+
+func (dpCodec) Flag(s Summary) bool { return spreadFlag[DPSummary](s) }
+
+func (dpCodec) Append(e *Encoder, s Summary) {
+	v, sp := plainOf[DPSummary](s)
+	b := binary.AppendUvarint(e.b, uint64(len(v)))
+	for i := range v {
+		b = appendF32(b, v[i].Mem)
+		b = appendF32(b, v[i].Disk)
+		b = binary.AppendUvarint(b, uint64(v[i].V))
+		b = appendF64(b, v[i].L.Slope)
+		b = e.appendLPoints(b, v[i].L.P)
+		if sp != nil {
+			b = appendSpreads(b, sp[3*i:3*i+3])
+		}
+	}
+	e.b = b
+}
+
+func (dpCodec) Read(d *Decoder, flag bool) Summary {
+	return readFns[DPSummary](d, flag, 3, 18, func(d *Decoder, c *DPCluster) {
+		*c = DPCluster{Mem: d.F32("memory"), Disk: d.F32("disk"), V: readV(d)}
+		c.L.Slope = d.F64("l slope")
+		c.L.P = d.LPoints("l samples")
+	})
+}
+
+func (dpCodec) Validate(s Summary) error {
+	v, err := validWrap[DPSummary](s, 3)
+	if err != nil {
+		return err
+	}
+	for i := range v {
+		if err := errors.Join(validF32("memory", i, v[i].Mem), validF32("disk", i, v[i].Disk), validV(i, v[i].V),
+			validL(i, &v[i].L)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DP is the deadline policy: EDF local queues with an admission test;
@@ -479,6 +536,24 @@ func (p *DP) Forward(f *Fork, req Request, _ float64) Split {
 	return distribute(cand, req.N)
 }
 
+// Central is the centralized DP reference (Centralized): least
+// computation available before the deadline first, over every node's
+// exact summary.
+func (p *DP) Central(_ float64, req Request, nodes []Summary, out []Placement) []Placement {
+	var cand []candidate
+	for i, s := range nodes {
+		ds := asDP(s)
+		for x := range ds {
+			if k := p.capped(ds[x].AF(req.App), ds[x].V); k > 0 {
+				l := ds[x].L.At(req.App.Deadline)
+				cand = append(cand, candidate{index: i, n: k,
+					key: l/req.App.Length + 1e-9*((float64(ds[x].Mem)-req.App.Mem)+(float64(ds[x].Disk)-req.App.Disk))})
+			}
+		}
+	}
+	return placeSorted(cand, req.N, out)
+}
+
 // dpRun is a group of tasks of one application in an EDF queue.
 type dpRun struct {
 	app      uint64
@@ -774,4 +849,42 @@ func (e *DPExec) Queue() (running *DPTasks, end float64, waiting []DPTasks) {
 // the time it started and the time it will end (ok false when idle).
 func (e *DPExec) Running() (app uint64, start, end float64, ok bool) {
 	return e.cur.app, e.end - e.cur.dur, e.end, e.running
+}
+
+// AppendState writes the node's state (SavedExec): its waiting runs, the
+// running task and its end.
+func (e *DPExec) AppendState(w *Encoder) {
+	w.Uvarint(uint64(len(e.runs)))
+	for i := range e.runs {
+		e.runs[i].append(w)
+	}
+	w.Bool(e.running)
+	e.cur.append(w)
+	w.F64(e.end)
+}
+
+// ReadState reads what AppendState wrote.
+func (e *DPExec) ReadState(d *Decoder) {
+	e.runs = nil
+	if n := d.Count("runs", 19); n > 0 {
+		e.runs = make([]dpRun, n)
+		for i := range e.runs {
+			e.runs[i].read(d)
+		}
+	}
+	e.running = d.Bool("running")
+	e.cur.read(d)
+	e.end = d.F64("end")
+}
+
+func (r *dpRun) append(w *Encoder) {
+	w.Uvarint(r.app)
+	w.Varint(int64(r.sub))
+	w.Varint(int64(r.n))
+	w.F64(r.deadline)
+	w.F64(r.dur)
+}
+
+func (r *dpRun) read(d *Decoder) {
+	r.app, r.sub, r.n, r.deadline, r.dur = d.Uvarint("application", math.MaxUint64), d.addr("submitter"), readTasks(d), d.F64("deadline"), d.F64("duration")
 }

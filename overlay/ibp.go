@@ -1,10 +1,18 @@
 package overlay
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"sync"
 )
+
+// PolicyIBP is idle/busy (§6.1): one task per idle node.
+var PolicyIBP = MustRegisterPolicy(PolicyDef{Name: "ibp", ID: 1, SFMax: 225, Bandwidth: 1000,
+	Rules: func(o Options) (Rules, error) { return &IBP{o: o}, nil },
+	Exec:  func(hw Hardware, _ Options) Exec { return &IBPExec{Mem: hw.Mem, Disk: hw.Disk, Power: hw.Power} },
+	Codec: ibpCodec{}})
 
 // IBPCluster is a sampled function of the IBP policy (§6.1.1): V idle
 // nodes, each with at least Mem MB of memory and Disk MB of disk.
@@ -25,8 +33,49 @@ func (s IBPSummary) Nodes() int {
 	}
 	return n
 }
-func (s IBPSummary) Len() int   { return len(s) }
-func (s IBPSummary) Bytes() int { return 12 * len(s) } // float32 M, D; uint32 v
+func (s IBPSummary) Len() int       { return len(s) }
+func (s IBPSummary) Bytes() int     { return 12 * len(s) } // float32 M, D; uint32 v
+func (IBPSummary) Policy() Policy   { return PolicyIBP }
+func (s IBPSummary) Plain() Summary { return s }
+
+// ibpCodec is IBP's encoding (wire.go): per function mem:f32 disk:f32
+// v:uvarint, then with the flag its 2 spreads.
+type ibpCodec struct{}
+
+func (ibpCodec) Flag(s Summary) bool { return spreadFlag[IBPSummary](s) }
+
+func (ibpCodec) Append(e *Encoder, s Summary) {
+	v, sp := plainOf[IBPSummary](s)
+	b := binary.AppendUvarint(e.b, uint64(len(v)))
+	for i := range v {
+		b = appendF32(b, v[i].Mem)
+		b = appendF32(b, v[i].Disk)
+		b = binary.AppendUvarint(b, uint64(v[i].V))
+		if sp != nil {
+			b = appendSpreads(b, sp[2*i:2*i+2])
+		}
+	}
+	e.b = b
+}
+
+func (ibpCodec) Read(d *Decoder, flag bool) Summary {
+	return readFns[IBPSummary](d, flag, 2, 9, func(d *Decoder, c *IBPCluster) {
+		*c = IBPCluster{Mem: d.F32("memory"), Disk: d.F32("disk"), V: readV(d)}
+	})
+}
+
+func (ibpCodec) Validate(s Summary) error {
+	v, err := validWrap[IBPSummary](s, 2)
+	if err != nil {
+		return err
+	}
+	for i := range v {
+		if err := errors.Join(validF32("memory", i, v[i].Mem), validF32("disk", i, v[i].Disk), validV(i, v[i].V)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // IBP is the idle/busy policy: one task per idle node with enough memory
 // and disk; conservative sum (min, min, v1+v2); forwarding of Fig. 5, best
@@ -153,6 +202,29 @@ func (p *IBP) Forward(f *Fork, req Request, _ float64) Split {
 	return distribute(cand, req.N)
 }
 
+// Central is the centralized IBP reference (Centralized): one task per
+// idle fitting node, closest to the requirements first (Fig. 5's order
+// over every node's exact summary).
+func (*IBP) Central(_ float64, req Request, nodes []Summary, out []Placement) []Placement {
+	var cand []candidate
+	lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i, s := range nodes {
+		for _, cl := range asIBP(s) {
+			if k := cl.AF(req.App); k > 0 {
+				cand = append(cand, candidate{index: i, n: k})
+				lm, hm = min(lm, float64(cl.Mem)), max(hm, float64(cl.Mem))
+				ld, hd = min(ld, float64(cl.Disk)), max(hd, float64(cl.Disk))
+			}
+		}
+	}
+	im, id := inv(span(lm, hm)), inv(span(ld, hd))
+	for x := range cand {
+		cl := asIBP(nodes[cand[x].index])[0]
+		cand[x].key = ibpKey(cl.Mem, cl.Disk, req.App, im, id)
+	}
+	return placeSorted(cand, req.N, out)
+}
+
 // distribute takes tasks from the sorted candidates in order.
 func distribute(cand []candidate, n int) Split {
 	sortCandidates(cand)
@@ -222,4 +294,18 @@ func (e *IBPExec) Wake() float64 {
 		return e.end
 	}
 	return math.Inf(1)
+}
+
+// AppendState writes the node's state (SavedExec): busy, the running
+// task's end, application and submitter.
+func (e *IBPExec) AppendState(w *Encoder) {
+	w.Bool(e.busy)
+	w.F64(e.end)
+	w.Uvarint(e.app)
+	w.Varint(int64(e.sub))
+}
+
+// ReadState reads what AppendState wrote.
+func (e *IBPExec) ReadState(d *Decoder) {
+	e.busy, e.end, e.app, e.sub = d.Bool("busy"), d.F64("end"), d.Uvarint("application", math.MaxUint64), d.addr("submitter")
 }

@@ -1,9 +1,18 @@
 package overlay
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 )
+
+// PolicyMMP is makespan minimization (§6.2): FCFS queues.
+var PolicyMMP = MustRegisterPolicy(PolicyDef{Name: "mmp", ID: 2, SFMax: 256, Bandwidth: 10000,
+	Rules: func(o Options) (Rules, error) { return &MMP{o: o}, nil },
+	Exec:  func(hw Hardware, _ Options) Exec { return &MMPExec{Mem: hw.Mem, Disk: hw.Disk, Power: hw.Power} },
+	Codec: mmpCodec{}})
 
 // MMPCluster is a sampled function of the MMP policy (§6.2.1): V nodes with
 // at least Mem MB, Disk MB and Power MFLOPS, whose queues all end by Q.
@@ -24,8 +33,55 @@ func (s MMPSummary) Nodes() int {
 	}
 	return n
 }
-func (s MMPSummary) Len() int   { return len(s) }
-func (s MMPSummary) Bytes() int { return 24 * len(s) } // float32 M, D, s; float64 Q; uint32 v
+func (s MMPSummary) Len() int       { return len(s) }
+func (s MMPSummary) Bytes() int     { return 24 * len(s) } // float32 M, D, s; float64 Q; uint32 v
+func (MMPSummary) Policy() Policy   { return PolicyMMP }
+func (s MMPSummary) Plain() Summary { return s }
+
+// mmpCodec is MMP's encoding (wire.go): per function mem:f32 disk:f32
+// power:f32 v:uvarint q:f64, then with the flag its 4 spreads.
+type mmpCodec struct{}
+
+func (mmpCodec) Flag(s Summary) bool { return spreadFlag[MMPSummary](s) }
+
+func (mmpCodec) Append(e *Encoder, s Summary) {
+	v, sp := plainOf[MMPSummary](s)
+	b := binary.AppendUvarint(e.b, uint64(len(v)))
+	for i := range v {
+		b = appendF32(b, v[i].Mem)
+		b = appendF32(b, v[i].Disk)
+		b = appendF32(b, v[i].Power)
+		b = binary.AppendUvarint(b, uint64(v[i].V))
+		b = appendF64(b, v[i].Q)
+		if sp != nil {
+			b = appendSpreads(b, sp[4*i:4*i+4])
+		}
+	}
+	e.b = b
+}
+
+func (mmpCodec) Read(d *Decoder, flag bool) Summary {
+	return readFns[MMPSummary](d, flag, 4, 21, func(d *Decoder, c *MMPCluster) {
+		*c = MMPCluster{Mem: d.F32("memory"), Disk: d.F32("disk"), Power: d.F32("power"), V: readV(d), Q: d.F64("queue end")}
+	})
+}
+
+func (mmpCodec) Validate(s Summary) error {
+	v, err := validWrap[MMPSummary](s, 4)
+	if err != nil {
+		return err
+	}
+	for i := range v {
+		if err := errors.Join(validF32("memory", i, v[i].Mem), validF32("disk", i, v[i].Disk), validF32("power", i, v[i].Power),
+			validV(i, v[i].V)); err != nil {
+			return err
+		}
+		if math.IsNaN(v[i].Q) {
+			return fmt.Errorf("function %d: queue end NaN", i)
+		}
+	}
+	return nil
+}
 
 // MMP is the makespan minimization policy: FCFS queues, AF = ⌊(q −
 // Q)·s/a⌋ under the memory and disk constraints, conservative sum (min,
@@ -99,6 +155,11 @@ func (*MMP) MaxQueue(s Summary) float64 {
 		q = max(q, c.Q)
 	}
 	return q
+}
+
+// Central is the centralized MMP reference (Centralized, placeMMP).
+func (*MMP) Central(now float64, req Request, nodes []Summary, out []Placement) []Placement {
+	return placeMMP(now, req, nodes, out)
 }
 
 // AF is the number of tasks of app the nodes of c can queue so that they
@@ -267,4 +328,34 @@ func (e *MMPExec) Wake() float64 {
 	}
 	r := e.runs[0]
 	return r.start + float64(r.done+1)*r.dur
+}
+
+// AppendState writes the node's state (SavedExec): its queue end and its
+// runs.
+func (e *MMPExec) AppendState(w *Encoder) {
+	w.F64(e.Q)
+	w.Uvarint(uint64(len(e.runs)))
+	for i := range e.runs {
+		r := &e.runs[i]
+		w.Uvarint(r.app)
+		w.Varint(int64(r.sub))
+		w.Varint(int64(r.n))
+		w.Varint(int64(r.done))
+		w.F64(r.start)
+		w.F64(r.dur)
+	}
+}
+
+// ReadState reads what AppendState wrote.
+func (e *MMPExec) ReadState(d *Decoder) {
+	e.Q = d.F64("queue end")
+	e.runs = nil
+	if n := d.Count("runs", 20); n > 0 {
+		e.runs = make([]mmpRun, n)
+		for i := range e.runs {
+			r := &e.runs[i]
+			r.app, r.sub, r.n, r.done = d.Uvarint("application", math.MaxUint64), d.addr("submitter"), readTasks(d), readTasks(d)
+			r.start, r.dur = d.F64("start"), d.F64("duration")
+		}
+	}
 }

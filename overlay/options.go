@@ -5,66 +5,6 @@ import (
 	"math"
 )
 
-// Policy is one of the paper's three scheduling policies (§6). Its values
-// are stable (they are written in the wire format and label the random
-// streams of the accuracy experiment). The zero value is no policy
-// (refused by Options.Validate and by the wire decoder).
-type Policy uint8
-
-const (
-	// PolicyIBP is idle/busy (§6.1): one task per idle node.
-	PolicyIBP Policy = iota + 1
-	// PolicyMMP is makespan minimization (§6.2): FCFS queues.
-	PolicyMMP
-	// PolicyDP is the deadline policy (§6.3): EDF queues.
-	PolicyDP
-)
-
-var policyNames = [...]string{PolicyIBP: "ibp", PolicyMMP: "mmp", PolicyDP: "dp"}
-
-// Policies lists the policies in the paper's order.
-func Policies() []Policy { return []Policy{PolicyIBP, PolicyMMP, PolicyDP} }
-
-// String is the policy's name as the command line spells it.
-func (p Policy) String() string {
-	if p.Valid() {
-		return policyNames[p]
-	}
-	return fmt.Sprintf("policy(%d)", uint8(p))
-}
-
-// Valid says whether p is one of Policies().
-func (p Policy) Valid() bool { return p >= PolicyIBP && p <= PolicyDP }
-
-// ParsePolicy parses "ibp", "mmp" or "dp".
-func ParsePolicy(s string) (Policy, error) {
-	for _, p := range Policies() {
-		if s == policyNames[p] {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("policy %q: want ibp, mmp or dp", s)
-}
-
-// MarshalText writes the policy's name (JSON records keep "ibp", "mmp",
-// "dp").
-func (p Policy) MarshalText() ([]byte, error) {
-	if !p.Valid() {
-		return nil, fmt.Errorf("policy %d: not a policy", uint8(p))
-	}
-	return []byte(p.String()), nil
-}
-
-// UnmarshalText parses a policy's name.
-func (p *Policy) UnmarshalText(b []byte) error {
-	q, err := ParsePolicy(string(b))
-	if err != nil {
-		return err
-	}
-	*p = q
-	return nil
-}
-
 // Defaults, each written here only.
 const (
 	// DefaultBeta is Fig. 6's β (the paper's 0.5).
@@ -81,33 +21,13 @@ const (
 	MaxSFMax = 1 << 16
 )
 
-// DefaultSFMax is the SF_max of the paper's Table 3 and simulations
-// (§7.1, §7.4): the largest it tests, base^d with d = 2, 4, 3 attributes:
-// 225 for IBP, 256 for MMP, 216 for DP.
-func (p Policy) DefaultSFMax() int {
-	switch p {
-	case PolicyMMP:
-		return 256
-	case PolicyDP:
-		return 216
-	}
-	return 225
-}
-
-// DefaultBandwidth is the update limit, in bytes per second per link, that
-// §7.4 settles on: 1 KB/s for IBP and DP, 10 KB/s for MMP (Config.Bandwidth).
-func (p Policy) DefaultBandwidth() float64 {
-	if p == PolicyMMP {
-		return 10000
-	}
-	return 1000
-}
-
-// Options are the parameters of a policy, one type for IBP, MMP and DP.
-// Start from DefaultOptions, which holds every default; NewRules builds
-// the policy's rules from them. Every field is validated, whatever the
-// policy (a field of another policy is not used).
+// Options are the parameters of a policy, one type for every policy.
+// Start from DefaultOptions, which holds every default (or fill the zero
+// fields with WithDefaults); NewRules builds the policy's rules from them.
+// Every field is validated, whatever the policy (a field of another policy
+// is not used).
 type Options struct {
+	// Policy is the registered policy (RegisterPolicy, ParsePolicy).
 	Policy Policy
 	// SFMax is the maximum number of sampled functions of a summary, 1 to
 	// MaxSFMax (default Policy.DefaultSFMax()).
@@ -140,19 +60,41 @@ type Options struct {
 	Cells Cells
 }
 
-// DefaultOptions are policy p's options with every default: the paper's
-// SF_max of Table 3 and §7.4, β = 0.5, DP l functions of 10 samples
-// compared over 100,000 s, the authors' distance (mse) with the grid.
+// DefaultOptions are policy p's options with every default: its SF_max
+// (for IBP, MMP and DP the paper's of Table 3 and §7.4), β = 0.5, DP l
+// functions of 10 samples compared over 100,000 s, the authors' distance
+// (mse) with the grid.
 func DefaultOptions(p Policy) Options {
 	return Options{Policy: p, SFMax: p.DefaultSFMax(), Beta: DefaultBeta, Distance: DistMSE,
 		Samples: DefaultSamples, Horizon: DefaultHorizon}
+}
+
+// WithDefaults returns o with its zero numeric fields (SFMax, Beta,
+// Samples, Horizon) set to its policy's defaults (DefaultOptions); the
+// other fields are kept. A configuration that takes Options (a daemon's)
+// uses it so that only what differs from the defaults need be given.
+func (o Options) WithDefaults() Options {
+	d := DefaultOptions(o.Policy)
+	if o.SFMax == 0 {
+		o.SFMax = d.SFMax
+	}
+	if o.Beta == 0 {
+		o.Beta = d.Beta
+	}
+	if o.Samples == 0 {
+		o.Samples = d.Samples
+	}
+	if o.Horizon == 0 {
+		o.Horizon = d.Horizon
+	}
+	return o
 }
 
 // Validate checks the options; errors name the field, the value and what
 // is expected.
 func (o Options) Validate() error {
 	if !o.Policy.Valid() {
-		return fmt.Errorf("policy %d: want ibp, mmp or dp", uint8(o.Policy))
+		return fmt.Errorf("policy: none given: want %s", PolicyNames())
 	}
 	if o.SFMax < 1 || o.SFMax > MaxSFMax {
 		return fmt.Errorf("sfmax %d: want 1 to %d", o.SFMax, MaxSFMax)
@@ -175,18 +117,13 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// NewRules validates o and builds the policy's rules (*IBP, *MMP or *DP):
-// the one constructor of a policy, used by the simulator, the accuracy
-// experiment and the command line.
+// NewRules validates o and builds the policy's rules (PolicyDef.Rules:
+// *IBP, *MMP, *DP for the built-in policies): the one constructor of a
+// policy, used by the simulator, the accuracy experiment, the daemons and
+// the command line.
 func NewRules(o Options) (Rules, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	switch o.Policy {
-	case PolicyIBP:
-		return &IBP{o: o}, nil
-	case PolicyMMP:
-		return &MMP{o: o}, nil
-	}
-	return &DP{o: o}, nil
+	return o.Policy.d.Rules(o)
 }

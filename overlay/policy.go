@@ -35,7 +35,8 @@ type Fork struct {
 
 // Rules are a scheduling policy's rules (§6): its summaries' sum and
 // distance (used by Aggregate, Fig. 3), its availability function and its
-// forwarding algorithm. Implementations: *IBP, *MMP, *DP, built by
+// forwarding algorithm. Implementations: *IBP, *MMP, *DP, and those of
+// the policies other packages register (PolicyDef.Rules), built by
 // NewRules. Rules are read-only and may be shared by any number of
 // goroutines.
 type Rules interface {

@@ -21,50 +21,30 @@ type Placer interface {
 
 // Centralized is the centralized scheduler with full knowledge: the same
 // heuristic as the policy's forwarding, applied to every node's exact
-// availability instead of aggregated summaries. IBP: one task per idle
-// fitting node, closest to the requirements first; MMP: the makespan q of
-// Fig. 6's search over all nodes, then each node filled up to q in node
-// order; DP: least computation available before the deadline first.
+// availability instead of aggregated summaries, when the policy's Rules
+// provide one (CentralPlacer). IBP: one task per idle fitting node,
+// closest to the requirements first; MMP: the makespan q of Fig. 6's
+// search over all nodes, then each node filled up to q in node order; DP:
+// least computation available before the deadline first.
 type Centralized struct{ Rules Rules }
 
+// CentralPlacer is implemented by the Rules of a policy that has a
+// centralized reference (Centralized): the policy's heuristic over every
+// execution node's exact summary, placing req's tasks as Placer.Place
+// does. IBP, MMP and DP have one; a driver refuses the centralized
+// reference for a policy without.
+type CentralPlacer interface {
+	Central(now float64, req Request, nodes []Summary, out []Placement) []Placement
+}
+
+// Place is the policy's centralized reference (nothing is placed for a
+// policy without one).
 func (c Centralized) Place(now float64, req Request, nodes []Summary, out []Placement) []Placement {
 	if req.N <= 0 {
 		return out
 	}
-	switch p := c.Rules.(type) {
-	case *MMP:
-		return placeMMP(now, req, nodes, out)
-	case *IBP:
-		var cand []candidate
-		lm, hm, ld, hd := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for i, s := range nodes {
-			for _, cl := range asIBP(s) {
-				if k := cl.AF(req.App); k > 0 {
-					cand = append(cand, candidate{index: i, n: k})
-					lm, hm = min(lm, float64(cl.Mem)), max(hm, float64(cl.Mem))
-					ld, hd = min(ld, float64(cl.Disk)), max(hd, float64(cl.Disk))
-				}
-			}
-		}
-		im, id := inv(span(lm, hm)), inv(span(ld, hd))
-		for x := range cand {
-			cl := asIBP(nodes[cand[x].index])[0]
-			cand[x].key = ibpKey(cl.Mem, cl.Disk, req.App, im, id)
-		}
-		return placeSorted(cand, req.N, out)
-	case *DP:
-		var cand []candidate
-		for i, s := range nodes {
-			ds := asDP(s)
-			for x := range ds {
-				if k := p.capped(ds[x].AF(req.App), ds[x].V); k > 0 {
-					l := ds[x].L.At(req.App.Deadline)
-					cand = append(cand, candidate{index: i, n: k,
-						key: l/req.App.Length + 1e-9*((float64(ds[x].Mem)-req.App.Mem)+(float64(ds[x].Disk)-req.App.Disk))})
-				}
-			}
-		}
-		return placeSorted(cand, req.N, out)
+	if p, ok := c.Rules.(CentralPlacer); ok {
+		return p.Central(now, req, nodes, out)
 	}
 	return out
 }

@@ -35,3 +35,7 @@ func withSFMax(o Options, sfmax int) Options {
 	o.SFMax = sfmax
 	return o
 }
+
+// builtins are the paper's policies, whose rules and executors these tests
+// know (Policies() also lists what other test files register).
+var builtins = []Policy{PolicyIBP, PolicyMMP, PolicyDP}

@@ -1,9 +1,6 @@
 package overlay
 
-import (
-	"fmt"
-	"sync"
-)
+import "sync"
 
 // Summaries carry their sampled functions' spreads (DistMSE) only where
 // some spread is not zero, i.e. above the level where clustering starts:
@@ -14,10 +11,11 @@ import (
 // more. Policies read both through plainOf; forwarding only needs the
 // values.
 
-// plainSummary is a policy's plain summary type.
+// plainSummary is a built-in policy's plain summary type.
 type plainSummary[C any] interface {
 	~[]C
 	Summary
+	Policy() Policy
 }
 
 // spreadSummary is a summary whose functions carry spreads: d per
@@ -29,8 +27,10 @@ type spreadSummary[S plainSummary[C], C any] struct {
 	sp   []Spread
 }
 
-func (s *spreadSummary[S, C]) Nodes() int { return s.vals.Nodes() }
-func (s *spreadSummary[S, C]) Len() int   { return len(s.vals) }
+func (s *spreadSummary[S, C]) Nodes() int     { return s.vals.Nodes() }
+func (s *spreadSummary[S, C]) Len() int       { return len(s.vals) }
+func (s *spreadSummary[S, C]) Policy() Policy { return s.vals.Policy() }
+func (s *spreadSummary[S, C]) Plain() Summary { return s.vals }
 
 // Bytes adds to the plain size 3 float32 per attribute for each function
 // whose spread is not zero (a flag bit of v on the wire).
@@ -256,25 +256,15 @@ func plainUnion[S plainSummary[C], C any](x, y Summary, k int, cmpVals func(a, b
 	return mergeSorted(make(S, 0, len(a)+len(b)), a, b, inOrder, merge), true
 }
 
-// Plain returns the policy's plain summary of s (IBPSummary, MMPSummary or
-// DPSummary): its sampled functions without the spreads that steer the
-// clustering (nil for the empty summary). A summary type of another
-// package (package overlay/stars) provides its own with a method
-// Plain() Summary. It panics on any other type, as forwarding does.
+// Plain returns the plain summary of s: its sampled functions without
+// what only steers the clustering (for IBP, MMP and DP the spreads; nil
+// for the empty summary). A summary type provides it with a method
+// Plain() Summary (IBPSummary, MMPSummary and DPSummary return themselves;
+// package overlay/stars' summaries their DP functions); a summary without
+// one is its own plain summary.
 func Plain(s Summary) Summary {
-	switch v := s.(type) {
-	case nil:
-		return nil
-	case IBPSummary, MMPSummary, DPSummary:
-		return v
-	case *spreadSummary[IBPSummary, IBPCluster]:
-		return v.vals
-	case *spreadSummary[MMPSummary, MMPCluster]:
-		return v.vals
-	case *spreadSummary[DPSummary, DPCluster]:
-		return v.vals
-	case interface{ Plain() Summary }:
-		return v.Plain()
+	if p, ok := s.(interface{ Plain() Summary }); ok {
+		return p.Plain()
 	}
-	panic(fmt.Sprintf("overlay: a summary of type %T", s))
+	return s
 }

@@ -148,7 +148,7 @@ func TestWireRoundTrip(t *testing.T) {
 	for k := KindRequest; int(k) < len(kindNames); k++ {
 		pols := []Policy{PolicyIBP}
 		if k == KindUpdate {
-			pols = Policies()
+			pols = builtins
 		}
 		for _, pol := range pols {
 			t.Run(k.String()+"/"+pol.String(), func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestWireRoundTrip(t *testing.T) {
 // below SF_max, with spreads above, l functions reduced or not) and the
 // messages the roles emit come back exactly.
 func TestWireRoundTripAggregates(t *testing.T) {
-	for _, pol := range Policies() {
+	for _, pol := range builtins {
 		t.Run(pol.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				p, _ := newRules(pol, rapid.IntRange(1, 6).Draw(t, "sfmax"))
@@ -187,7 +187,7 @@ func TestWireRoundTripAggregates(t *testing.T) {
 // TestWireRoles: what a small overlay's roles emit (updates, bounds,
 // requests, returns, acknowledgements, done) is valid on the wire.
 func TestWireRoles(t *testing.T) {
-	for _, pol := range Policies() {
+	for _, pol := range builtins {
 		tr := NewTree(8)
 		p, _ := newRules(pol, 2)
 		c := &Config{Rules: p}
@@ -317,7 +317,9 @@ func TestWireAllocationBounded(t *testing.T) {
 }
 
 // FuzzDecodeMsg: any input decodes or is refused without a panic, and
-// what decodes is valid and encodes back to the same bytes.
+// what decodes is valid and encodes back to the same bytes. The seeds are
+// every kind, updates of the built-in policies and of a policy this test
+// binary registers.
 func FuzzDecodeMsg(f *testing.F) {
 	tr := NewTree(4)
 	for _, m := range []Msg{
@@ -333,6 +335,10 @@ func FuzzDecodeMsg(f *testing.F) {
 		{Kind: KindUpdate, From: 2, To: 1, Sum: DPSummary{{Mem: 512, Disk: 1024, V: 1, L: LFunc{P: []LPoint{{T: 10, L: 0}, {T: 30, L: 2e4}}, Slope: 1000}}}},
 		{Kind: KindUpdate, From: 2, To: 1, Sum: &spreadSummary[MMPSummary, MMPCluster]{vals: MMPSummary{{Mem: 1, Disk: 1, Power: 1, V: 2, Q: 1}},
 			d: 4, sp: []Spread{{1, 1, 1}, {0, 0, 0}, {2, 4, 2}, {0.5, 0.25, 0.5}}}},
+		// a policy registered outside the paper's (register_test.go): a
+		// two-byte tag, its codec's flag set and not
+		{Kind: KindUpdate, From: 2, To: 1, Sum: wireTestSummary{3}},
+		{Kind: KindUpdate, From: 2, To: 1, Sum: wireTestSummary{3, 1}},
 	} {
 		b, err := AppendMsg(nil, &m)
 		if err != nil {

@@ -45,7 +45,7 @@ import (
 
 const (
 	checkpointMagic   = "volsched overlay sim checkpoint\n"
-	checkpointVersion = 2
+	checkpointVersion = 3 // 3: summaries and executors in their policy's encoding (overlay.SummaryCodec)
 	// CheckpointFile is the name of the checkpoint in a run's directory.
 	CheckpointFile = "checkpoint.bin"
 )

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/des"
+	ownpolicy "github.com/volsched/volsched/examples/own-policy"
 	"github.com/volsched/volsched/failure"
 	"github.com/volsched/volsched/workload"
 )
@@ -96,7 +97,8 @@ func runResumed(t *testing.T, c *Config, stops []uint64, inPlace bool) runOut {
 // TestCheckpointExact: a run interrupted at one or more event counts,
 // checkpointed and resumed in a fresh Sim gives the uninterrupted run's
 // result (every deterministic field) and timeline rows, for each policy,
-// the two references, with churn, a catastrophe and probes.
+// the two references, with churn, a catastrophe and probes, and a policy
+// registered outside package overlay (examples/own-policy).
 func TestCheckpointExact(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -118,6 +120,7 @@ func TestCheckpointExact(t *testing.T) {
 			c.Scheduler, c.CentralPerNode = "centralized", 100
 			c.Churn = failure.Churn{Median: 20 * des.Minute}
 		}, overlay.PolicyIBP, 200, []float64{0.6}},
+		{"fifo-cap-churn", func(c *Config) { c.Churn = failure.Churn{Median: 20 * des.Minute} }, ownpolicy.Policy, 200, []float64{0.3, 0.8}},
 		{"random-dp-catastrophe", func(c *Config) {
 			c.Scheduler = "random"
 			c.Catastrophe = failure.Catastrophe{Fraction: 0.2, At: des.Hour}

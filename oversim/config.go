@@ -24,8 +24,9 @@ import (
 
 // Config is one simulation.
 type Config struct {
-	// Options are the policy's (overlay.NewRules builds its rules from
-	// them); zero fields take the defaults of overlay.Options.
+	// Options are the policy's, any registered one (overlay.NewRules
+	// builds its rules and Policy.NewExec its nodes' local schedulers);
+	// start from overlay.DefaultOptions.
 	overlay.Options
 	Nodes  int      // physical nodes (leaves of the tree)
 	Length des.Time // simulated time
@@ -56,7 +57,8 @@ type Config struct {
 	ProbeLengthMI float64
 	// Scheduler is "overlay" (the decentralized model, default),
 	// "centralized" or "random" (the references of §7.2, package overlay's
-	// Centralized and Random placers). The references run on a dedicated
+	// Centralized and Random placers; the centralized one for a policy
+	// whose rules have it, overlay.CentralPlacer). The references run on a dedicated
 	// server host: a request travels from its submitter to the server,
 	// which decides with every execution node's exact availability at that
 	// instant and sends each chosen node its tasks. Its processing time is
@@ -73,9 +75,10 @@ type Config struct {
 	// for every request even when its policy has an index (tests: the
 	// oracle of the index).
 	fullScan bool
-	// NoDeadlineSlack is the deadline DP gives a job that has none (a probe,
-	// an SWF job): its submission time plus this (ours: 7 days). IBP and
-	// MMP ignore deadlines.
+	// NoDeadlineSlack is the deadline a policy that schedules by deadline
+	// (Policy.Deadlines: DP) gives a job that has none (a probe, an SWF
+	// job): its submission time plus this (ours: 7 days). The others (IBP,
+	// MMP) ignore deadlines.
 	NoDeadlineSlack des.Time
 	// Sample is the interval of the timeline (results written as the run
 	// goes). 0 disables it.

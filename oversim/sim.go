@@ -243,6 +243,9 @@ func New(cfg *Config) (*Sim, error) {
 	s.eng.Grow(2 * n)
 	switch cfg.Scheduler {
 	case "centralized":
+		if _, ok := pol.(overlay.CentralPlacer); !ok {
+			return nil, fmt.Errorf("scheduler centralized: policy %s has no centralized reference (its rules are not an overlay.CentralPlacer)", cfg.Policy)
+		}
 		c := overlay.Centralized{Rules: pol}
 		s.placer = c
 		if !cfg.fullScan {
@@ -301,16 +304,11 @@ func New(cfg *Config) (*Sim, error) {
 	return s, nil
 }
 
+// newExec builds node i's local scheduler: its policy's (Policy.NewExec)
+// with the node's hardware.
 func (s *Sim) newExec(i int) overlay.Exec {
 	hw := s.cfg.nodeParams().NodeOf(s.cfg.Seed, i)
-	switch s.cfg.Policy {
-	case overlay.PolicyIBP:
-		return &overlay.IBPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
-	case overlay.PolicyMMP:
-		return &overlay.MMPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}
-	}
-	o := s.oc.Rules.Options()
-	return &overlay.DPExec{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS, Samples: o.Samples, Horizon: o.Horizon}
+	return s.cfg.Policy.NewExec(overlay.Hardware{Mem: hw.MemMB, Disk: hw.DiskMB, Power: hw.PowerMIPS}, s.oc.Rules.Options())
 }
 
 // OnSample sets a function called with each timeline row (every
@@ -564,7 +562,7 @@ func (s *Sim) submit(t des.Time, wj *workload.Job) {
 	dl := math.Inf(1)
 	if wj.Deadline > 0 {
 		dl = wj.Deadline.Seconds()
-	} else if s.cfg.Policy == overlay.PolicyDP {
+	} else if s.cfg.Policy.Deadlines() {
 		slack := s.cfg.NoDeadlineSlack
 		if slack <= 0 {
 			slack = 7 * des.Day

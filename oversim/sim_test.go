@@ -47,6 +47,11 @@ func runSim(t testing.TB, c *Config) (*Sim, *Result) {
 	return s, r
 }
 
+// TestRunSmall: every registered policy runs, tasks conserved. The
+// registered policies of this test binary are IBP, MMP, DP and fifo-cap
+// (examples/own-policy, which checkpoint_test.go imports): the tests that
+// range over overlay.Policies() run a policy written outside package
+// overlay too.
 func TestRunSmall(t *testing.T) {
 	for _, p := range overlay.Policies() {
 		t.Run(p.String(), func(t *testing.T) {
@@ -126,7 +131,7 @@ func (otherCells) Cell(d, span float64, b int) int { return 0 }
 func TestConfigValidate(t *testing.T) {
 	base := func() *Config { return testConfig(t, overlay.PolicyDP, 10, des.Hour) }
 	bad := []func(*Config){
-		func(c *Config) { c.Policy = 9 },
+		func(c *Config) { c.Policy = overlay.Policy{} },
 		func(c *Config) { c.SFMax = 0 },
 		func(c *Config) { c.Nodes = 0 },
 		func(c *Config) { c.Length = 0 },
@@ -258,13 +263,14 @@ func TestCatastropheRebuildsAvailability(t *testing.T) {
 					}
 				}
 			}
-			// MMP: every router holds the maximum queue end outside its
-			// branch, replaced routers included (their fathers re-send it).
+			// Every router holds the maximum queue end outside its branch
+			// (MMP; -Inf for the policies without, MaxQueue), replaced
+			// routers included (their fathers re-send it).
 			for rank := range s.routers {
 				rt := &s.routers[rank]
 				f := s.tree.Father(rt.Self)
 				want := math.Inf(-1)
-				if f != overlay.NoAddr && p == overlay.PolicyMMP {
+				if f != overlay.NoAddr {
 					fr := &s.routers[s.rankOf[f]]
 					other := fr.LeftInfo
 					if fr.Left == rt.Self {

@@ -4,33 +4,36 @@ import (
 	"fmt"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 )
 
 // The conversions from this package's types to package availability's
 // model. They live here, not in availability, so that the model (and the
 // scheduling cores built on it) does not depend on trace files and fits.
 
+// fitLaws are the laws this package fits (Fit.Name), with the number of
+// their parameters and the law of given parameters (in Fit.Params' order).
+var fitLaws = map[string]struct {
+	params int
+	law    func(p []float64) availability.Sojourn
+}{
+	"exponential": {1, func(p []float64) availability.Sojourn { return sojourn.Exponential{Rate: p[0]} }},
+	"weibull":     {2, func(p []float64) availability.Sojourn { return sojourn.Weibull{Shape: p[0], Scale: p[1]} }},
+	"lognormal":   {2, func(p []float64) availability.Sojourn { return sojourn.LogNormal{Mu: p[0], Sigma: p[1]} }},
+}
+
 // Sojourn is the law of the fit (as `volsched trace fit` prints it), in the
-// unit of the fitted durations. The error names the family or the
-// parameter that is wrong.
+// unit of the fitted durations: a law of package availability/sojourn. The
+// error names the distribution or the parameter that is wrong.
 func (f Fit) Sojourn() (availability.Sojourn, error) {
-	fam, err := availability.ParseFamily(f.Name)
-	if err != nil {
-		return availability.Sojourn{}, err
+	l, ok := fitLaws[f.Name]
+	if !ok {
+		return nil, fmt.Errorf("distribution %q: want exponential, lognormal or weibull (the laws trace fits)", f.Name)
 	}
-	want := map[availability.Family]int{availability.Exponential: 1, availability.Weibull: 2, availability.LogNormal: 2}[fam]
-	if len(f.Params) != want {
-		return availability.Sojourn{}, fmt.Errorf("%s fit has %d parameters, want %d", fam, len(f.Params), want)
+	if len(f.Params) != l.params {
+		return nil, fmt.Errorf("%s fit has %d parameters, want %d", f.Name, len(f.Params), l.params)
 	}
-	var s availability.Sojourn
-	switch fam {
-	case availability.Exponential:
-		s = availability.Sojourn{Family: fam, Rate: f.Params[0]}
-	case availability.Weibull:
-		s = availability.Sojourn{Family: fam, Shape: f.Params[0], Scale: f.Params[1]}
-	default:
-		s = availability.Sojourn{Family: fam, Mu: f.Params[0], Sigma: f.Params[1]}
-	}
+	s := l.law(f.Params)
 	return s, s.Validate()
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 )
 
 func TestFitSojourn(t *testing.T) {
@@ -12,9 +13,9 @@ func TestFitSojourn(t *testing.T) {
 		fit  Fit
 		want availability.Sojourn
 	}{
-		{Fit{Name: "exponential", Params: []float64{0.25}}, availability.Sojourn{Family: availability.Exponential, Rate: 0.25}},
-		{Fit{Name: "weibull", Params: []float64{0.5, 300}}, availability.Sojourn{Family: availability.Weibull, Shape: 0.5, Scale: 300}},
-		{Fit{Name: "lognormal", Params: []float64{16.42, 2.419}}, availability.Sojourn{Family: availability.LogNormal, Mu: 16.42, Sigma: 2.419}},
+		{Fit{Name: "exponential", Params: []float64{0.25}}, sojourn.Exponential{Rate: 0.25}},
+		{Fit{Name: "weibull", Params: []float64{0.5, 300}}, sojourn.Weibull{Shape: 0.5, Scale: 300}},
+		{Fit{Name: "lognormal", Params: []float64{16.42, 2.419}}, sojourn.LogNormal{Mu: 16.42, Sigma: 2.419}},
 	} {
 		if got, err := c.fit.Sojourn(); err != nil || got != c.want {
 			t.Errorf("%+v: %+v %v, want %+v", c.fit, got, err, c.want)

@@ -29,8 +29,8 @@ func (p *Platform) InitialChains() []availability.Chain {
 	out := make([]availability.Chain, len(p.Workers))
 	for q, w := range p.Workers {
 		out[q] = prior
-		if w.Avail.Kind == KindChain && p.Estimator.KnownChains {
-			out[q] = w.Avail.Chain
+		if c, ok := w.Avail.KnownChain(); ok && p.Estimator.KnownChains {
+			out[q] = c
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 	"github.com/volsched/volsched/trace"
 )
@@ -24,7 +25,7 @@ const exampleDir = "../examples/whatif"
 // DOWN exponential of mean 1 h.
 func labModel() availability.SemiMarkov {
 	return availability.SemiMarkov{
-		Sojourn: [3]availability.Sojourn{availability.WeibullMean(0.6, 3*3600), availability.LogNormalMean(1, 1200), availability.ExponentialMean(3600)},
+		Sojourn: [3]availability.Sojourn{sojourn.WeibullMean(0.6, 3*3600), sojourn.LogNormalMean(1, 1200), sojourn.ExponentialMean(3600)},
 		Jump:    [3][3]float64{{0, 0.8, 0.2}, {0.95, 0, 0.05}, {1, 0, 0}},
 	}
 }
@@ -127,11 +128,11 @@ func TestExamples(t *testing.T) {
 	if len(p.Workers) != 20 || p.NCom != 4 || p.TProg != 5 || p.TData != 1 || p.SlotSeconds != 60 {
 		t.Fatalf("%d workers, ncom %d, tprog %d, tdata %d, slot %v", len(p.Workers), p.NCom, p.TProg, p.TData, p.SlotSeconds)
 	}
-	kinds := map[Kind]int{}
+	kinds := map[string]int{}
 	for _, w := range p.Workers {
-		kinds[w.Avail.Kind]++
+		kinds[fmt.Sprintf("%T", w.Avail)]++
 	}
-	if kinds[KindChain] != 8 || kinds[KindTrace] != 6 || kinds[KindSemiMarkov] != 6 {
+	if kinds["whatif.ChainAvail"] != 8 || kinds["whatif.TraceAvail"] != 6 || kinds["whatif.SemiMarkovAvail"] != 6 {
 		t.Errorf("kinds %v, want 8 chains, 6 traces, 6 semi-Markov", kinds)
 	}
 	byName := map[string]Worker{}
@@ -143,17 +144,17 @@ func TestExamples(t *testing.T) {
 		t.Errorf("w: office-1 %d, lab-2 %d, cluster-4 %d", byName["office-1"].W, byName["lab-2"].W, byName["cluster-4"].W)
 	}
 	// The cloud workers' UP law: Weibull of mean 4 h = 240 slots.
-	if m := byName["cloud-1"].Avail.SemiMarkov.Sojourn[availability.Up].Mean(); math.Abs(m-240) > 1e-9 {
+	if m := byName["cloud-1"].Avail.(SemiMarkovAvail).SemiMarkov.Sojourn[availability.Up].Mean(); math.Abs(m-240) > 1e-9 {
 		t.Errorf("cloud UP mean %v slots, want 240", m)
 	}
-	if w := byName["lab-server"]; w.Avail.Host != "lab01" || w.Avail.HostIndex != 0 {
-		t.Errorf("lab-server replays %q (%d)", w.Avail.Host, w.Avail.HostIndex)
+	if a := byName["lab-server"].Avail.(TraceAvail); a.Host != "lab01" || a.HostIndex != 0 {
+		t.Errorf("lab-server replays %q (%d)", a.Host, a.HostIndex)
 	}
 	in, err := IterativeInstance(p, ind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Tasks != 10 || in.Iterations != 10 || in.NCom != 4 || in.Chains[0] != byName["cluster-1"].Avail.Chain {
+	if in.Tasks != 10 || in.Iterations != 10 || in.NCom != 4 || in.Chains[0] != byName["cluster-1"].Avail.(ChainAvail).Chain {
 		t.Errorf("iterative instance %+v", in)
 	}
 	cp, ca, err := CoupledModel(p, cpl)
@@ -208,7 +209,7 @@ func TestTrial(t *testing.T) {
 	for t0 := range p.Traces {
 		seen := map[int]bool{}
 		for q, w := range p.Workers {
-			if w.Avail.Kind != KindTrace || w.Avail.Trace != t0 {
+			if a, ok := w.Avail.(TraceAvail); !ok || a.Trace != t0 {
 				continue
 			}
 			if seen[a.Hosts[q]] {
@@ -235,8 +236,8 @@ func TestTrial(t *testing.T) {
 	}
 	for q, w := range p.Workers {
 		hist := availability.Take(raw.Sources[q], h)
-		if w.Avail.Kind == KindChain { // known chains are fixed
-			if fresh.View.Chains()[q] != w.Avail.Chain {
+		if c, ok := w.Avail.KnownChain(); ok { // known chains are fixed
+			if fresh.View.Chains()[q] != c {
 				t.Errorf("%s: known chain not given", w.Name)
 			}
 			continue

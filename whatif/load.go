@@ -53,28 +53,29 @@ func (p *Platform) LoadTraces(read func(file string) ([]byte, error)) error {
 	fixed := make([]int, len(p.Traces))
 	drawn := make([]int, len(p.Traces))
 	for q := range p.Workers {
-		a := &p.Workers[q].Avail
-		if a.Kind != KindTrace {
+		a, ok := p.Workers[q].Avail.(TraceAvail)
+		if !ok {
 			continue
 		}
 		if a.Host == "" {
 			a.HostIndex = -1
 			drawn[a.Trace]++
-			continue
+		} else {
+			h, err := p.Traces[a.Trace].Slots.Find(a.Host)
+			if err != nil {
+				return fmt.Errorf("%s: workers[%d] (%s): trace %s: %w", p.Source, p.Workers[q].Entry, p.Workers[q].Name, p.Traces[a.Trace].Name, err)
+			}
+			a.HostIndex = h
+			fixed[a.Trace]++
 		}
-		h, err := p.Traces[a.Trace].Slots.Find(a.Host)
-		if err != nil {
-			return fmt.Errorf("%s: workers[%d] (%s): trace %s: %w", p.Source, p.Workers[q].Entry, p.Workers[q].Name, p.Traces[a.Trace].Name, err)
-		}
-		a.HostIndex = h
-		fixed[a.Trace]++
+		p.Workers[q].Avail = a
 	}
 	// Two names (an ID and a name) may denote the same host.
 	for t := range p.Traces {
 		seen := map[int]string{}
 		for q := range p.Workers {
-			a := p.Workers[q].Avail
-			if a.Kind != KindTrace || a.Trace != t || a.HostIndex < 0 {
+			a, ok := p.Workers[q].Avail.(TraceAvail)
+			if !ok || a.Trace != t || a.HostIndex < 0 {
 				continue
 			}
 			if other, ok := seen[a.HostIndex]; ok {

@@ -1,8 +1,10 @@
 // Package whatif reads the platform and application files of the what-if
 // simulator (issue 18; formats in docs/whatif.md), checks them, converts
 // them to the models' instance types (convert.go) and builds each trial's
-// availability (trial.go). Parsing and validation are pure: trace files
-// are read through a function the caller gives (LoadTraces).
+// availability (trial.go). A worker's availability model is one
+// registration (model.go: chain.go, semimarkov.go, tracemodel.go, and any
+// a program adds). Parsing and validation are pure: trace files are read
+// through a function the caller gives (LoadTraces).
 package whatif
 
 import (
@@ -14,32 +16,6 @@ import (
 
 	"github.com/volsched/volsched/availability"
 )
-
-// Kind is how a worker's availability is given.
-type Kind uint8
-
-const (
-	// KindChain is a 3-state Markov chain (per slot).
-	KindChain Kind = iota
-	// KindTrace is the replay of a host of a trace.
-	KindTrace
-	// KindSemiMarkov is a semi-Markov model (sojourn laws and a jump
-	// chain).
-	KindSemiMarkov
-)
-
-// String names the kind as the file does.
-func (k Kind) String() string {
-	switch k {
-	case KindChain:
-		return "chain"
-	case KindTrace:
-		return "trace"
-	case KindSemiMarkov:
-		return "semi_markov"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
 
 // Limits on the sizes a file may ask for (far beyond any useful run, they
 // keep a mistyped number from exhausting memory).
@@ -101,19 +77,9 @@ type Trace struct {
 // Worker is one processor.
 type Worker struct {
 	Name  string
-	Entry int // index of its entry in the file's "workers"
-	W     int // slots of UP time per task
-	Avail Avail
-}
-
-// Avail is a worker's availability.
-type Avail struct {
-	Kind       Kind
-	Chain      availability.Chain      // KindChain
-	SemiMarkov availability.SemiMarkov // KindSemiMarkov, sojourns in slots
-	Trace      int                     // KindTrace: index in Platform.Traces
-	Host       string                  // KindTrace: host ID or name; "" = drawn at each trial
-	HostIndex  int                     // KindTrace: Host's index in the trace (set by LoadTraces), −1 when drawn
+	Entry int   // index of its entry in the file's "workers"
+	W     int   // slots of UP time per task
+	Avail Avail // its availability, a value of a registered model (model.go)
 }
 
 type rawPlatform struct {
@@ -163,33 +129,6 @@ type rawWorker struct {
 	Availability json.RawMessage `json:"availability"`
 }
 
-type rawAvail struct {
-	Comment    json.RawMessage `json:"comment"`
-	Chain      json.RawMessage `json:"chain"`
-	Trace      *string         `json:"trace"`
-	Host       *string         `json:"host"`
-	Hosts      []string        `json:"hosts"`
-	SemiMarkov json.RawMessage `json:"semi_markov"`
-}
-
-type rawSemiMarkov struct {
-	Comment   json.RawMessage `json:"comment"`
-	Up        json.RawMessage `json:"up"`
-	Reclaimed json.RawMessage `json:"reclaimed"`
-	Down      json.RawMessage `json:"down"`
-	Jump      [][]float64     `json:"jump"`
-}
-
-type rawDist struct {
-	Comment      json.RawMessage `json:"comment"`
-	Dist         *string         `json:"dist"`
-	MeanSeconds  *float64        `json:"mean_seconds"`
-	Shape        *float64        `json:"shape"`
-	ScaleSeconds *float64        `json:"scale_seconds"`
-	Mu           *float64        `json:"mu"`
-	Sigma        *float64        `json:"sigma"`
-}
-
 // slotsOf converts seconds to whole slots, rounding up (a value within
 // 1e-9 of an integer counts as that integer).
 func slotsOf(seconds, slot float64) float64 {
@@ -198,6 +137,15 @@ func slotsOf(seconds, slot float64) float64 {
 		return r
 	}
 	return math.Ceil(x)
+}
+
+// needSlot is the error of a field that needs the slot length when the
+// platform gives none (nil when it does): where and what name the field.
+func (p *Platform) needSlot(where, what string) error {
+	if p.SlotSeconds == 0 {
+		return fmt.Errorf("%s: %s needs \"slot_seconds\" (the slot length in seconds, at the top level of the platform)", where, what)
+	}
+	return nil
 }
 
 // ParsePlatform reads and checks a platform file (docs/whatif.md). source
@@ -214,16 +162,10 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 		}
 		p.SlotSeconds = *raw.SlotSeconds
 	}
-	needSlot := func(where, what string) error {
-		if p.SlotSeconds == 0 {
-			return fmt.Errorf("%s: %s needs \"slot_seconds\" (the slot length in seconds, at the top level of the platform)", where, what)
-		}
-		return nil
-	}
 	if raw.Master == nil {
 		return nil, fmt.Errorf("%s: missing field \"master\" (ncom, tprog, tdata or program_bytes, data_bytes, bandwidth)", source)
 	}
-	if err := p.parseMaster(raw.Master, source+": master", needSlot); err != nil {
+	if err := p.parseMaster(raw.Master, source+": master"); err != nil {
 		return nil, err
 	}
 	p.Start = availability.StartStationary
@@ -247,7 +189,7 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 		if strings.TrimSpace(n) == "" {
 			return nil, fmt.Errorf("%s: traces: a trace has an empty name, want a name workers refer to", source)
 		}
-		if err := needSlot(where, "a trace"); err != nil {
+		if err := p.needSlot(where, "a trace"); err != nil {
 			return nil, err
 		}
 		t, err := parseTrace(raw.Traces[n], where)
@@ -263,12 +205,10 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 	if len(raw.Workers) > maxWorkerEntry {
 		return nil, fmt.Errorf("%s: %d worker entries, want at most %d", source, len(raw.Workers), maxWorkerEntry)
 	}
-	seen := map[string]int{}     // worker name → entry
-	fixed := map[[2]string]int{} // (trace, host) → entry
-	usedTrace := make([]bool, len(p.Traces))
+	seen := map[string]int{} // worker name → entry
 	for i, rw := range raw.Workers {
 		where := fmt.Sprintf("%s: workers[%d]", source, i)
-		ws, err := p.parseWorker(rw, i, where, needSlot)
+		ws, err := p.parseWorker(rw, i, where)
 		if err != nil {
 			return nil, err
 		}
@@ -280,31 +220,23 @@ func ParsePlatform(data []byte, source string) (*Platform, error) {
 				return nil, fmt.Errorf("%s: worker name %q is already used by workers[%d], want unique names", where, w.Name, j)
 			}
 			seen[w.Name] = i
-			if w.Avail.Kind == KindTrace {
-				usedTrace[w.Avail.Trace] = true
-				if w.Avail.Host != "" {
-					k := [2]string{p.Traces[w.Avail.Trace].Name, w.Avail.Host}
-					if j, ok := fixed[k]; ok {
-						return nil, fmt.Errorf("%s: host %q of trace %q is already replayed by workers[%d], want each host once", where, w.Avail.Host, k[0], j)
-					}
-					fixed[k] = i
-				}
-			}
 		}
 		p.Workers = append(p.Workers, ws...)
 	}
 	if h := p.Estimator.History; h > 0 && h*len(p.Workers) > MaxHistoryDraws {
 		return nil, fmt.Errorf("%s: estimator: history_slots = %d for %d workers is %d draws per trial, want at most %d", source, h, len(p.Workers), h*len(p.Workers), MaxHistoryDraws)
 	}
-	for t, used := range usedTrace {
-		if !used {
-			return nil, fmt.Errorf("%s: traces.%s is not used by any worker", source, p.Traces[t].Name)
+	for _, m := range modelsInOrder() {
+		if m.Check != nil {
+			if err := m.Check(p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return p, nil
 }
 
-func (p *Platform) parseMaster(data json.RawMessage, where string, needSlot func(string, string) error) error {
+func (p *Platform) parseMaster(data json.RawMessage, where string) error {
 	var m rawMaster
 	if err := decodeStrict(data, &m, where); err != nil {
 		return err
@@ -362,7 +294,7 @@ func (p *Platform) parseMaster(data json.RawMessage, where string, needSlot func
 			if err != nil {
 				return 0, err
 			}
-			if err := needSlot(where, bname); err != nil {
+			if err := p.needSlot(where, bname); err != nil {
 				return 0, err
 			}
 			if err := checkRange(where, bname, *bytes, 0, math.MaxFloat64, false, "a size in bytes ≥ 0"); err != nil {
@@ -488,7 +420,7 @@ func parseTrace(data json.RawMessage, where string) (Trace, error) {
 	return t, nil
 }
 
-func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, needSlot func(string, string) error) ([]Worker, error) {
+func (p *Platform) parseWorker(data json.RawMessage, entry int, where string) ([]Worker, error) {
 	var r rawWorker
 	if err := decodeStrict(data, &r, where); err != nil {
 		return nil, err
@@ -503,7 +435,7 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		}
 		w.W = *r.W
 	case r.TaskSeconds != nil:
-		if err := needSlot(where, "task_seconds"); err != nil {
+		if err := p.needSlot(where, "task_seconds"); err != nil {
 			return nil, err
 		}
 		if err := checkRange(where, "task_seconds", *r.TaskSeconds, 0, math.MaxFloat64, true, "a task time in seconds > 0"); err != nil {
@@ -518,92 +450,20 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		return nil, fmt.Errorf("%s: missing w (UP slots per task) or task_seconds", where)
 	}
 	if r.Availability == nil {
-		return nil, fmt.Errorf("%s: missing \"availability\" (chain, trace or semi_markov)", where)
+		return nil, fmt.Errorf("%s: missing \"availability\" (%s)", where, strings.Join(Models(), ", "))
 	}
-	aw := where + ".availability"
-	var a rawAvail
-	if err := decodeStrict(r.Availability, &a, aw); err != nil {
-		return nil, err
-	}
-	given := 0
-	for _, g := range []bool{a.Chain != nil, a.Trace != nil, a.SemiMarkov != nil} {
-		if g {
-			given++
-		}
-	}
-	if given != 1 {
-		return nil, fmt.Errorf("%s: %d of chain, trace, semi_markov given, want exactly one", aw, given)
-	}
-	if a.Trace == nil && (a.Host != nil || a.Hosts != nil) {
-		return nil, fmt.Errorf("%s: host and hosts are for trace availability", aw)
-	}
-	count := 1
+	count := 0
 	if r.Count != nil {
 		if err := checkInt(where, "count", *r.Count, 1, MaxWorkers, fmt.Sprintf("an integer in [1, %d]", MaxWorkers)); err != nil {
 			return nil, err
 		}
 		count = *r.Count
 	}
-	var hosts []string // per expanded worker, trace availability only
-	switch {
-	case a.Chain != nil:
-		w.Avail.Kind = KindChain
-		c, err := availability.ParseChain(a.Chain, aw+".chain")
-		if err != nil {
-			return nil, err
-		}
-		w.Avail.Chain = c
-	case a.SemiMarkov != nil:
-		w.Avail.Kind = KindSemiMarkov
-		if err := needSlot(aw, "semi_markov"); err != nil {
-			return nil, err
-		}
-		m, err := parseSemiMarkov(a.SemiMarkov, aw+".semi_markov", p.SlotSeconds)
-		if err != nil {
-			return nil, err
-		}
-		w.Avail.SemiMarkov = m
-	default:
-		w.Avail.Kind = KindTrace
-		t := slices.IndexFunc(p.Traces, func(t Trace) bool { return t.Name == *a.Trace })
-		if t < 0 {
-			var names []string
-			for _, t := range p.Traces {
-				names = append(names, t.Name)
-			}
-			return nil, fmt.Errorf("%s: trace = %q, want the name of an entry of \"traces\" (%s)", aw, *a.Trace, strings.Join(names, ", "))
-		}
-		w.Avail.Trace = t
-		switch {
-		case a.Host != nil && a.Hosts != nil:
-			return nil, fmt.Errorf("%s: both host and hosts given, want one (or neither: hosts drawn at each trial)", aw)
-		case a.Host != nil:
-			if *a.Host == "" {
-				return nil, fmt.Errorf("%s: host is empty, want a host ID or name of the trace", aw)
-			}
-			if count != 1 {
-				return nil, fmt.Errorf("%s: host %q with count = %d, want count 1 (use hosts for several)", aw, *a.Host, count)
-			}
-			hosts = []string{*a.Host}
-		case a.Hosts != nil:
-			if len(a.Hosts) == 0 {
-				return nil, fmt.Errorf("%s: hosts is empty, want host IDs or names (or no hosts: drawn at each trial)", aw)
-			}
-			if r.Count != nil && count != len(a.Hosts) {
-				return nil, fmt.Errorf("%s: count = %d but %d hosts, want equal (or no count)", where, count, len(a.Hosts))
-			}
-			count = len(a.Hosts)
-			for k, h := range a.Hosts {
-				if h == "" {
-					return nil, fmt.Errorf("%s: hosts[%d] is empty, want a host ID or name", aw, k)
-				}
-				if slices.Contains(a.Hosts[:k], h) {
-					return nil, fmt.Errorf("%s: hosts[%d] = %q appears twice", aw, k, h)
-				}
-			}
-			hosts = a.Hosts
-		}
+	avails, err := p.parseAvail(r.Availability, where+".availability", where, count)
+	if err != nil {
+		return nil, err
 	}
+	count = len(avails)
 	name := fmt.Sprintf("worker%d", entry+1)
 	if r.Name != nil {
 		if strings.TrimSpace(*r.Name) == "" {
@@ -618,140 +478,7 @@ func (p *Platform) parseWorker(data json.RawMessage, entry int, where string, ne
 		if count > 1 {
 			out[k].Name = fmt.Sprintf("%s-%d", name, k+1)
 		}
-		if hosts != nil {
-			out[k].Avail.Host = hosts[k]
-		}
+		out[k].Avail = avails[k]
 	}
 	return out, nil
-}
-
-func parseSemiMarkov(data json.RawMessage, where string, slot float64) (availability.SemiMarkov, error) {
-	var r rawSemiMarkov
-	var m availability.SemiMarkov
-	if err := decodeStrict(data, &r, where); err != nil {
-		return m, err
-	}
-	for s, d := range [3]json.RawMessage{r.Up, r.Reclaimed, r.Down} {
-		field := stateWord(availability.State(s))
-		if d == nil {
-			return m, fmt.Errorf("%s: missing %q (the law of the sojourns in that state)", where, field)
-		}
-		law, err := parseDist(d, where+"."+field)
-		if err != nil {
-			return m, err
-		}
-		m.Sojourn[s] = law.Scaled(slot)
-	}
-	if r.Jump == nil {
-		return m, fmt.Errorf("%s: missing \"jump\" (the embedded jump chain, 3x3 with a zero diagonal)", where)
-	}
-	if len(r.Jump) != 3 {
-		return m, fmt.Errorf("%s: jump has %d rows, want 3 (from u, r, d)", where, len(r.Jump))
-	}
-	for i, row := range r.Jump {
-		if len(row) != 3 {
-			return m, fmt.Errorf("%s: jump row %d has %d entries, want 3", where, i, len(row))
-		}
-		copy(m.Jump[i][:], row)
-	}
-	if err := m.Validate(); err != nil {
-		return m, fmt.Errorf("%s: %w (in slots of %v s)", where, err, slot)
-	}
-	return m, nil
-}
-
-// parseDist reads a sojourn law in seconds.
-func parseDist(data json.RawMessage, where string) (availability.Sojourn, error) {
-	var r rawDist
-	if err := decodeStrict(data, &r, where); err != nil {
-		return availability.Sojourn{}, err
-	}
-	if r.Dist == nil {
-		return availability.Sojourn{}, fmt.Errorf("%s: missing \"dist\" (exponential, weibull or lognormal)", where)
-	}
-	fam, err := availability.ParseFamily(*r.Dist)
-	if err != nil {
-		return availability.Sojourn{}, fmt.Errorf("%s: dist = %q: want exponential, weibull or lognormal", where, *r.Dist)
-	}
-	// Which parameters each family takes: required, one-of, refused.
-	present := map[string]*float64{"mean_seconds": r.MeanSeconds, "shape": r.Shape, "scale_seconds": r.ScaleSeconds, "mu": r.Mu, "sigma": r.Sigma}
-	allowed := map[availability.Family][]string{
-		availability.Exponential: {"mean_seconds"},
-		availability.Weibull:     {"shape", "scale_seconds", "mean_seconds"},
-		availability.LogNormal:   {"sigma", "mu", "mean_seconds"},
-	}[fam]
-	for _, k := range []string{"mean_seconds", "shape", "scale_seconds", "mu", "sigma"} {
-		if present[k] != nil && !slices.Contains(allowed, k) {
-			return availability.Sojourn{}, fmt.Errorf("%s: %s is not a parameter of the %s law (it takes %s)", where, k, fam, strings.Join(allowed, ", "))
-		}
-	}
-	pos := func(name string, v *float64) error {
-		return checkRange(where, name, *v, 0, math.MaxFloat64, true, "a finite number > 0")
-	}
-	oneOf := func(a, b string) error {
-		switch {
-		case present[a] != nil && present[b] != nil:
-			return fmt.Errorf("%s: both %s and %s given, want one", where, a, b)
-		case present[a] == nil && present[b] == nil:
-			return fmt.Errorf("%s: missing %s or %s", where, a, b)
-		}
-		return nil
-	}
-	var d availability.Sojourn
-	switch fam {
-	case availability.Exponential:
-		if r.MeanSeconds == nil {
-			return d, fmt.Errorf("%s: missing mean_seconds", where)
-		}
-		if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-			return d, err
-		}
-		d = availability.ExponentialMean(*r.MeanSeconds)
-	case availability.Weibull:
-		if r.Shape == nil {
-			return d, fmt.Errorf("%s: missing shape", where)
-		}
-		if err := pos("shape", r.Shape); err != nil {
-			return d, err
-		}
-		if err := oneOf("scale_seconds", "mean_seconds"); err != nil {
-			return d, err
-		}
-		if r.ScaleSeconds != nil {
-			if err := pos("scale_seconds", r.ScaleSeconds); err != nil {
-				return d, err
-			}
-			d = availability.Sojourn{Family: fam, Shape: *r.Shape, Scale: *r.ScaleSeconds}
-		} else {
-			if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-				return d, err
-			}
-			d = availability.WeibullMean(*r.Shape, *r.MeanSeconds)
-		}
-	default:
-		if r.Sigma == nil {
-			return d, fmt.Errorf("%s: missing sigma", where)
-		}
-		if err := pos("sigma", r.Sigma); err != nil {
-			return d, err
-		}
-		if err := oneOf("mu", "mean_seconds"); err != nil {
-			return d, err
-		}
-		if r.Mu != nil {
-			if err := checkRange(where, "mu", *r.Mu, -math.MaxFloat64, math.MaxFloat64, false, "a finite number (mean of ln seconds)"); err != nil {
-				return d, err
-			}
-			d = availability.Sojourn{Family: fam, Mu: *r.Mu, Sigma: *r.Sigma}
-		} else {
-			if err := pos("mean_seconds", r.MeanSeconds); err != nil {
-				return d, err
-			}
-			d = availability.LogNormalMean(*r.Sigma, *r.MeanSeconds)
-		}
-	}
-	if err := d.Validate(); err != nil {
-		return d, fmt.Errorf("%s: %w", where, err)
-	}
-	return d, nil
 }

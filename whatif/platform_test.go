@@ -77,13 +77,18 @@ func TestPlatformErrors(t *testing.T) {
 		{worker(`{"w": 1, "name": "", "availability": ` + chain + `}`), "p.json: workers[0]: name is empty"},
 		{worker(`{"w": 1, "name": "x", "availability": ` + chain + `}, {"w": 1, "name": "x", "availability": ` + chain + `}`), `p.json: workers[1]: worker name "x" is already used by workers[0]`},
 		{worker(`{"w": 1, "name": "x", "count": 2, "availability": ` + chain + `}, {"w": 1, "name": "x-2", "availability": ` + chain + `}`), `p.json: workers[1]: worker name "x-2" is already used by workers[0]`},
-		{worker(`{"w": 1, "availability": {}}`), "p.json: workers[0].availability: 0 of chain, trace, semi_markov given, want exactly one"},
-		{worker(`{"w": 1, "availability": {"chain": {"P": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "trace": "t"}}`), "2 of chain, trace, semi_markov given"},
+		{worker(`{"w": 1, "availability": {}}`), "p.json: workers[0].availability: 0 of chain, semi_markov, "},
+		{worker(`{"w": 1, "availability": {"chain": {"P": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "trace": "t"}}`), "2 of chain, semi_markov, "},
 		{worker(`{"w": 1, "availability": {"chain": {"P": [[0.5, 0.5, 0.5], [0, 1, 0], [0, 0, 1]]}}}`), "p.json: workers[0].availability.chain: row 0 (from state u) sums to 1.5"},
 		{worker(`{"w": 1, "availability": {"chain": {"P": [[1, 0], [0, 1, 0], [0, 0, 1]]}}}`), `p.json: workers[0].availability.chain: "P" row 0 has 2 entries, want 3`},
-		{worker(`{"w": 1, "availability": {"chain": {"P": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "host": "h"}}`), "p.json: workers[0].availability: host and hosts are for trace availability"},
+		{worker(`{"w": 1, "availability": {"chain": {"P": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "host": "h"}}`), "p.json: workers[0].availability: host is for trace availability, not chain"},
 		{worker(`{"w": 1, "availability": {"trace": "t"}}`), `p.json: workers[0].availability: trace = "t", want the name of an entry of "traces"`},
-		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "gamma", "mean_seconds": 5}`) + `}`), `p.json: workers[0].availability.semi_markov.up: dist = "gamma": want exponential, weibull or lognormal`},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "gamma", "mean_seconds": 5}`) + `}`), `p.json: workers[0].availability.semi_markov.up: dist = "gamma": want exponential, lognormal or weibull`},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": 5, "mean_seconds": 5}`) + `}`), `semi_markov.up: field "dist": got a number, want a string (exponential, lognormal or weibull)`},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "weibull", "shape": "2", "mean_seconds": 5}`) + `}`), `semi_markov.up: field "shape": got a string, want a number`},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "exponential", "mean_seconds": 1e400}`) + `}`), `semi_markov.up: mean_seconds = 1e400: want a number within ±1.8e+308`},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "exponential", "rate": 2}`) + `}`), "semi_markov.up: rate is not a parameter of the exponential law (it takes mean_seconds)"},
+		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "exponential", "mean_seconds": 5, "mean_seconds": 6}`) + `}`), `key "mean_seconds" appears twice`},
 		{worker(`{"w": 1, "availability": ` + sm(`{"mean_seconds": 5}`) + `}`), `p.json: workers[0].availability.semi_markov.up: missing "dist"`},
 		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "exponential", "mean_seconds": 5, "shape": 2}`) + `}`), "semi_markov.up: shape is not a parameter of the exponential law (it takes mean_seconds)"},
 		{worker(`{"w": 1, "availability": ` + sm(`{"dist": "weibull", "shape": 0.5}`) + `}`), "semi_markov.up: missing scale_seconds or mean_seconds"},
@@ -208,15 +213,18 @@ func FuzzParsePlatform(f *testing.F) {
 			if w.W < 1 || w.Name == "" {
 				t.Fatalf("accepted worker %+v", w)
 			}
-			switch w.Avail.Kind {
-			case KindChain:
-				if err := w.Avail.Chain.Validate("x"); err != nil {
+			switch a := w.Avail.(type) {
+			case ChainAvail:
+				if err := a.Chain.Validate("x"); err != nil {
 					t.Fatal(err)
 				}
-			case KindSemiMarkov:
-				if err := w.Avail.SemiMarkov.Validate(); err != nil {
+			case SemiMarkovAvail:
+				if err := a.SemiMarkov.Validate(); err != nil {
 					t.Fatal(err)
 				}
+			case TraceAvail:
+			default:
+				t.Fatalf("worker %s: availability %T", w.Name, w.Avail)
 			}
 		}
 		a := &Application{Source: "a", Kind: Independent, Tasks: 1, Iterations: 1}

@@ -8,11 +8,12 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
-// Stream labels of a trial. Chain or semi-Markov worker q draws from
-// stream (seed, labelWhatif, trial, labelWorker, q); trace t draws its
-// offset, then its drawn hosts, from (seed, labelWhatif, trial, labelTrace,
-// t); a random heuristic from DecideStream. A worker's availability therefore depends only on the
-// seed, the trial and its position in the platform.
+// Stream labels of a trial. Worker q's model draws from stream (seed,
+// labelWhatif, trial, labelWorker, q) (Avail.Source: a chain or a
+// semi-Markov worker); trace t draws its offset, then its drawn hosts, from
+// (seed, labelWhatif, trial, labelTrace, t) (the trace model's BeginTrial);
+// a random heuristic from DecideStream. A worker's availability therefore
+// depends only on the seed, the trial and its position in the platform.
 const (
 	labelWhatif = 0x3a7f1f
 	labelWorker = 1
@@ -44,8 +45,9 @@ type Trial struct {
 	Offsets []int
 }
 
-// Trial builds the availability of one trial: every worker's source, the
-// trace offsets and drawn hosts, and the master's view primed with the
+// Trial builds the availability of one trial: what the models draw for
+// the trial (Model.BeginTrial: the trace offsets and drawn hosts), every
+// worker's source (Avail.Source), and the master's view primed with the
 // history (History slots drawn from the sources before the run's slot 0).
 // Traces must have been loaded (LoadTraces). Calling it twice with the same
 // seed and trial gives the same states (common random numbers across
@@ -56,48 +58,15 @@ func (p *Platform) Trial(seed, trial uint64) (*Trial, error) {
 	for q := range tr.Hosts {
 		tr.Hosts[q] = -1
 	}
-	for t, trc := range p.Traces {
-		if trc.Slots == nil {
-			return nil, fmt.Errorf("%s: traces.%s: not loaded (call LoadTraces)", p.Source, trc.Name)
-		}
-		r := stream.New(seed, labelWhatif, trial, labelTrace, uint64(t))
-		tr.Offsets[t] = trc.Slots.Offset(r)
-		var drawing []int
-		taken := make([]bool, trc.Slots.Hosts())
-		for q, w := range p.Workers {
-			if w.Avail.Kind != KindTrace || w.Avail.Trace != t {
-				continue
+	for _, m := range modelsInOrder() {
+		if m.BeginTrial != nil {
+			if err := m.BeginTrial(p, seed, trial, tr); err != nil {
+				return nil, err
 			}
-			if w.Avail.HostIndex >= 0 {
-				tr.Hosts[q] = w.Avail.HostIndex
-				taken[w.Avail.HostIndex] = true
-			} else {
-				drawing = append(drawing, q)
-			}
-		}
-		var pool []int
-		for h, tk := range taken {
-			if !tk {
-				pool = append(pool, h)
-			}
-		}
-		idx, err := availability.DrawHosts(r, len(pool), len(drawing))
-		if err != nil {
-			return nil, fmt.Errorf("%s: traces.%s: %w", p.Source, trc.Name, err)
-		}
-		for k, q := range drawing {
-			tr.Hosts[q] = pool[idx[k]]
 		}
 	}
 	for q, w := range p.Workers {
-		switch w.Avail.Kind {
-		case KindChain:
-			tr.Sources[q] = availability.NewChainSource(w.Avail.Chain, p.Start, stream.New(seed, labelWhatif, trial, labelWorker, uint64(q)))
-		case KindSemiMarkov:
-			tr.Sources[q] = w.Avail.SemiMarkov.NewSource(p.Start, stream.New(seed, labelWhatif, trial, labelWorker, uint64(q)))
-		case KindTrace:
-			tr.Sources[q] = p.Traces[w.Avail.Trace].Slots.Source(tr.Hosts[q], tr.Offsets[w.Avail.Trace])
-		}
+		tr.Sources[q] = w.Avail.Source(p, tr, q, stream.New(seed, labelWhatif, trial, labelWorker, uint64(q)))
 	}
 	v, err := availability.NewView(n, p.Estimator.ViewConfig())
 	if err != nil {
@@ -105,8 +74,8 @@ func (p *Platform) Trial(seed, trial uint64) (*Trial, error) {
 	}
 	if p.Estimator.KnownChains {
 		for q, w := range p.Workers {
-			if w.Avail.Kind == KindChain {
-				v.Fix(q, w.Avail.Chain)
+			if c, ok := w.Avail.KnownChain(); ok {
+				v.Fix(q, c)
 			}
 		}
 	}

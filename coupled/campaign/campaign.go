@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/volsched/volsched/analytic"
+	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/coupled/slotsim"
 	"github.com/volsched/volsched/stream"
@@ -255,10 +256,17 @@ func (un *Unit) with(extra ...uint64) []uint64 {
 	return append(append([]uint64(nil), un.labels...), extra...)
 }
 
-// Availability is trial k's availability: the processors' chains from
-// stream (seed, labels…, 2, k), the same for every heuristic.
-func (un *Unit) Availability(k int) *slotsim.Markov {
-	return slotsim.NewMarkov(un.Scn.Chains, un.seed, un.with(purposeAvailability, uint64(k))...)
+// Availability is trial k's availability, the same for every heuristic:
+// processor q follows its chain from the stationary distribution, drawing
+// from its own stream (seed, labels…, 2, k, q).
+func (un *Unit) Availability(k int) []availability.Source {
+	rngs := make([]*rand.Rand, len(un.Scn.Chains))
+	ls := un.with(purposeAvailability, uint64(k), 0)
+	for q := range rngs {
+		ls[len(ls)-1] = uint64(q)
+		rngs[q] = stream.New(un.seed, ls...)
+	}
+	return availability.ChainSources(un.Scn.Chains, availability.StartStationary, rngs...)
 }
 
 // Random is RANDOM's stream in trial k: (seed, labels…, 3, k).

@@ -10,27 +10,6 @@ import (
 	"github.com/volsched/volsched/coupled"
 )
 
-// FromSources is the Availability of availability sources (package
-// availability's Source: one Next per slot from slot 0 on — chains,
-// semi-Markov sojourns, trace replay). States must be asked for slots 0,
-// 1, 2, … in order, as a simulation does (share one realization among
-// several simulations through a Recording).
-func FromSources(src []availability.Source) Availability { return &sources{src: src} }
-
-type sources struct {
-	src  []availability.Source
-	next int
-}
-
-// States implements Availability.
-func (s *sources) States(t int, out []availability.State) {
-	if t != s.next {
-		panic(fmt.Sprintf("slotsim.FromSources: slot %d requested, want %d", t, s.next))
-	}
-	s.next++
-	availability.Fill(s.src, out)
-}
-
 // Beliefs make the heuristics of a run believe the chains that View
 // estimates from what the master has seen, instead of the evaluator's
 // chains: at slot t the evaluator is the one of View.Chains() after View
@@ -49,7 +28,7 @@ type Beliefs struct {
 // RunBelieving is Run with the heuristics believing b's chains. With a
 // view whose chains never change (every chain fixed, View.Fix), the
 // results are Run's with an evaluator of those chains.
-func (sm *Simulator) RunBelieving(ctx context.Context, av Availability, b Beliefs, rngs []*rand.Rand) ([]Result, error) {
+func (sm *Simulator) RunBelieving(ctx context.Context, av []availability.Source, b Beliefs, rngs []*rand.Rand) ([]Result, error) {
 	if b.View == nil || b.Evaluator == nil {
 		return nil, fmt.Errorf("simulate: beliefs need a view and an evaluator builder")
 	}

@@ -34,30 +34,50 @@ func builder(plat coupled.Platform, m int) func([]availability.Chain) (*coupled.
 	}
 }
 
-// TestFromSources: the adapter gives the sources' states slot by slot.
-func TestFromSources(t *testing.T) {
-	rng := stream.New(3)
-	var mk func() []availability.Source
-	var chains []availability.Chain
-	for q := 0; q < 4; q++ {
-		chains = append(chains, availability.Random(rng))
+// TestRunSeesSources: every heuristic of a Run sees the sources' states
+// slot after slot (the trace's states are those of the same sources drawn
+// directly); a Run with a source missing is refused.
+func TestRunSeesSources(t *testing.T) {
+	sp := campaign.ScenarioParams{P: 6, Tasks: 3, NCom: 2, WMin: 1, Iterations: 4}
+	scn, _, e := randomSetup(t, sp, analytic.Published, 3, 1)
+	hs := coupled.Heuristics()
+	sim, err := slotsim.New(e, scn.App, hs, slotsim.Options{Cap: 3000, Trace: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	mk = func() []availability.Source {
+	mk := func() []availability.Source {
 		var src []availability.Source
-		for q, c := range chains {
+		for q, c := range scn.Chains {
 			src = append(src, availability.NewChainSource(c, availability.StartStationary, stream.New(3, 1, uint64(q))))
 		}
 		return src
 	}
-	want, av := mk(), slotsim.FromSources(mk())
-	s := make([]availability.State, 4)
-	for k := 0; k < 300; k++ {
-		av.States(k, s)
-		for q := range s {
-			if w := want[q].Next(); s[q] != w {
-				t.Fatalf("slot %d processor %d: %v, want %v", k, q, s[q], w)
+	res, err := sim.Run(context.Background(), mk(), rngsFor(hs, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0
+	for i := range res {
+		longest = max(longest, len(res[i].Trace))
+	}
+	want := make([][]availability.State, longest)
+	direct := mk()
+	for k := range want {
+		want[k] = make([]availability.State, sp.P)
+		availability.Fill(direct, want[k])
+	}
+	for i, r := range res {
+		if len(r.Trace) == 0 {
+			t.Fatalf("%s: no trace", hs[i].Name)
+		}
+		for k, sl := range r.Trace {
+			if !slices.Equal(sl.States, want[k]) {
+				t.Fatalf("%s: slot %d: states %v, the sources give %v", hs[i].Name, k, sl.States, want[k])
 			}
 		}
+	}
+	if _, err := sim.Run(context.Background(), mk()[1:], rngsFor(hs, 3)); err == nil {
+		t.Fatal("a Run with 5 sources for 6 processors was accepted")
 	}
 }
 
@@ -79,7 +99,7 @@ func TestBelieveKnownChains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, err := sim.Run(context.Background(), slotsim.NewMarkov(scn.Chains, 21, uint64(sc)), rngsFor(hs, 21, uint64(sc)))
+		plain, err := sim.Run(context.Background(), markov(scn.Chains, 21, uint64(sc)), rngsFor(hs, 21, uint64(sc)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +107,7 @@ func TestBelieveKnownChains(t *testing.T) {
 		for q, c := range scn.Chains {
 			fixed.Fix(q, c)
 		}
-		known, err := sim.RunBelieving(context.Background(), slotsim.NewMarkov(scn.Chains, 21, uint64(sc)), slotsim.Beliefs{View: fixed, Evaluator: builder(scn.Platform, sp.Tasks)}, rngsFor(hs, 21, uint64(sc)))
+		known, err := sim.RunBelieving(context.Background(), markov(scn.Chains, 21, uint64(sc)), slotsim.Beliefs{View: fixed, Evaluator: builder(scn.Platform, sp.Tasks)}, rngsFor(hs, 21, uint64(sc)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +117,7 @@ func TestBelieveKnownChains(t *testing.T) {
 			}
 		}
 		est, _ := availability.NewView(sp.P, availability.ViewConfig{Prior: availability.DefaultPrior(), Refresh: 5})
-		estimated, err := sim.RunBelieving(context.Background(), slotsim.NewMarkov(scn.Chains, 21, uint64(sc)), slotsim.Beliefs{View: est, Evaluator: builder(scn.Platform, sp.Tasks)}, rngsFor(hs, 21, uint64(sc)))
+		estimated, err := sim.RunBelieving(context.Background(), markov(scn.Chains, 21, uint64(sc)), slotsim.Beliefs{View: est, Evaluator: builder(scn.Platform, sp.Tasks)}, rngsFor(hs, 21, uint64(sc)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +126,7 @@ func TestBelieveKnownChains(t *testing.T) {
 				differ++
 			}
 		}
-		again, err := sim.Run(context.Background(), slotsim.NewMarkov(scn.Chains, 21, uint64(sc)), rngsFor(hs, 21, uint64(sc)))
+		again, err := sim.Run(context.Background(), markov(scn.Chains, 21, uint64(sc)), rngsFor(hs, 21, uint64(sc)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +185,7 @@ func TestCoupledBeliefsNeverSeeTheFuture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.RunBelieving(context.Background(), statesAv(avs[k]), slotsim.Beliefs{View: v, Evaluator: rec}, rngsFor(hs, 23))
+			res, err := sim.RunBelieving(context.Background(), statesSources(avs[k]), slotsim.Beliefs{View: v, Evaluator: rec}, rngsFor(hs, 23))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +195,9 @@ func TestCoupledBeliefsNeverSeeTheFuture(t *testing.T) {
 			s := make([]availability.State, sp.P)
 			for _, bd := range builds[k] { // in slot order
 				for ref.Slots() < bd.slot {
-					statesAv(avs[k]).States(ref.Slots(), s)
+					for q, row := range avs[k] {
+						s[q] = row[min(ref.Slots(), len(row)-1)]
+					}
 					ref.Observe(s)
 				}
 				if !slices.Equal(ref.Chains(), bd.chains) {
@@ -220,12 +242,12 @@ func TestCoupledBeliefsNeverSeeTheFuture(t *testing.T) {
 	}
 }
 
-// statesAv replays explicit states (one row per processor; the last state
-// repeats).
-type statesAv [][]availability.State
-
-func (s statesAv) States(t int, out []availability.State) {
-	for q, row := range s {
-		out[q] = row[min(t, len(row)-1)]
+// statesSources replays explicit states (one row per processor; the last
+// state repeats).
+func statesSources(rows [][]availability.State) []availability.Source {
+	src := make([]availability.Source, len(rows))
+	for q, row := range rows {
+		src[q] = availability.Sequence(row...)
 	}
+	return src
 }

@@ -14,99 +14,7 @@ import (
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/coupled"
-	"github.com/volsched/volsched/stream"
 )
-
-// Availability produces the processors' states slot after slot. States is
-// called with t = 0, 1, 2, … in order and fills s (one entry per
-// processor). The simulator needs nothing else: Markov chains (Markov), a
-// recording shared by several simulations (Recording), and any other
-// source — a replayed trace, semi-Markov sojourns — plug in here.
-type Availability interface {
-	States(t int, s []availability.State)
-}
-
-// Markov is the availability of independent Markov chains (§V). Processor
-// q's states come from its own stream (seed, labels…, q), so the
-// realization depends only on the seed and labels: every heuristic of a
-// trial sees the same one (common random numbers). Slot 0 is drawn from the
-// chain's stationary distribution.
-type Markov struct {
-	chains []availability.Chain
-	rngs   []*rand.Rand
-	cur    []availability.State
-	next   int
-}
-
-// NewMarkov returns the availability of the chains for stream (seed,
-// labels…).
-func NewMarkov(chains []availability.Chain, seed uint64, labels ...uint64) *Markov {
-	m := &Markov{chains: chains, rngs: make([]*rand.Rand, len(chains)), cur: make([]availability.State, len(chains))}
-	ls := append(append([]uint64(nil), labels...), 0)
-	for q := range chains {
-		ls[len(ls)-1] = uint64(q)
-		m.rngs[q] = stream.New(seed, ls...)
-	}
-	return m
-}
-
-// States implements Availability.
-func (m *Markov) States(t int, s []availability.State) {
-	if t != m.next {
-		panic(fmt.Sprintf("slotsim.Markov: slot %d requested, want %d", t, m.next))
-	}
-	for q, c := range m.chains {
-		u := m.rngs[q].Float64()
-		if t == 0 {
-			pi := c.Stationary()
-			switch {
-			case u < pi[0]:
-				m.cur[q] = availability.Up
-			case u < pi[0]+pi[1]:
-				m.cur[q] = availability.Reclaimed
-			default:
-				m.cur[q] = availability.Down
-			}
-		} else {
-			m.cur[q] = c.NextU(m.cur[q], u)
-		}
-	}
-	m.next++
-	copy(s, m.cur)
-}
-
-// Recording shares one availability realization among several
-// simulations (the heuristics of a trial): the first to reach a slot draws
-// its states from the source, the others replay them. Every replay sees
-// exactly the source's states.
-type Recording struct {
-	src Availability
-	p   int
-	buf []availability.State
-	n   int // slots drawn
-}
-
-// NewRecording records src, an availability of p processors.
-func NewRecording(src Availability, p int) *Recording {
-	return &Recording{src: src, p: p}
-}
-
-// Replay returns an Availability that reads the recording from slot 0.
-func (r *Recording) Replay() Availability { return replay{r} }
-
-type replay struct{ r *Recording }
-
-// States implements Availability.
-func (rp replay) States(t int, s []availability.State) {
-	r := rp.r
-	for r.n <= t {
-		l := len(r.buf)
-		r.buf = slices.Grow(r.buf, r.p)[:l+r.p]
-		r.src.States(r.n, r.buf[l:])
-		r.n++
-	}
-	copy(s, r.buf[t*r.p:(t+1)*r.p])
-}
 
 // Action is what an enrolled processor does in a slot.
 type Action byte
@@ -245,12 +153,19 @@ const DefaultCap = 1_000_000
 // Sharing returns what the runs so far shared.
 func (sm *Simulator) Sharing() Sharing { return sm.sharing }
 
-// Run simulates one realization av of the availability (read from slot 0)
-// until every heuristic has completed the application or reached the cap;
-// heuristic i draws from rngs[i] (only RANDOM draws: nil is allowed for the
-// others; rngs may be nil when none draws). ctx is checked every 4096
-// slots. Result i is heuristic i's.
-func (sm *Simulator) Run(ctx context.Context, av Availability, rngs []*rand.Rand) ([]Result, error) {
+// Run simulates one realization of the availability, av[q] giving
+// processor q's states from slot 0 on (availability.Source: Markov chains,
+// semi-Markov sojourns, trace replay; drawn one slot at a time, processors
+// in index order, availability.Fill), until every heuristic has completed
+// the application or reached the cap. The heuristics simulated together
+// share the realization: they see the same states. Heuristic i draws from
+// rngs[i] (only RANDOM draws: nil is allowed for the others; rngs may be
+// nil when none draws). ctx is checked every 4096 slots. Result i is
+// heuristic i's.
+func (sm *Simulator) Run(ctx context.Context, av []availability.Source, rngs []*rand.Rand) ([]Result, error) {
+	if p := sm.e.Platform().P(); len(av) != p {
+		return nil, fmt.Errorf("simulate: %d availability sources for %d processors, want one each", len(av), p)
+	}
 	if rngs == nil {
 		rngs = make([]*rand.Rand, len(sm.hs))
 	}
@@ -301,7 +216,7 @@ func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
 
 // run simulates until every heuristic has completed the application or
 // reached the cap.
-func (sim *simulation) run(ctx context.Context, av Availability) ([]Result, error) {
+func (sim *simulation) run(ctx context.Context, av []availability.Source) ([]Result, error) {
 	opt, hs := sim.opt, sim.hs
 	for t := 0; len(sim.runs) > 0; t++ {
 		if t >= opt.Cap {
@@ -515,8 +430,8 @@ func (ch *choice) same(s *coupled.Snapshot, ups []int, elapsed bool) bool {
 }
 
 // slot simulates slot t for every run.
-func (sim *simulation) slot(t int, av Availability) {
-	av.States(t, sim.states)
+func (sim *simulation) slot(t int, av []availability.Source) {
+	availability.Fill(av, sim.states)
 	sim.t = t
 	sim.down, sim.ups = sim.down[:0], sim.ups[:0]
 	for q, s := range sim.states {

@@ -17,7 +17,7 @@ import (
 
 // simulate runs heuristic h alone (slotsim.New with one heuristic, Run
 // with its random stream).
-func simulate(e *coupled.Evaluator, app coupled.Application, h coupled.Heuristic, av slotsim.Availability, rng *rand.Rand, opt slotsim.Options) (slotsim.Result, error) {
+func simulate(e *coupled.Evaluator, app coupled.Application, h coupled.Heuristic, av []availability.Source, rng *rand.Rand, opt slotsim.Options) (slotsim.Result, error) {
 	sim, err := slotsim.New(e, app, []coupled.Heuristic{h}, opt)
 	if err != nil {
 		return slotsim.Result{}, err
@@ -33,18 +33,35 @@ func simulate(e *coupled.Evaluator, app coupled.Application, h coupled.Heuristic
 // ('u', 'r', 'd'); past the end the last state repeats.
 type pattern []string
 
-func (pt pattern) States(t int, s []availability.State) {
+// sources are the pattern's availability sources (availability.Sequence).
+func (pt pattern) sources() []availability.Source {
+	src := make([]availability.Source, len(pt))
 	for q, row := range pt {
-		c := row[min(t, len(row)-1)]
-		switch c {
-		case 'u':
-			s[q] = availability.Up
-		case 'r':
-			s[q] = availability.Reclaimed
-		default:
-			s[q] = availability.Down
+		s := make([]availability.State, len(row))
+		for t, c := range []byte(row) {
+			switch c {
+			case 'u':
+				s[t] = availability.Up
+			case 'r':
+				s[t] = availability.Reclaimed
+			default:
+				s[t] = availability.Down
+			}
 		}
+		src[q] = availability.Sequence(s...)
 	}
+	return src
+}
+
+// markov is the availability of the chains for stream (seed, labels…):
+// processor q follows its chain from the stationary distribution, drawing
+// from (seed, labels…, q), as the campaign's units do.
+func markov(chains []availability.Chain, seed uint64, labels ...uint64) []availability.Source {
+	rngs := make([]*rand.Rand, len(chains))
+	for q := range rngs {
+		rngs[q] = stream.New(seed, append(slices.Clone(labels), uint64(q))...)
+	}
+	return availability.ChainSources(chains, availability.StartStationary, rngs...)
 }
 
 func chainOf(uu, ur, ru, rr, du float64) availability.Chain {
@@ -114,7 +131,7 @@ func TestFigure1(t *testing.T) {
 		}
 		return coupled.Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
 	}}
-	res, err := simulate(e, app, fig, av, nil, slotsim.Options{Trace: true})
+	res, err := simulate(e, app, fig, av.sources(), nil, slotsim.Options{Trace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +179,7 @@ func TestFigure1(t *testing.T) {
 		x := make([]int, 5)
 		x[up[0]], x[up[1]], x[up[2]] = 2, 2, 1
 		return coupled.Config{X: x, Order: up[:3]}, true
-	}}, av2, nil, slotsim.Options{Trace: true, Cap: 200})
+	}}, av2.sources(), nil, slotsim.Options{Trace: true, Cap: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +207,7 @@ func TestCheckRejects(t *testing.T) {
 				return coupled.Config{}, false
 			}
 			return coupled.Config{X: []int{0, 2, 2, 1, 0}, Order: []int{1, 2, 3}}, true
-		}}, av, nil, slotsim.Options{Trace: true})
+		}}, av.sources(), nil, slotsim.Options{Trace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +263,7 @@ func TestSimulateRandomScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			av := slotsim.NewMarkov(scn.Chains, 5, uint64(sc))
+			av := markov(scn.Chains, 5, uint64(sc))
 			res, err := simulate(e, scn.App, h, av, stream.New(5, uint64(sc), 99), slotsim.Options{Trace: true, Cap: 20000})
 			if err != nil {
 				t.Fatal(err)
@@ -275,40 +292,9 @@ func TestSimulateRandomScenarios(t *testing.T) {
 			}
 			// same run again with a fresh evaluator reusing nothing, and with
 			// the warmed evaluator: identical results
-			res2, err := simulate(e, scn.App, h, slotsim.NewMarkov(scn.Chains, 5, uint64(sc)), stream.New(5, uint64(sc), 99), slotsim.Options{Cap: 20000})
+			res2, err := simulate(e, scn.App, h, markov(scn.Chains, 5, uint64(sc)), stream.New(5, uint64(sc), 99), slotsim.Options{Cap: 20000})
 			if err != nil || res2.Makespan != res.Makespan || res2.Configs != res.Configs {
 				t.Fatalf("%s: rerun with warm caches %+v, first %+v (%v)", h.Name, res2, res, err)
-			}
-		}
-	}
-}
-
-// A recording replays exactly the source's states, to replays that read it
-// at different paces.
-func TestRecording(t *testing.T) {
-	scn, err := campaign.RandomScenario(stream.New(31), campaign.ScenarioParams{P: 7, Tasks: 3, NCom: 2, WMin: 1, Iterations: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct := slotsim.NewMarkov(scn.Chains, 8, 1, 2)
-	rec := slotsim.NewRecording(slotsim.NewMarkov(scn.Chains, 8, 1, 2), 7)
-	a, b := rec.Replay(), rec.Replay()
-	want := make([]availability.State, 7)
-	got := make([]availability.State, 7)
-	var hist [][]availability.State
-	for tt := range 500 {
-		direct.States(tt, want)
-		hist = append(hist, slices.Clone(want))
-		a.States(tt, got)
-		if !slices.Equal(got, want) {
-			t.Fatalf("slot %d: replay %v, source %v", tt, got, want)
-		}
-		if tt%3 == 2 { // b lags behind, reading three slots at a time
-			for u := tt - 2; u <= tt; u++ {
-				b.States(u, got)
-				if !slices.Equal(got, hist[u]) {
-					t.Fatalf("slot %d: lagging replay %v, source %v", u, got, hist[u])
-				}
 			}
 		}
 	}
@@ -340,7 +326,7 @@ func TestReadings(t *testing.T) {
 				var res [2]slotsim.Result
 				for i, opt := range []slotsim.Options{{}, rd.opt} {
 					opt.Trace, opt.Cap = true, 20000
-					r, err := simulate(e, scn.App, h, slotsim.NewMarkov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), opt)
+					r, err := simulate(e, scn.App, h, markov(scn.Chains, 6, uint64(sc)), stream.New(6, uint64(sc), 1), opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -409,7 +395,7 @@ func TestTogetherEqualsAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := sim.Run(context.Background(), slotsim.NewMarkov(scn.Chains, 8, uint64(sc)), rngs)
+		all, err := sim.Run(context.Background(), markov(scn.Chains, 8, uint64(sc)), rngs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +405,7 @@ func TestTogetherEqualsAlone(t *testing.T) {
 		reused += sh.Reused
 		for i, h := range hs {
 			alone, _ := coupled.NewEvaluator(tab, scn.Platform, sp.Tasks, form)
-			r, err := simulate(alone, scn.App, h, slotsim.NewMarkov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
+			r, err := simulate(alone, scn.App, h, markov(scn.Chains, 8, uint64(sc)), stream.New(7, uint64(sc)), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -464,7 +450,7 @@ func TestManyProcessorsSimulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := sim.Run(context.Background(), slotsim.NewMarkov(scn.Chains, 83, uint64(p)), rngs)
+		all, err := sim.Run(context.Background(), markov(scn.Chains, 83, uint64(p)), rngs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -488,7 +474,7 @@ func TestManyProcessorsSimulated(t *testing.T) {
 			}
 			if h.Name == "RANDOM" || h.Name == "IE" || h.Name == "Y-IE" {
 				alone, _ := coupled.NewEvaluator(tab, scn.Platform, sp.Tasks, analytic.Published)
-				a, err := simulate(alone, scn.App, h, slotsim.NewMarkov(scn.Chains, 83, uint64(p)), stream.New(82, uint64(p)), opt)
+				a, err := simulate(alone, scn.App, h, markov(scn.Chains, 83, uint64(p)), stream.New(82, uint64(p)), opt)
 				if err != nil || a.Makespan != r.Makespan || a.Configs != r.Configs {
 					t.Fatalf("p = %d %s: alone makespan %d configs %d (%v), together %d %d", p, h.Name, a.Makespan, a.Configs, err, r.Makespan, r.Configs)
 				}
@@ -557,7 +543,7 @@ func TestDecideMatchesSimulator(t *testing.T) {
 		})
 		rngs := make([]*rand.Rand, len(hs))
 		rngs[0] = stream.New(92, uint64(sc))
-		if _, err := sim.Run(context.Background(), slotsim.NewMarkov(scn.Chains, 93, uint64(sc)), rngs); err != nil {
+		if _, err := sim.Run(context.Background(), markov(scn.Chains, 93, uint64(sc)), rngs); err != nil {
 			t.Fatal(err)
 		}
 	}

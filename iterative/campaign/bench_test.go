@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/iterative/slotsim"
 	"github.com/volsched/volsched/stream"
@@ -24,7 +25,7 @@ func BenchmarkSimulate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, 1)))
+			real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(1, 1)))
 			slots := 0
 			c0 := cpuTime()
 			for b.Loop() {
@@ -105,7 +106,7 @@ func BenchmarkGridSlots(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0)))
+		real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0)))
 		for _, h := range iterative.Heuristics() { // draw the realization as far as any heuristic needs
 			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, uint64(h))); err != nil {
 				b.Fatal(err)

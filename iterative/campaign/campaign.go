@@ -199,7 +199,7 @@ func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitR
 		if err := ctx.Err(); err != nil {
 			return UnitResult{}, err
 		}
-		real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
+		real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
 		res.Makespans[tr] = make([]int, len(hs))
 		for i, h := range hs {
 			var rng = stream.New(seed, uint64(u), labelDecide, uint64(tr), uint64(h))

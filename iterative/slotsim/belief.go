@@ -7,34 +7,6 @@ import (
 	"github.com/volsched/volsched/iterative"
 )
 
-// FromAvailability adapts availability sources (package availability's
-// Source: one Next per slot, from slot 0 on — chains, semi-Markov sojourns,
-// trace replay) to the realization's Sources. A Realization asks for every
-// slot exactly once and in order, which is what Next needs; the adapted
-// source refuses any other order (a programming error: it panics).
-func FromAvailability(src []availability.Source) []Source {
-	out := make([]Source, len(src))
-	ns := make([]nextSource, len(src))
-	for q, s := range src {
-		ns[q].src = s
-		out[q] = &ns[q]
-	}
-	return out
-}
-
-type nextSource struct {
-	src availability.Source
-	t   int // the next slot Next gives
-}
-
-func (n *nextSource) State(t int) availability.State {
-	if t != n.t {
-		panic(fmt.Sprintf("slotsim: availability source asked for slot %d, want %d (a Realization asks in order)", t, n.t))
-	}
-	n.t++
-	return n.src.Next()
-}
-
 // belief is one processor's new criteria from a slot on.
 type belief struct {
 	q    int32
@@ -60,10 +32,10 @@ type belief struct {
 // slot 0.
 //
 // Believe must be called before the realization draws its slot 1 (right
-// after NewRealization) with a view of as many processors as r has.
+// after Realize) with a view of as many processors as r has.
 func (r *Realization) Believe(v *availability.View) error {
 	if r.n != 1 || r.view != nil {
-		return fmt.Errorf("slotsim: Believe after the realization drew %d slots, want it right after NewRealization", r.n)
+		return fmt.Errorf("slotsim: Believe after the realization drew %d slots, want it right after Realize", r.n)
 	}
 	if len(v.Chains()) != r.p {
 		return fmt.Errorf("slotsim: view of %d processors for a realization of %d", len(v.Chains()), r.p)

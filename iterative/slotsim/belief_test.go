@@ -1,6 +1,7 @@
 package slotsim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -9,28 +10,50 @@ import (
 	"github.com/volsched/volsched/stream"
 )
 
-// TestFromAvailability: the adapted sources give what the availability
-// sources give, slot after slot.
-func TestFromAvailability(t *testing.T) {
+// TestRealizeSources: a realization gives what its sources give, slot
+// after slot, with one stream per processor or one shared stream (drawn in
+// processor order: the seed-001 campaign's order).
+func TestRealizeSources(t *testing.T) {
 	rng := stream.New(5)
 	var chains []availability.Chain
 	for q := 0; q < 4; q++ {
 		chains = append(chains, availability.Random(rng))
 	}
-	mk := func() []availability.Source {
+	own := func() []availability.Source {
 		var src []availability.Source
 		for q, c := range chains {
 			src = append(src, availability.NewChainSource(c, availability.StartStationary, stream.New(5, 1, uint64(q))))
 		}
 		return src
 	}
-	want := mk()
-	real := NewRealization(FromAvailability(mk()))
-	for s := 0; s < 500; s++ {
-		got := real.At(s)
-		for q := range chains {
-			if w := want[q].Next(); got[q] != w {
-				t.Fatalf("slot %d processor %d: %v, want %v", s, q, got[q], w)
+	shared := func() []availability.Source {
+		var src []availability.Source
+		r := stream.New(5, 2)
+		for _, c := range chains {
+			src = append(src, availability.NewChainSource(c, availability.StartStationary, r))
+		}
+		return src
+	}
+	for name, c := range map[string]struct{ mk, built func() []availability.Source }{
+		"own streams": {own, func() []availability.Source {
+			var rngs []*rand.Rand
+			for q := range chains {
+				rngs = append(rngs, stream.New(5, 1, uint64(q)))
+			}
+			return availability.ChainSources(chains, availability.StartStationary, rngs...)
+		}},
+		"shared stream": {shared, func() []availability.Source {
+			return availability.ChainSources(chains, availability.StartStationary, stream.New(5, 2))
+		}},
+	} {
+		want := c.mk()
+		real := Realize(c.built())
+		for s := 0; s < 500; s++ {
+			got := real.At(s)
+			for q := range chains {
+				if w := want[q].Next(); got[q] != w {
+					t.Fatalf("%s: slot %d processor %d: %v, want %v", name, s, q, got[q], w)
+				}
 			}
 		}
 	}
@@ -67,12 +90,12 @@ func TestBelieveKnownChains(t *testing.T) {
 			t.Fatal(err)
 		}
 		for trial := uint64(0); trial < 2; trial++ {
-			plain := NewRealization(Markov(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
-			known := NewRealization(Markov(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
+			plain := Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
+			known := Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
 			if err := known.Believe(fixedView(t, in.Chains)); err != nil {
 				t.Fatal(err)
 			}
-			estimated := NewRealization(Markov(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
+			estimated := Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(7, uint64(u), trial)))
 			v, _ := availability.NewView(len(in.Chains), availability.ViewConfig{Prior: availability.DefaultPrior()})
 			if err := estimated.Believe(v); err != nil {
 				t.Fatal(err)

@@ -29,7 +29,7 @@ func oracleOptions() []iterative.Options {
 	add(func(o *iterative.Options) { o.Sticky = true })
 	add(func(o *iterative.Options) { o.ExtraReplicas = 0 })
 	add(func(o *iterative.Options) { o.ExtraReplicas = 1 })
-	add(func(o *iterative.Options) { o.Initial = iterative.StartUp })
+	add(func(o *iterative.Options) { o.Initial = availability.StartUp })
 	add(func(o *iterative.Options) {
 		o.Channels, o.Order, o.HoldWhileReclaimed = iterative.ChannelIndex, iterative.DecideThenObserve, true
 	})
@@ -98,7 +98,7 @@ func TestMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			real := NewRealization(Markov(in.Chains, opt.Initial, stream.New(77, uint64(i), 1)))
+			real := Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(77, uint64(i), 1)))
 			for _, h := range iterative.Heuristics() {
 				var l1, l2 []Event
 				sim.Log, ref.Log = &l1, &l2

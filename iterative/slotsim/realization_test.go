@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -22,12 +21,12 @@ func TestMarkovDrawForDraw(t *testing.T) {
 		chains = append(chains, availability.Random(rng))
 	}
 	const slots = 300
-	for _, init := range []iterative.InitialState{iterative.StartStationary, iterative.StartUp} {
+	for _, init := range []availability.Start{availability.StartStationary, availability.StartUp} {
 		u := stream.New(41, 1)
 		want := make([][]availability.State, slots)
 		want[0] = make([]availability.State, len(chains))
 		for q, c := range chains {
-			if init == iterative.StartUp {
+			if init == availability.StartUp {
 				want[0][q] = availability.Up
 				continue
 			}
@@ -48,7 +47,7 @@ func TestMarkovDrawForDraw(t *testing.T) {
 				want[s][q] = c.NextU(want[s-1][q], u.Float64())
 			}
 		}
-		real := NewRealization(Markov(chains, init, stream.New(41, 1)))
+		real := Realize(availability.ChainSources(chains, init, stream.New(41, 1)))
 		for s := slots - 1; s >= 0; s -= 7 { // ask out of order: drawing is lazy
 			got := real.At(s)
 			for q := range chains {
@@ -62,13 +61,14 @@ func TestMarkovDrawForDraw(t *testing.T) {
 
 // callOrder is a source that records the calls its realization makes.
 type callOrder struct {
-	q     int
+	q, t  int
 	calls *[][2]int // (slot, processor) in call order
 }
 
-func (c callOrder) State(t int) availability.State {
-	*c.calls = append(*c.calls, [2]int{t, c.q})
-	return availability.State((t + c.q) % 3)
+func (c *callOrder) Next() availability.State {
+	*c.calls = append(*c.calls, [2]int{c.t, c.q})
+	c.t++
+	return availability.State((c.t - 1 + c.q) % 3)
 }
 
 // TestSourceCallOrder: a realization asks each source once per slot, slots
@@ -76,8 +76,8 @@ func (c callOrder) State(t int) availability.State {
 // whatever order the slots are asked for; and it returns their states.
 func TestSourceCallOrder(t *testing.T) {
 	var calls [][2]int
-	src := []Source{callOrder{0, &calls}, callOrder{1, &calls}, callOrder{2, &calls}}
-	real := NewRealization(src)
+	src := []availability.Source{&callOrder{q: 0, calls: &calls}, &callOrder{q: 1, calls: &calls}, &callOrder{q: 2, calls: &calls}}
+	real := Realize(src)
 	real.At(5)
 	real.Changes(2)
 	real.At(8)

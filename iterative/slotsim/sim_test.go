@@ -183,7 +183,7 @@ func TestRandomInstancesChecked(t *testing.T) {
 	o.Channels, o.Order, o.HoldWhileReclaimed = iterative.ChannelIndex, iterative.DecideThenObserve, true
 	optsList = append(optsList, o)
 	o = iterative.DefaultOptions()
-	o.ExtraReplicas, o.Initial = 0, iterative.StartUp
+	o.ExtraReplicas, o.Initial = 0, availability.StartUp
 	optsList = append(optsList, o)
 	o = iterative.DefaultOptions()
 	o.Sticky = true
@@ -200,7 +200,7 @@ func TestRandomInstancesChecked(t *testing.T) {
 		}
 		for oi, opt := range optsList {
 			for _, h := range iterative.Heuristics() {
-				real := NewRealization(Markov(in.Chains, opt.Initial, stream.New(2024, uint64(i), 1)))
+				real := Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(2024, uint64(i), 1)))
 				runLogged(t, in, opt, h, real, uint64(i*100+oi))
 			}
 		}
@@ -216,8 +216,8 @@ func TestCommonRandomNumbers(t *testing.T) {
 		in.Chains = append(in.Chains, availability.Random(rng))
 		in.W = append(in.W, 1+rng.IntN(10))
 	}
-	a := NewRealization(Markov(in.Chains, iterative.StartStationary, stream.New(5, 1)))
-	b := NewRealization(Markov(in.Chains, iterative.StartStationary, stream.New(5, 1)))
+	a := Realize(availability.ChainSources(in.Chains, availability.StartStationary, stream.New(5, 1)))
+	b := Realize(availability.ChainSources(in.Chains, availability.StartStationary, stream.New(5, 1)))
 	b.At(500) // draw far ahead first
 	for t2 := 0; t2 <= 500; t2++ {
 		sa, sb := a.At(t2), b.At(t2)
@@ -307,7 +307,7 @@ func TestRealizationChanges(t *testing.T) {
 	for q := 0; q < 7; q++ {
 		chains = append(chains, availability.Random(rng))
 	}
-	drawn := NewRealization(Markov(chains, iterative.StartStationary, stream.New(9, 1)))
+	drawn := Realize(availability.ChainSources(chains, availability.StartStationary, stream.New(9, 1)))
 	drawn.Changes(300) // far ahead first
 	built := FromStates([][]availability.State{states("uurrdduu"), states("u"), states("dddru")})
 	for _, real := range []*Realization{drawn, built} {

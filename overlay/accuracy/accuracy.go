@@ -242,43 +242,22 @@ const checkEvery = 1 << 8
 // Run runs the test: random node states, aggregated recursively up a
 // balanced binary tree (the same halving as overlay.NewTree), and the root
 // summary compared with the nodes. The same (seed, policy, nodes) gives
-// the same nodes whatever SFMax. It stops with ctx's error soon after ctx
-// is cancelled.
+// the same nodes whatever SFMax. The node states of IBP, MMP and DP are
+// those of the authors' test (authorsTests); any other registered policy
+// gets the generic test (genericTest). It stops with ctx's error soon
+// after ctx is cancelled.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	p, err := cfg.rules()
 	if err != nil {
 		return Result{}, err
 	}
 	opts := p.Options()
-	r := stream.New(cfg.Seed, label, uint64(cfg.Policy), uint64(cfg.Nodes))
+	r := stream.New(cfg.Seed, label, uint64(cfg.Policy.ID()), uint64(cfg.Nodes))
 	n := cfg.Nodes
 	inf := math.Inf(1)
-	mem, disk, pow, queue := accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}, accAttr{min: inf}
+	mem, disk := accAttr{min: inf}, accAttr{min: inf}
 	leaves := make([]overlay.Summary, n)
-	maxQ := math.Inf(-1)
-	var qs []float64
-	if cfg.Policy == overlay.PolicyMMP {
-		qs = make([]float64, n)
-	}
-	var ls []overlay.LFunc // DP: the nodes' exact l
-	if cfg.Policy == overlay.PolicyDP {
-		ls = make([]overlay.LFunc, n)
-	}
-	// the leaves' functions, one allocation per policy (leaf i is
-	// element i as a one-function summary); memory, disk and power are
-	// integers, exact in float32
-	var ibpLeaves overlay.IBPSummary
-	var mmpLeaves overlay.MMPSummary
-	var dpLeaves overlay.DPSummary
-	switch cfg.Policy {
-	case overlay.PolicyIBP:
-		ibpLeaves = make(overlay.IBPSummary, n)
-	case overlay.PolicyMMP:
-		mmpLeaves = make(overlay.MMPSummary, n)
-	case overlay.PolicyDP:
-		dpLeaves = make(overlay.DPSummary, n)
-	}
-	f32 := overlay.Float32Down
+	test := newNodeTest(&cfg, opts)
 	for i := range n {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -289,28 +268,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		d := UniformInt(r, DiskLo, DiskHi)
 		mem.add(m)
 		disk.add(d)
-		switch cfg.Policy {
-		case overlay.PolicyIBP:
-			ibpLeaves[i] = overlay.IBPCluster{Mem: f32(m), Disk: f32(d), V: 1}
-			leaves[i] = ibpLeaves[i : i+1 : i+1]
-		case overlay.PolicyMMP:
-			s := UniformInt(r, PowLo, PowHi)
-			q := UniformInt(r, 0, QueueHi)
-			pow.add(s)
-			qs[i] = q
-			maxQ = max(maxQ, q)
-			mmpLeaves[i] = overlay.MMPCluster{Mem: f32(m), Disk: f32(d), Power: f32(s), Q: q, V: 1}
-			leaves[i] = mmpLeaves[i : i+1 : i+1]
-		case overlay.PolicyDP:
-			s := UniformInt(r, PowLo, PowHi)
-			ls[i] = RandomDPNode(r, s).Function(0)
-			f := overlay.LFunc{P: slices.Clone(ls[i].P), Slope: ls[i].Slope}
-			if cfg.Distance != DistStars { // the authors did not reduce l
-				f.Reduce(opts.Samples, opts.Horizon)
-			}
-			dpLeaves[i] = overlay.DPCluster{Mem: f32(m), Disk: f32(d), V: 1, L: f}
-			leaves[i] = dpLeaves[i : i+1 : i+1]
-		}
+		leaves[i] = test.node(r, i, m, d)
 	}
 	st := time.Now()
 	root, aggs, err := aggregateTree(ctx, p, leaves, cfg.Progress)
@@ -319,50 +277,278 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	el := time.Since(st)
 	res := Result{Policy: cfg.Policy, Nodes: n, SFMax: cfg.SFMax, Seed: cfg.Seed,
-		Grid: !cfg.NoGrid, Distance: cfg.Distance.String(), Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: root.Len(), AggregateTime: el}
+		Grid: !cfg.NoGrid, Distance: cfg.Distance.String(), Accuracy: map[string]float64{}, Aggregations: aggs, Clusters: lenOf(root), AggregateTime: el}
 	if cfg.Clustering == ClusteringStars {
 		res.Clustering = "stars"
 	}
 	if cfg.Cells == CellsStars {
 		res.Cells = "stars"
 	}
-	if got := root.Nodes(); got != n {
-		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, n)
+	if got, want := nodesOf(root), test.nodes(n); got != want {
+		return res, fmt.Errorf("internal error: root summary covers %d nodes, want %d", got, want)
 	}
-	switch s := overlay.Plain(root).(type) {
-	case overlay.IBPSummary:
-		var am, ad float64
-		for _, c := range s {
-			am += float64(c.V) * float64(c.Mem)
-			ad += float64(c.V) * float64(c.Disk)
-		}
-		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-	case overlay.MMPSummary:
-		for _, q := range qs {
-			queue.add(maxQ - q)
-		}
-		var am, ad, ap, aq float64
-		for _, c := range s {
-			v := float64(c.V)
-			am += v * float64(c.Mem)
-			ad += v * float64(c.Disk)
-			ap += v * float64(c.Power)
-			aq += v * (maxQ - c.Q)
-		}
-		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-		res.Accuracy["power"], res.Accuracy["queue"] = pow.frac(ap, n), queue.frac(aq, n)
-	case overlay.DPSummary:
-		var am, ad float64
-		for i := range s {
-			am += float64(s[i].V) * float64(s[i].Mem)
-			ad += float64(s[i].V) * float64(s[i].Disk)
-		}
-		res.Accuracy["memory"], res.Accuracy["disk"] = mem.frac(am, n), disk.frac(ad, n)
-		if res.Accuracy["l"], err = LAccuracy(ctx, ls, s); err != nil {
-			return Result{}, err
-		}
+	if err := test.measure(ctx, overlay.Plain(root), &mem, &disk, res.Accuracy); err != nil {
+		return Result{}, err
 	}
 	return res, nil
+}
+
+func lenOf(s overlay.Summary) int {
+	if s == nil {
+		return 0
+	}
+	return s.Len()
+}
+
+func nodesOf(s overlay.Summary) int {
+	if s == nil {
+		return 0
+	}
+	return s.Nodes()
+}
+
+// nodeTest is how the experiment draws one policy's node states and
+// measures the root's summary against them.
+type nodeTest interface {
+	// node draws node i's state from r, its memory m and disk d drawn
+	// already, and returns its summary.
+	node(r *rand.Rand, i int, m, d float64) overlay.Summary
+	// nodes is the number of nodes the root must cover, of n drawn.
+	nodes(n int) int
+	// measure sets acc's attributes from the root's plain summary; mem
+	// and disk hold the nodes' memory and disk.
+	measure(ctx context.Context, root overlay.Summary, mem, disk *accAttr, acc map[string]float64) error
+}
+
+// authorsTest is the node states of the authors' aggregation test for one
+// of the paper's policies, and its attributes in table order.
+type authorsTest struct {
+	attrs []string
+	make  func(cfg *Config, opts overlay.Options) nodeTest
+}
+
+// authorsTests are the authors' tests, by the policy's name: their tool
+// has one per policy of the paper (AggregationTest.hpp and the policies'
+// availability tests), which this experiment reproduces; a policy they did
+// not test gets genericTest.
+var authorsTests = map[string]authorsTest{
+	"ibp": {[]string{"memory", "disk"}, func(cfg *Config, _ overlay.Options) nodeTest {
+		return &ibpTest{leaves: make(overlay.IBPSummary, cfg.Nodes)}
+	}},
+	"mmp": {[]string{"memory", "disk", "power", "queue"}, func(cfg *Config, _ overlay.Options) nodeTest {
+		return &mmpTest{leaves: make(overlay.MMPSummary, cfg.Nodes), qs: make([]float64, cfg.Nodes), pow: accAttr{min: math.Inf(1)},
+			maxQ: math.Inf(-1)}
+	}},
+	"dp": {[]string{"memory", "disk", "l"}, func(cfg *Config, opts overlay.Options) nodeTest {
+		return &dpTest{leaves: make(overlay.DPSummary, cfg.Nodes), ls: make([]overlay.LFunc, cfg.Nodes), opts: opts,
+			reduce: cfg.Distance != DistStars} // the authors did not reduce l
+	}},
+}
+
+// newNodeTest is the test of cfg's policy: the authors' or the generic one.
+func newNodeTest(cfg *Config, opts overlay.Options) nodeTest {
+	if t, ok := authorsTests[cfg.Policy.String()]; ok {
+		return t.make(cfg, opts)
+	}
+	return &genericTest{policy: cfg.Policy, opts: opts}
+}
+
+// The leaves' functions of the authors' tests are one allocation per test
+// (leaf i is element i as a one-function summary); memory, disk and power
+// are integers, exact in float32.
+var f32 = overlay.Float32Down
+
+// ibpTest: memory and disk.
+type ibpTest struct{ leaves overlay.IBPSummary }
+
+func (t *ibpTest) node(_ *rand.Rand, i int, m, d float64) overlay.Summary {
+	t.leaves[i] = overlay.IBPCluster{Mem: f32(m), Disk: f32(d), V: 1}
+	return t.leaves[i : i+1 : i+1]
+}
+
+func (t *ibpTest) nodes(n int) int { return n }
+
+func (t *ibpTest) measure(_ context.Context, root overlay.Summary, mem, disk *accAttr, acc map[string]float64) error {
+	s := root.(overlay.IBPSummary)
+	n := len(t.leaves)
+	var am, ad float64
+	for _, c := range s {
+		am += float64(c.V) * float64(c.Mem)
+		ad += float64(c.V) * float64(c.Disk)
+	}
+	acc["memory"], acc["disk"] = mem.frac(am, n), disk.frac(ad, n)
+	return nil
+}
+
+// mmpTest: power U{1000..3000} MFLOPS and a queue end U{0..2000} s after
+// now; the queue's accuracy is measured on the time before the latest
+// queue end (smaller queue ends are more available).
+type mmpTest struct {
+	leaves overlay.MMPSummary
+	qs     []float64
+	pow    accAttr
+	maxQ   float64
+}
+
+func (t *mmpTest) node(r *rand.Rand, i int, m, d float64) overlay.Summary {
+	s := UniformInt(r, PowLo, PowHi)
+	q := UniformInt(r, 0, QueueHi)
+	t.pow.add(s)
+	t.qs[i] = q
+	t.maxQ = max(t.maxQ, q)
+	t.leaves[i] = overlay.MMPCluster{Mem: f32(m), Disk: f32(d), Power: f32(s), Q: q, V: 1}
+	return t.leaves[i : i+1 : i+1]
+}
+
+func (t *mmpTest) nodes(n int) int { return n }
+
+func (t *mmpTest) measure(_ context.Context, root overlay.Summary, mem, disk *accAttr, acc map[string]float64) error {
+	s := root.(overlay.MMPSummary)
+	n := len(t.leaves)
+	queue := accAttr{min: math.Inf(1)}
+	for _, q := range t.qs {
+		queue.add(t.maxQ - q)
+	}
+	var am, ad, ap, aq float64
+	for _, c := range s {
+		v := float64(c.V)
+		am += v * float64(c.Mem)
+		ad += v * float64(c.Disk)
+		ap += v * float64(c.Power)
+		aq += v * (t.maxQ - c.Q)
+	}
+	acc["memory"], acc["disk"] = mem.frac(am, n), disk.frac(ad, n)
+	acc["power"], acc["queue"] = t.pow.frac(ap, n), queue.frac(aq, n)
+	return nil
+}
+
+// dpTest: power U{1000..3000} MFLOPS and the authors' random EDF queue
+// (RandomDPNode); l is measured over time (LAccuracy).
+type dpTest struct {
+	leaves overlay.DPSummary
+	ls     []overlay.LFunc // the nodes' exact l
+	opts   overlay.Options
+	reduce bool
+}
+
+func (t *dpTest) node(r *rand.Rand, i int, m, d float64) overlay.Summary {
+	s := UniformInt(r, PowLo, PowHi)
+	t.ls[i] = RandomDPNode(r, s).Function(0)
+	f := overlay.LFunc{P: slices.Clone(t.ls[i].P), Slope: t.ls[i].Slope}
+	if t.reduce {
+		f.Reduce(t.opts.Samples, t.opts.Horizon)
+	}
+	t.leaves[i] = overlay.DPCluster{Mem: f32(m), Disk: f32(d), V: 1, L: f}
+	return t.leaves[i : i+1 : i+1]
+}
+
+func (t *dpTest) nodes(n int) int { return n }
+
+func (t *dpTest) measure(ctx context.Context, root overlay.Summary, mem, disk *accAttr, acc map[string]float64) error {
+	s := root.(overlay.DPSummary)
+	n := len(t.leaves)
+	var am, ad float64
+	for i := range s {
+		am += float64(s[i].V) * float64(s[i].Mem)
+		ad += float64(s[i].V) * float64(s[i].Disk)
+	}
+	acc["memory"], acc["disk"] = mem.frac(am, n), disk.frac(ad, n)
+	var err error
+	acc["l"], err = LAccuracy(ctx, t.ls, s)
+	return err
+}
+
+// Attributed is what the generic test reads of the summaries of a policy
+// the authors did not test: the policy's plain summaries (overlay.Plain)
+// implement it, in the policy's own file. An attribute is a number such
+// that more is more available, of which the policy's sum of two functions
+// keeps at most the smaller (the conservative sum); its accuracy is then
+// (aggregated − minimum)/(total − minimum), as for the paper's memory and
+// disk.
+type Attributed interface {
+	overlay.Summary
+	// Attributes names the attributes, in table order; it does not depend
+	// on the summary's value.
+	Attributes() []string
+	// Attr is attribute a of function i.
+	Attr(i, a int) float64
+	// V is the number of nodes function i covers.
+	V(i int) int
+}
+
+// Generic test: the node states of a policy the authors did not test.
+const (
+	genericTasks = 8 // tasks offered to a node: U{0..8}
+)
+
+// genericTest draws for node i, after its memory and disk, a power
+// U{1000..3000} MFLOPS, builds its policy's executor (Policy.NewExec) and
+// offers it U{0..8} tasks of one application of length
+// U{600000..14400000} MFLOP due U{1..3} times their work's duration after
+// now (0), which the executor accepts or not as its policy says. A node's
+// summary is its executor's at time 0; a node without availability (an
+// empty summary) is not covered by the root. Every attribute of the
+// policy's summaries (Attributed) is measured over the nodes' summaries.
+type genericTest struct {
+	policy overlay.Policy
+	opts   overlay.Options
+	leaves []overlay.Summary
+}
+
+func (t *genericTest) node(r *rand.Rand, i int, m, d float64) overlay.Summary {
+	s := UniformInt(r, PowLo, PowHi)
+	e := t.policy.NewExec(overlay.Hardware{Mem: m, Disk: d, Power: s}, t.opts)
+	if k := r.IntN(genericTasks + 1); k > 0 {
+		a := UniformInt(r, appLo, appHi)
+		due := float64(k) * a / s * UniformInt(r, 1, 3)
+		e.Accept(0, overlay.App{ID: uint64(i), Length: a, Deadline: due}, k, 0)
+	}
+	sum := e.Summary(0)
+	t.leaves = append(t.leaves, sum)
+	return sum
+}
+
+func (t *genericTest) nodes(int) int {
+	n := 0
+	for _, s := range t.leaves {
+		n += nodesOf(s)
+	}
+	return n
+}
+
+func (t *genericTest) measure(_ context.Context, root overlay.Summary, _, _ *accAttr, acc map[string]float64) error {
+	rs, ok := root.(Attributed)
+	if root != nil && !ok {
+		return fmt.Errorf("policy %s: its summaries (%T) do not say their attributes (accuracy.Attributed): nothing to measure", t.policy, root)
+	}
+	var attrs []string
+	for _, s := range t.leaves {
+		if a, ok := overlay.Plain(s).(Attributed); ok {
+			attrs = a.Attributes()
+			break
+		}
+	}
+	n := t.nodes(0)
+	for a, name := range attrs {
+		x := accAttr{min: math.Inf(1)}
+		for _, s := range t.leaves {
+			if s, ok := overlay.Plain(s).(Attributed); ok {
+				for i := range s.Len() {
+					for range s.V(i) {
+						x.add(s.Attr(i, a))
+					}
+				}
+			}
+		}
+		agg := 0.0
+		if rs != nil {
+			for i := range rs.Len() {
+				agg += float64(rs.V(i)) * rs.Attr(i, a)
+			}
+		}
+		acc[name] = x.frac(agg, n)
+	}
+	return nil
 }
 
 // AggregateTree aggregates leaves recursively up a balanced binary tree

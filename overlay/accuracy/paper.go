@@ -58,16 +58,23 @@ var PaperTable3 = map[overlay.Policy]map[string][]float64{
 	},
 }
 
+// PaperPolicies are the paper's policies, in its order: those of its
+// tables and figures (and of the authors' tests, authorsTests).
+var PaperPolicies = []overlay.Policy{overlay.PolicyIBP, overlay.PolicyMMP, overlay.PolicyDP}
+
 // Attributes lists a policy's attributes in table order (the keys of
-// Result.Accuracy).
+// Result.Accuracy): for IBP, MMP and DP those of the authors' tests; for
+// another policy those its summaries say (Attributed), or none.
 func Attributes(p overlay.Policy) []string {
-	switch p {
-	case overlay.PolicyIBP:
-		return []string{"memory", "disk"}
-	case overlay.PolicyMMP:
-		return []string{"memory", "disk", "power", "queue"}
-	case overlay.PolicyDP:
-		return []string{"memory", "disk", "l"}
+	if t, ok := authorsTests[p.String()]; ok {
+		return t.attrs
+	}
+	if !p.Valid() {
+		return nil
+	}
+	e := p.NewExec(overlay.Hardware{Mem: MemHi, Disk: DiskHi, Power: PowHi}, overlay.DefaultOptions(p))
+	if a, ok := overlay.Plain(e.Summary(0)).(Attributed); ok {
+		return a.Attributes()
 	}
 	return nil
 }

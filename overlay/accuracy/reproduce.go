@@ -17,7 +17,7 @@ import (
 // in the order policy, SF_max, seed.
 func table2Cells(ctx context.Context, seed uint64, seeds int, set func(*Config)) ([]Result, error) {
 	var out []Result
-	for _, p := range overlay.Policies() {
+	for _, p := range PaperPolicies {
 		for _, k := range PaperSFMax[p] {
 			for s := range seeds {
 				if err := ctx.Err(); err != nil {
@@ -73,7 +73,7 @@ func printTable2(w io.Writer, seed uint64, seeds int, what string, cells []Resul
 		fmt.Fprintf(w, "Table 2%s: 1024 nodes, accuracy in %% (ours, seed %d; mean ± sd over seeds %d..%d / paper)\n", what, seed, seed, seed+uint64(seeds)-1)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, p := range overlay.Policies() {
+	for _, p := range PaperPolicies {
 		ks := PaperSFMax[p]
 		fmt.Fprintf(tw, "%s SF_max\t", p)
 		for _, k := range ks {
@@ -140,7 +140,7 @@ func authorsChoices(c *Config) {
 // seeds; Table 3 up to 131,072 nodes (32,768 with Quick). It returns the
 // results. It stops with ctx's error when ctx is cancelled.
 func Reproduce(ctx context.Context, w io.Writer, o ReproduceOptions) (*Reproduction, error) {
-	pols := overlay.Policies()
+	pols := PaperPolicies
 	fmt.Fprintf(w, "seed %d; node states as in the authors' test: memory U{256..4096} MB, disk U{500..5000} MB, power U{1000..3000} MFLOPS,\n", o.Seed)
 	fmt.Fprintf(w, "MMP queue end U{0..2000} s, DP random EDF queues (7 applications on average); distance mse (the authors'),\n")
 	fmt.Fprintf(w, "exact clustering (Fig. 3) with the grid; accuracy = (aggregated - minimum)/(total - minimum) (docs/reproduction-004.md);\n")

@@ -129,13 +129,13 @@ func table3(r *Reproduction, p overlay.Policy) report.Table {
 // then the authors'; Table 3 per policy.
 func (r *Reproduction) tables() []report.Table {
 	var ts []report.Table
-	for _, p := range overlay.Policies() {
+	for _, p := range PaperPolicies {
 		ts = append(ts, table2("table2", "Table 2, %s (1,024 nodes)", p, r.Table2, r.Seeds))
 	}
-	for _, p := range overlay.Policies() {
+	for _, p := range PaperPolicies {
 		ts = append(ts, table2("table2-authors", "Table 2, %s, the authors' choices", p, r.Table2Authors, r.Seeds))
 	}
-	for _, p := range overlay.Policies() {
+	for _, p := range PaperPolicies {
 		ts = append(ts, table3(r, p))
 	}
 	return ts

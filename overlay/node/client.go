@@ -215,7 +215,7 @@ func (n *Node) Status() (Status, bool) {
 }
 
 func (n *Node) status() Status {
-	s := Status{Node: n.self, Policy: n.cfg.Policy, Uptime: time.Since(n.started).Seconds(), Root: n.root,
+	s := Status{Node: n.self, Policy: n.cfg.Policy.String(), Uptime: time.Since(n.started).Seconds(), Root: n.root,
 		Joining: !n.joinAt.IsZero(), Traffic: n.tr.traffic()}
 	if n.leaf != nil {
 		s.Leaf, s.Father = n.leaf.self, n.leaf.father

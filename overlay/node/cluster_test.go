@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/overlay"
 )
 
 // testCreds are one CA and one certificate shared by the test's nodes
@@ -97,7 +99,7 @@ func newCluster(t testing.TB, n int, join bool, cfg func(i int, c *Config)) *clu
 	})
 	cfgs := make([]Config, n)
 	for i := range cfgs {
-		c := Config{Listener: lns[i], Policy: "ibp", State: filepath.Join(cl.dir, fmt.Sprint(i)), Cert: cr.cert, CA: cr.ca,
+		c := Config{Listener: lns[i], Options: overlay.Options{Policy: overlay.PolicyIBP}, State: filepath.Join(cl.dir, fmt.Sprint(i)), Cert: cr.cert, CA: cr.ca,
 			Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, StartGrace: 2 * time.Second, Detect: 3 * time.Second, Retry: 50 * time.Millisecond, Bandwidth: 100e3, Seed: uint64(i + 1)}
 		if join {
 			if i > 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/overlay"
 )
 
 // TestConfigValidate: DefaultConfig with an address, a state and
@@ -14,7 +16,7 @@ import (
 func TestConfigValidate(t *testing.T) {
 	valid := func() Config {
 		c := DefaultConfig()
-		c.Policy, c.Beta = "ibp", 0.5
+		c.Policy, c.Beta = overlay.PolicyIBP, 0.5
 		c.Listen, c.State, c.CA, c.Cert = "127.0.0.1:0", "s", &x509.Certificate{}, tls.Certificate{Certificate: [][]byte{{1}}}
 		return c
 	}
@@ -25,7 +27,8 @@ func TestConfigValidate(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{func(c *Config) { c.Policy = "fifo" }, `policy "fifo": want ibp, mmp or dp`},
+		{func(c *Config) { c.Policy = overlay.Policy{} }, "--policy: none given"},
+		{func(c *Config) { c.Samples = 1 }, "samples 1: want 2"},
 		{func(c *Config) { c.SFMax = -1 }, "--sfmax -1"},
 		{func(c *Config) { c.Beta = 0 }, "--beta 0: want a value in (0, 1]"},
 		{func(c *Config) { c.Listen = "7946" }, `--listen "7946": want host:port`},
@@ -54,7 +57,7 @@ func TestConfigValidate(t *testing.T) {
 // program sets only what it changes): DefaultConfig's, four heart-beats
 // for DeadAfter, the policy's summary size and bandwidth.
 func TestConfigZeroTakeDefaults(t *testing.T) {
-	c := Config{Policy: "mmp", Heartbeat: 2 * time.Second, Bandwidth: -1}.withDefaults()
+	c := Config{Options: overlay.Options{Policy: overlay.PolicyMMP}, Heartbeat: 2 * time.Second, Bandwidth: -1}.withDefaults()
 	d := DefaultConfig()
 	if c.Mem != d.Mem || c.Disk != d.Disk || c.Power != d.Power || c.Slots != d.Slots || c.Detect != d.Detect || c.StartGrace != d.StartGrace ||
 		c.Retry != d.Retry || c.Heartbeat != 2*time.Second || c.DeadAfter != 8*time.Second || c.SFMax != 256 || c.Beta != 0.5 || c.Bandwidth != 0 ||

@@ -43,24 +43,24 @@ type execTask struct {
 //     slots, none when all are taken);
 //   - MMP: the queue end Q = now + (remaining work)/slots, with the
 //     running tasks' remaining time taken from their expected end;
-//   - DP: the l function of an EDF queue holding the running tasks'
-//     remaining work and the waiting tasks with their deadlines.
+//   - DP, and any other registered policy: its executor (Policy.NewExec)
+//     holding the running tasks' remaining work and the waiting tasks
+//     (for DP the l function of an EDF queue).
 //
-// For MMP and DP the accounting of package overlay's own executors
-// (MMPExec, DPExec) is used: tasks are admitted by the model's Accept,
-// and as long as the node's tasks end when expected the model is the
-// simulator's executor step for step (which makes placements comparable
-// with oversim's). When reality departs from it — a task ends, earlier or
-// later than expected, or a claimed task is not assigned after all — the
-// model is rebuilt from the real queue.
+// Except for IBP the accounting of the policy's own executor (the
+// simulator's, Policy.NewExec: MMPExec, DPExec, ...) is used: tasks are
+// admitted by the model's Accept, and as long as the node's tasks end when
+// expected the model is the simulator's executor step for step (which
+// makes placements comparable with oversim's). When reality departs from
+// it — a task ends, earlier or later than expected, or a claimed task is
+// not assigned after all — the model is rebuilt from the real queue.
 type realExec struct {
-	policy           string
-	mem, disk, power float64 // MB, MB, MFLOPS per slot
+	policy           overlay.Policy
+	opts             overlay.Options // the policy's, with their defaults
+	mem, disk, power float64         // MB, MB, MFLOPS per slot
 	slots            int
-	samples          int          // DP: l samples reported
-	horizon          float64      // DP: the reduction's horizon
-	model            overlay.Exec // MMP, DP
-	infeasible       bool         // DP: the rebuilt queue misses a deadline
+	model            overlay.Exec // all but IBP
+	infeasible       bool         // the rebuilt queue is not the model's (DP: a deadline missed)
 	tasks            []*execTask
 	seq              uint64
 	done             []overlay.Request
@@ -71,26 +71,23 @@ type realExec struct {
 	nowFn    func() float64
 }
 
-func newRealExec(policy string, mem, disk, power float64, slots int, o overlay.Options) *realExec {
-	e := &realExec{policy: policy, mem: mem, disk: disk, power: power, slots: slots, samples: o.Samples, horizon: o.Horizon}
+// newRealExec is the real queue of a node with the policy of o (its
+// options with their defaults).
+func newRealExec(o overlay.Options, mem, disk, power float64, slots int) *realExec {
+	e := &realExec{policy: o.Policy, opts: o, mem: mem, disk: disk, power: power, slots: slots}
 	e.model = e.freshModel()
 	return e
 }
 
+// freshModel is the policy's executor, idle, with the node's power times
+// its slots.
 func (e *realExec) freshModel() overlay.Exec {
-	p := e.power * float64(e.slots)
-	switch e.policy {
-	case "mmp":
-		return &overlay.MMPExec{Mem: e.mem, Disk: e.disk, Power: p}
-	case "dp":
-		return &overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: p, Samples: e.samples, Horizon: e.horizon}
-	}
-	return nil
+	return e.policy.NewExec(overlay.Hardware{Mem: e.mem, Disk: e.disk, Power: e.power * float64(e.slots)}, e.opts)
 }
 
 func (e *realExec) Summary(now float64) overlay.Summary {
-	switch e.policy {
-	case "ibp":
+	switch {
+	case e.policy == overlay.PolicyIBP:
 		free := e.slots - len(e.tasks)
 		if free <= 0 {
 			return nil
@@ -98,28 +95,25 @@ func (e *realExec) Summary(now float64) overlay.Summary {
 		s := (&overlay.IBPExec{Mem: e.mem, Disk: e.disk}).Summary(now).(overlay.IBPSummary)
 		s[0].V = int32(free)
 		return s
-	case "dp":
-		if e.infeasible {
-			s := (&overlay.DPExec{Mem: e.mem, Disk: e.disk, Power: e.power, Samples: e.samples, Horizon: e.horizon}).Summary(now).(overlay.DPSummary)
-			s[0].L = overlay.LFunc{}
-			return s
-		}
+	case e.infeasible && e.policy == overlay.PolicyDP:
+		s := e.policy.NewExec(overlay.Hardware{Mem: e.mem, Disk: e.disk, Power: e.power}, e.opts).Summary(now).(overlay.DPSummary)
+		s[0].L = overlay.LFunc{}
+		return s
+	case e.infeasible:
+		return nil
 	}
 	return e.model.Summary(now)
 }
 
 func (e *realExec) Accept(now float64, app overlay.App, n int, sub overlay.Addr) int {
 	var k int
-	switch e.policy {
-	case "ibp":
+	switch {
+	case e.policy == overlay.PolicyIBP:
 		if n >= 1 && e.mem >= app.Mem && e.disk >= app.Disk {
 			k = min(n, e.slots-len(e.tasks))
 		}
-	case "dp":
-		if e.infeasible {
-			return 0
-		}
-		k = e.model.Accept(now, app, n, sub)
+	case e.infeasible:
+		return 0
 	default:
 		k = e.model.Accept(now, app, n, sub)
 	}
@@ -219,7 +213,9 @@ func (e *realExec) remove(t *execTask) {
 // rebuild makes the model hold the real queue at time now.
 func (e *realExec) rebuild(now float64) {
 	switch e.policy {
-	case "mmp":
+	case overlay.PolicyIBP:
+		// The summary is the free slots: no model.
+	case overlay.PolicyMMP:
 		m := e.model.(*overlay.MMPExec)
 		w := 0.0
 		for _, t := range e.tasks {
@@ -238,8 +234,11 @@ func (e *realExec) rebuild(now float64) {
 			break
 		}
 		m.Q = now + w/float64(e.slots)
-	case "dp":
-		m := e.freshModel().(*overlay.DPExec)
+	default:
+		// A fresh executor given the running work, then the waiting
+		// tasks in the queue's order (EDF for a policy that schedules by
+		// deadline, DP's; acceptance otherwise).
+		m := e.freshModel()
 		e.infeasible = false
 		run := 0.0
 		for _, t := range e.tasks {
@@ -260,12 +259,7 @@ func (e *realExec) rebuild(now float64) {
 				wait = append(wait, t)
 			}
 		}
-		slices.SortStableFunc(wait, func(a, b *execTask) int {
-			if c := cmp.Compare(a.deadline, b.deadline); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.seq, b.seq)
-		})
+		slices.SortStableFunc(wait, e.order)
 		for _, t := range wait {
 			if m.Accept(now, overlay.App{ID: t.bag, Length: t.length, Deadline: t.deadline}, 1, t.sub) != 1 {
 				e.infeasible = true
@@ -275,9 +269,19 @@ func (e *realExec) rebuild(now float64) {
 	}
 }
 
+// order is the queue's order: by deadline for a policy that schedules by
+// deadline (DP: EDF), then by acceptance (FCFS).
+func (e *realExec) order(a, b *execTask) int {
+	if e.policy.Deadlines() {
+		if c := cmp.Compare(a.deadline, b.deadline); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
 // next returns the task to start when a slot is free (nil if none is
-// ready): the oldest ready task (IBP, MMP: FCFS) or the ready task of
-// earliest deadline (DP: EDF).
+// ready): the first ready task in the queue's order (order).
 func (e *realExec) next() *execTask {
 	running := 0
 	var best *execTask
@@ -286,8 +290,7 @@ func (e *realExec) next() *execTask {
 		case t.state == etRunning:
 			running++
 		case t.state == etWaiting && t.ready:
-			if best == nil || e.policy == "dp" && (t.deadline < best.deadline || t.deadline == best.deadline && t.seq < best.seq) ||
-				e.policy != "dp" && t.seq < best.seq {
+			if best == nil || e.order(t, best) < 0 {
 				best = t
 			}
 		}

@@ -11,11 +11,11 @@ import (
 // 1000 MFLOPS and one slot, its first summary sent at time 0.
 func execLeaf(t *testing.T) (*overlay.Config, *overlay.Leaf, *realExec) {
 	t.Helper()
-	rules, err := newRules("mmp", 256, 0.5)
+	rules, err := overlay.NewRules(overlay.DefaultOptions(overlay.PolicyMMP))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newRealExec("mmp", 1024, 10240, 1000, 1, rules.Options())
+	e := newRealExec(rules.Options(), 1024, 10240, 1000, 1)
 	l, err := overlay.NewLeaf(1, 0, e)
 	if err != nil {
 		t.Fatal(err)

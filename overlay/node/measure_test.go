@@ -126,7 +126,7 @@ func measureDaemons(b *testing.B, n int) {
 	runtime.ReadMemStats(&m0)
 	rss0 := rssKB(os.Getpid())
 	cl := newCluster(b, n, false, func(i int, c *Config) {
-		c.Policy = "mmp"
+		c.Policy = overlay.PolicyMMP
 		c.Heartbeat, c.DeadAfter, c.Detect, c.StartGrace = time.Second, 8*time.Second, 30*time.Second, 30*time.Second
 		c.Bandwidth = 0 // the paper's 10 KB/s for MMP
 		c.Runner = modelRunner{}

@@ -67,12 +67,13 @@ type Config struct {
 	// starts a tree of its own if it remembers none or none answers.
 	Join  []string
 	Peers []string
-	// Policy is ibp, mmp or dp; SFMax, Beta and Bandwidth (update limit,
-	// bytes per second per link, 0: the paper's default for the policy,
-	// < 0: unlimited) tune it.
-	Policy    string
-	SFMax     int
-	Beta      float64
+	// Options are the policy (any registered one, the same on every node)
+	// and its parameters; zero fields take the policy's defaults
+	// (Options.WithDefaults). Clustering and Cells are the accuracy
+	// experiment's, refused here. Bandwidth is the update limit, bytes
+	// per second per link (0: the policy's default,
+	// Policy.DefaultBandwidth; < 0: unlimited).
+	overlay.Options
 	Bandwidth float64
 	// State is the state directory (database, programs, task files).
 	State string
@@ -112,16 +113,16 @@ type Config struct {
 }
 
 // DefaultConfig are the defaults of `volsched node`'s flags, but for the
-// policy's options (Policy, SFMax, Beta, Bandwidth), whose defaults depend
-// on the policy (withDefaults).
+// policy's options (Options, Bandwidth), whose defaults are the policy's
+// (withDefaults).
 func DefaultConfig() Config {
 	return Config{Mem: 1024, Disk: 10240, Power: 1000, Slots: 1, Heartbeat: time.Second, Detect: time.Minute, StartGrace: 30 * time.Second, Retry: time.Second}
 }
 
 // withDefaults gives the zero fields their defaults: DefaultConfig's,
-// DeadAfter 4 heart-beats, the policy's (SFMax and Bandwidth 0: the
-// paper's for the policy, Bandwidth < 0: unlimited; Beta 0.5), a wall
-// clock and a process runner. A program sets only what it changes.
+// DeadAfter 4 heart-beats, the policy's (Options.WithDefaults; Bandwidth
+// 0: Policy.DefaultBandwidth, < 0: unlimited), a wall clock and a process
+// runner. A program sets only what it changes.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	for _, f := range []struct{ v, def *float64 }{{&c.Mem, &d.Mem}, {&c.Disk, &d.Disk}, {&c.Power, &d.Power}} {
@@ -141,18 +142,10 @@ func (c Config) withDefaults() Config {
 		c.DeadAfter = 4 * c.Heartbeat
 	}
 	// The policy's.
-	if c.SFMax == 0 {
-		c.SFMax = defaultSFMax(c.Policy)
-	}
-	if c.Beta == 0 {
-		c.Beta = 0.5
-	}
+	c.Options = c.Options.WithDefaults()
 	switch {
 	case c.Bandwidth == 0:
-		c.Bandwidth = 1000
-		if c.Policy == "mmp" {
-			c.Bandwidth = 10000
-		}
+		c.Bandwidth = c.Policy.DefaultBandwidth()
 	case c.Bandwidth < 0:
 		c.Bandwidth = 0
 	}
@@ -170,18 +163,26 @@ func (c Config) withDefaults() Config {
 // --mem 0 is refused, not taken for the default). Errors name the flag of
 // `volsched node`, the value and what is wanted.
 func (c *Config) Validate() error {
-	// The policy's.
-	if _, err := newRules(c.Policy, max(c.SFMax, 1), 0.5); err != nil {
-		return err
+	// The policy's (overlay.Options): --sfmax 0 is the policy's default,
+	// --beta is checked as given; the options that are no flags of the
+	// command (Samples, Horizon) may be zero (the policy's).
+	if c.Clustering != nil || c.Cells != nil {
+		return errors.New("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the daemons run Fig. 3 with the overlay's cells")
 	}
-	if c.SFMax < 0 || c.SFMax > 1<<16 {
-		return fmt.Errorf("--sfmax %d: want 0 (the paper's) or 1 to %d", c.SFMax, 1<<16)
+	if !c.Policy.Valid() {
+		return fmt.Errorf("--policy: none given, want %s", overlay.PolicyNames())
+	}
+	if c.SFMax < 0 || c.SFMax > overlay.MaxSFMax {
+		return fmt.Errorf("--sfmax %d: want 0 (the policy's default) or 1 to %d", c.SFMax, overlay.MaxSFMax)
 	}
 	if !(c.Beta > 0 && c.Beta <= 1) {
 		return fmt.Errorf("--beta %g: want a value in (0, 1]", c.Beta)
 	}
+	if err := c.Options.WithDefaults().Validate(); err != nil {
+		return err
+	}
 	if math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0) {
-		return fmt.Errorf("--bandwidth %g: want a finite value (B/s; 0: the paper's, < 0: none)", c.Bandwidth)
+		return fmt.Errorf("--bandwidth %g: want a finite value (B/s; 0: the policy's default, < 0: none)", c.Bandwidth)
 	}
 	// The node's.
 	if c.Listener == nil {
@@ -226,16 +227,6 @@ func (c *Config) Validate() error {
 		return errors.New("--join and --peers both given: want one")
 	}
 	return nil
-}
-
-func defaultSFMax(policy string) int {
-	switch policy {
-	case "mmp":
-		return 256
-	case "dp":
-		return 216
-	}
-	return 225
 }
 
 // Node is one daemon: the execution role, the submission role and the
@@ -345,7 +336,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, &ConfigError{fmt.Errorf("--state %s: %w", cfg.State, err)}
 	}
 	cfg.State = abs
-	rules, err := newRules(cfg.Policy, cfg.SFMax, cfg.Beta)
+	rules, err := overlay.NewRules(cfg.Options)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -395,7 +386,7 @@ func New(cfg Config) (*Node, error) {
 	cli := pki.MutualClientConfig(cfg.Cert, cfg.CA)
 	srv := pki.MutualServerConfig(cfg.Cert, cfg.CA)
 	n.tr = newTransport(self, ln, srv, cli, codec, n.inbox, n.logf, &n.ctr)
-	n.exec = newRealExec(cfg.Policy, cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots, rules.Options())
+	n.exec = newRealExec(rules.Options(), cfg.Mem, cfg.Disk, cfg.Power, cfg.Slots)
 	// Task directories a previous run left (it was killed): removed.
 	if err := os.RemoveAll(filepath.Join(cfg.State, "work")); err != nil {
 		st.close()
@@ -712,6 +703,13 @@ func (n *Node) validateMsg(m *overlay.Msg) error {
 		}
 	case overlay.KindUpdate:
 		if m.Sum != nil {
+			if ps, ok := m.Sum.(overlay.PolicySummary); !ok || ps.Policy() != n.cfg.Policy {
+				what := fmt.Sprintf("type %T", m.Sum)
+				if ok {
+					what = "policy " + ps.Policy().String()
+				}
+				return fmt.Errorf("summary of %s: this overlay runs policy %s (every node needs the same --policy)", what, n.cfg.Policy)
+			}
 			if k := m.Sum.Len(); k > n.cfg.SFMax && k > n.cfg.Slots {
 				return fmt.Errorf("summary of %d sampled functions: want at most SF_max = %d", k, n.cfg.SFMax)
 			}

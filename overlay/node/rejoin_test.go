@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/overlay"
 )
 
 // restart starts node i again with its configuration and state directory
@@ -217,7 +219,7 @@ func TestCloseWithoutStart(t *testing.T) {
 	cr := sharedCreds(t)
 	for _, kill := range []bool{false, true} {
 		lns, _ := listeners(t, 1)
-		n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+		n, err := New(Config{Listener: lns[0], Options: overlay.Options{Policy: overlay.PolicyIBP}, State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
 			Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)

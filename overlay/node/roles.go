@@ -10,17 +10,6 @@ import (
 // its roles and tells them about replaced neighbours: everything else
 // drives Router.Step and Leaf.Step exactly as the simulator does.
 
-// newRules builds the policy's rules.
-func newRules(policy string, sfmax int, beta float64) (overlay.Rules, error) {
-	p, err := overlay.ParsePolicy(policy)
-	if err != nil {
-		return nil, err
-	}
-	o := overlay.DefaultOptions(p)
-	o.SFMax, o.Beta = sfmax, beta
-	return overlay.NewRules(o)
-}
-
 // links are a routing vertex's neighbours.
 type links struct {
 	self, father, left, right overlay.Addr

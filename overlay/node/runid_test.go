@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/overlay"
 )
 
 // TestRunIDUnique: a node made again with the same configuration (the
@@ -13,7 +15,7 @@ import (
 // task directories never collide with those of the run before.
 func TestRunIDUnique(t *testing.T) {
 	cr := sharedCreds(t)
-	cfg := Config{Listen: "127.0.0.1:0", Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca, Seed: 7}
+	cfg := Config{Listen: "127.0.0.1:0", Options: overlay.Options{Policy: overlay.PolicyIBP}, State: t.TempDir(), Cert: cr.cert, CA: cr.ca, Seed: 7}
 	seen := map[string]bool{}
 	for range 3 {
 		n, err := New(cfg)

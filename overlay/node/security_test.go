@@ -100,7 +100,8 @@ func frame(t FrameType, payload []byte) []byte {
 // are dropped and logged, never applied: a summary claiming more than
 // SF_max functions, a request of a negative or huge task count, a control
 // message with unknown fields, an update from a vertex that is not the
-// receiver's neighbour. An update from a neighbour vertex sent by another
+// receiver's neighbour, an update of another policy (it panicked the
+// receiver's rules). An update from a neighbour vertex sent by another
 // member than its player is counted stale (the normal case: a former
 // player's, in flight during a hand-over), not invalid, and not applied
 // either. The node keeps working.
@@ -137,6 +138,9 @@ func TestInvalidMessagesDropped(t *testing.T) {
 		{Kind: overlay.KindUpdate, From: child.ID, To: root.ID, Sum: big},
 		{Kind: overlay.KindUpdate, From: 12345, To: root.ID, Sum: overlay.IBPSummary{{Mem: 1, Disk: 1, V: 1000}}},
 		{Kind: overlay.KindRequest, From: child.ID, To: root.ID, Req: overlay.Request{App: overlay.App{ID: 1, Length: 1}, Submitter: child.ID, Src: overlay.NoAddr, N: 1 << 30}},
+		// a summary of another policy (a peer started with another
+		// --policy): the IBP rules would panic on it
+		{Kind: overlay.KindUpdate, From: child.ID, To: root.ID, Sum: overlay.MMPSummary{{Mem: 1, Disk: 1, Power: 1, V: 1}}},
 	}
 	var bad int
 	for _, m := range msgs {

@@ -35,7 +35,7 @@ type cmpRequest struct {
 	deadline  float64 // seconds after submission (DP)
 }
 
-func cmpRequests(seed uint64, n, k int, policy string) []cmpRequest {
+func cmpRequests(seed uint64, n, k int, policy overlay.Policy) []cmpRequest {
 	rng := stream.New(seed, 0x636d70, 0) // "cmp"
 	reqs := make([]cmpRequest, k)
 	for i := range reqs {
@@ -50,7 +50,7 @@ func cmpRequests(seed uint64, n, k int, policy string) []cmpRequest {
 			r.mem = p.NodeMemMB[rng.IntN(len(p.NodeMemMB))] / 2
 			r.disk = p.NodeDiskMB[rng.IntN(len(p.NodeDiskMB))] / 2
 		}
-		if policy == "dp" {
+		if policy.Deadlines() {
 			r.deadline = 5e4 + float64(rng.IntN(6))*5e4
 		}
 		reqs[i] = r
@@ -63,7 +63,7 @@ type placements []map[int]int
 
 // simPlacements runs oversim on the requests (a trace), with a network
 // of 1 ns links and no processing time, no update limit.
-func simPlacements(t *testing.T, policy string, n int, seed uint64, reqs []cmpRequest) placements {
+func simPlacements(t *testing.T, policy overlay.Policy, n int, seed uint64, reqs []cmpRequest) placements {
 	jobs := make([]workload.Job, len(reqs))
 	for i, r := range reqs {
 		jobs[i] = workload.Job{Submit: des.Time(r.at * 1e9), Node: int32(r.node), Tasks: int32(r.tasks), ID: uint64(i),
@@ -75,11 +75,7 @@ func simPlacements(t *testing.T, policy string, n int, seed uint64, reqs []cmpRe
 	cfg := &oversim.Config{Nodes: n, Length: des.Time((reqs[len(reqs)-1].at + 500) * 1e9),
 		Link:          des.Link{Name: "instant", BandwidthBps: 1e15, DelayMin: 1, DelayMax: 1, ParetoShape: 1},
 		DetectTimeout: 60 * des.Second, Seed: seed, Jobs: jobs, Params: workload.DefaultParams()}
-	pol, err := overlay.ParsePolicy(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Options = overlay.DefaultOptions(pol)
+	cfg.Options = overlay.DefaultOptions(policy)
 	sim, err := oversim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -134,105 +130,109 @@ func TestSameDecisionsAsSimulator(t *testing.T) {
 	if testing.Short() {
 		n = 24
 	}
+	for _, policy := range []overlay.Policy{overlay.PolicyIBP, overlay.PolicyMMP, overlay.PolicyDP} {
+		t.Run(policy.String(), func(t *testing.T) { sameDecisions(t, policy, n, k) })
+	}
+}
+
+// sameDecisions is TestSameDecisionsAsSimulator for one policy: k
+// requests on n daemons and on the simulator.
+func sameDecisions(t *testing.T, policy overlay.Policy, n, k int) {
 	const seed = 7
-	for _, policy := range []string{"ibp", "mmp", "dp"} {
-		t.Run(policy, func(t *testing.T) {
-			reqs := cmpRequests(seed, n, k, policy)
-			want := simPlacements(t, policy, n, seed, reqs)
-			clock := &ManualClock{}
-			hw := workload.DefaultParams()
-			cl := newCluster(t, n, false, func(i int, c *Config) {
-				c.Policy, c.Clock, c.Runner = policy, clock, blockRunner{}
-				c.Bandwidth = -1 // the simulator's 0: no update limit
-				c.Retry, c.Detect, c.StartGrace = time.Hour, time.Hour, time.Hour
-				c.Heartbeat, c.DeadAfter = time.Second, time.Minute
-				sorted := slices.Clone(c.Peers)
-				sort.Strings(sorted)
-				me := slices.Index(sorted, c.Listener.Addr().String())
-				h := hw.NodeOf(seed, me)
-				c.Mem, c.Disk, c.Power = h.MemMB, h.DiskMB, h.PowerMIPS
-			})
-			order := make([]string, n)
-			idx := map[string]int{}
-			for i, nd := range cl.nodes {
-				order[i] = nd.Addr()
-			}
-			sort.Strings(order)
-			byIndex := make([]int, n) // leaf index -> cl.nodes index
-			for i, a := range order {
-				idx[a] = i
-			}
-			for j, nd := range cl.nodes {
-				byIndex[idx[nd.Addr()]] = j
-			}
-			start := time.Now()
-			waitFor(t, 20*time.Second, "tree", func() (bool, string) {
-				_, err := treeCheck(cl.nodes)
-				return err == nil, fmt.Sprint(err)
-			})
-			cl.waitQuiet(t) // the first summaries are up
-			shape := treeShape(cl.nodes)
-			t.Logf("%d daemons: tree and summaries up after %v", n, time.Since(start).Round(time.Millisecond))
-			placed, spread := 0, 0
-			for r, q := range reqs {
-				clock.Set(q.at)
-				submitter := byIndex[q.node]
-				c := cl.client(submitter)
-				id, err := c.Submit(cl.ctx, &Job{Tasks: q.tasks, Length: q.length, Mem: q.mem, Disk: q.disk, Deadline: q.deadline,
-					Program: []byte("#!/bin/sh\n")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Every task placed or returned, then every update up.
-				waitFor(t, 60*time.Second, "request settled", func() (bool, string) {
-					s, _ := cl.nodes[submitter].Status()
-					for _, b := range s.Bags {
-						if b.ID == id {
-							return b.Requested == 0 && b.Assigned+b.Pending == b.Tasks, fmt.Sprintf("%+v", b)
-						}
-					}
-					return false, "no bag"
-				})
-				cl.waitQuiet(t)
-				s, _ := cl.nodes[submitter].Status()
-				got := map[int]int{}
-				for _, b := range s.Bags {
-					if b.ID == id {
-						for a, m := range b.Where {
-							got[idx[a]] = m
-						}
-					}
-				}
-				for _, m := range got {
-					placed += m
-				}
-				if len(got) > 1 {
-					spread++
-				}
-				if !maps.Equal(got, want[r]) {
-					t.Errorf("request %d (%d tasks from node %d at %gs): daemons placed %v, simulator %v", r, q.tasks, q.node, q.at, got, want[r])
-				} else {
-					t.Logf("request %d: %d tasks from node %d placed as the simulator on %d nodes (%v)", r, q.tasks, q.node, len(got), time.Since(start).Round(time.Millisecond))
+	reqs := cmpRequests(seed, n, k, policy)
+	want := simPlacements(t, policy, n, seed, reqs)
+	clock := &ManualClock{}
+	hw := workload.DefaultParams()
+	cl := newCluster(t, n, false, func(i int, c *Config) {
+		c.Policy, c.Clock, c.Runner = policy, clock, blockRunner{}
+		c.Bandwidth = -1 // the simulator's 0: no update limit
+		c.Retry, c.Detect, c.StartGrace = time.Hour, time.Hour, time.Hour
+		c.Heartbeat, c.DeadAfter = time.Second, time.Minute
+		sorted := slices.Clone(c.Peers)
+		sort.Strings(sorted)
+		me := slices.Index(sorted, c.Listener.Addr().String())
+		h := hw.NodeOf(seed, me)
+		c.Mem, c.Disk, c.Power = h.MemMB, h.DiskMB, h.PowerMIPS
+	})
+	order := make([]string, n)
+	idx := map[string]int{}
+	for i, nd := range cl.nodes {
+		order[i] = nd.Addr()
+	}
+	sort.Strings(order)
+	byIndex := make([]int, n) // leaf index -> cl.nodes index
+	for i, a := range order {
+		idx[a] = i
+	}
+	for j, nd := range cl.nodes {
+		byIndex[idx[nd.Addr()]] = j
+	}
+	start := time.Now()
+	waitFor(t, 20*time.Second, "tree", func() (bool, string) {
+		_, err := treeCheck(cl.nodes)
+		return err == nil, fmt.Sprint(err)
+	})
+	cl.waitQuiet(t) // the first summaries are up
+	shape := treeShape(cl.nodes)
+	t.Logf("%d daemons: tree and summaries up after %v", n, time.Since(start).Round(time.Millisecond))
+	placed, spread := 0, 0
+	for r, q := range reqs {
+		clock.Set(q.at)
+		submitter := byIndex[q.node]
+		c := cl.client(submitter)
+		id, err := c.Submit(cl.ctx, &Job{Tasks: q.tasks, Length: q.length, Mem: q.mem, Disk: q.disk, Deadline: q.deadline,
+			Program: []byte("#!/bin/sh\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every task placed or returned, then every update up.
+		waitFor(t, 60*time.Second, "request settled", func() (bool, string) {
+			s, _ := cl.nodes[submitter].Status()
+			for _, b := range s.Bags {
+				if b.ID == id {
+					return b.Requested == 0 && b.Assigned+b.Pending == b.Tasks, fmt.Sprintf("%+v", b)
 				}
 			}
-			// Not vacuous: tasks were placed, some requests over several
-			// nodes.
-			if placed < k || spread == 0 {
-				t.Errorf("%d tasks placed, %d requests over several nodes: the comparison decides little", placed, spread)
-			}
-			// The daemons decided on the simulator's tree all along.
-			if now := treeShape(cl.nodes); !maps.Equal(now, shape) {
-				for v, p := range shape {
-					if now[v] != p {
-						t.Errorf("the tree changed during the comparison: vertex %d played by %v, now %v", v, p, now[v])
-						break
-					}
-				}
-				if len(now) != len(shape) {
-					t.Errorf("the tree changed during the comparison: %d vertices played, %d before", len(now), len(shape))
-				}
-			}
+			return false, "no bag"
 		})
+		cl.waitQuiet(t)
+		s, _ := cl.nodes[submitter].Status()
+		got := map[int]int{}
+		for _, b := range s.Bags {
+			if b.ID == id {
+				for a, m := range b.Where {
+					got[idx[a]] = m
+				}
+			}
+		}
+		for _, m := range got {
+			placed += m
+		}
+		if len(got) > 1 {
+			spread++
+		}
+		if !maps.Equal(got, want[r]) {
+			t.Errorf("request %d (%d tasks from node %d at %gs): daemons placed %v, simulator %v", r, q.tasks, q.node, q.at, got, want[r])
+		} else {
+			t.Logf("request %d: %d tasks from node %d placed as the simulator on %d nodes (%v)", r, q.tasks, q.node, len(got), time.Since(start).Round(time.Millisecond))
+		}
+	}
+	// Not vacuous: tasks were placed, some requests over several
+	// nodes.
+	if placed < k || spread == 0 {
+		t.Errorf("%d tasks placed, %d requests over several nodes: the comparison decides little", placed, spread)
+	}
+	// The daemons decided on the simulator's tree all along.
+	if now := treeShape(cl.nodes); !maps.Equal(now, shape) {
+		for v, p := range shape {
+			if now[v] != p {
+				t.Errorf("the tree changed during the comparison: vertex %d played by %v, now %v", v, p, now[v])
+				break
+			}
+		}
+		if len(now) != len(shape) {
+			t.Errorf("the tree changed during the comparison: %d vertices played, %d before", len(now), len(shape))
+		}
 	}
 }
 

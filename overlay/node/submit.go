@@ -157,7 +157,7 @@ func (n *Node) submit(j *Job, reply func(validator)) {
 	switch {
 	case j.Deadline > 0:
 		stored.DeadlineAt = now + j.Deadline
-	case n.cfg.Policy == "dp":
+	case n.cfg.Policy.Deadlines():
 		stored.DeadlineAt = now + 7*24*3600
 	}
 	b := &bag{id: id, job: stored, submitted: now, tasks: make([]subTask, j.Tasks), backoff: n.cfg.Retry,
@@ -275,7 +275,7 @@ func (n *Node) submitTimers(t time.Time) {
 				}
 			}
 			if s.state == tsPending {
-				if b.job.DeadlineAt > 0 && now > b.job.DeadlineAt && n.cfg.Policy == "dp" {
+				if b.job.DeadlineAt > 0 && now > b.job.DeadlineAt && n.cfg.Policy.Deadlines() {
 					n.finishTask(b, i, tsFailed, Result{Exit: -1, Err: "deadline passed before the task was placed"}, nil)
 					continue
 				}

@@ -223,7 +223,7 @@ func unstartedNode(t *testing.T) *Node {
 	t.Helper()
 	cr := sharedCreds(t)
 	lns, _ := listeners(t, 1)
-	n, err := New(Config{Listener: lns[0], Policy: "ibp", State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
+	n, err := New(Config{Listener: lns[0], Options: overlay.Options{Policy: overlay.PolicyIBP}, State: t.TempDir(), Cert: cr.cert, CA: cr.ca,
 		Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

@@ -30,16 +30,21 @@ type KNN struct {
 }
 
 // NewKNN is the authors' clustering for policy p: lists of 10 functions
-// (their ClusteringList), 20 for DP (their DP aggregation test), MMP
-// summaries ordered by queue end.
+// (their ClusteringList) in the union's order, with what their tool
+// changed for its policies (knnOf): 20 for DP (their DP aggregation test),
+// MMP summaries ordered by queue end.
 func NewKNN(p overlay.Policy) KNN {
-	switch p {
-	case overlay.PolicyMMP:
-		return KNN{K: 10, OrderBy: 3}
-	case overlay.PolicyDP:
-		return KNN{K: 20, OrderBy: -1}
+	if k, ok := knnOf[p.String()]; ok {
+		return k
 	}
 	return KNN{K: 10, OrderBy: -1}
+}
+
+// knnOf are the authors' settings of their clustering for the paper's
+// policies that differ from the default, by the policy's name.
+var knnOf = map[string]KNN{
+	"mmp": {K: 10, OrderBy: 3},
+	"dp":  {K: 20, OrderBy: -1},
 }
 
 // knnEntry is one candidate partner of a list's owner.

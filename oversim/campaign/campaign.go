@@ -223,20 +223,20 @@ func (g *grid) configs() []*oversim.Config {
 			out = append(out, c)
 		}
 	}
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		for _, sf := range accuracy.PaperSFMax[pol] {
 			for _, l := range links {
 				add(g.table4(pol, sf, l))
 			}
 		}
 	}
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		for _, n := range g.sizes {
 			add(g.size(pol, n))
 		}
 	}
 	for _, sch := range fig10Schedulers {
-		for _, pol := range overlay.Policies() {
+		for _, pol := range accuracy.PaperPolicies {
 			for _, l := range links {
 				for _, n := range g.probeSizes {
 					add(g.probe(sch, pol, l, n))
@@ -244,12 +244,12 @@ func (g *grid) configs() []*oversim.Config {
 			}
 		}
 	}
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		for _, v := range sfmaxVariants(pol) {
 			add(g.sfmax(pol, v.sch, v.sf))
 		}
 	}
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		add(g.plain(pol))
 		for _, m := range churnMedians {
 			add(g.churn(pol, m))

@@ -253,17 +253,7 @@ func SFMaxFigure(w io.Writer, prefix string, args []string) error {
 			strconv.FormatFloat(r.ComputationFinishedMI, 'g', -1, 64), strconv.FormatUint(r.TasksUnallocated, 10), rt, rc, dirs[i]})
 	}
 	tw.Flush()
-	switch runs[0].Policy {
-	case overlay.PolicyIBP:
-		fmt.Fprintln(w, "paper (Figs. 12-13, IBP, 10^6 nodes, 60 h, shapes only): the distributed version finishes more tasks than the centralized one,")
-		fmt.Fprintln(w, "its computation is about 20 % behind the centralized one, little gain from SF_max 225 over 64 or 9, random far behind.")
-	case overlay.PolicyMMP:
-		fmt.Fprintln(w, "paper (Fig. 15, MMP, 10^5 nodes, 60 h, shapes only): the maximum makespan over time; SF_max 81 performs like 256 with some")
-		fmt.Fprintln(w, "wrong decisions, both very close to the centralized version; 16 omitted for its bad results (see PREFIX-makespan.svg).")
-	case overlay.PolicyDP:
-		fmt.Fprintln(w, "paper (Figs. 16-17, DP, 10^5 nodes, 60 h): tasks finished SF_max 64: 4,306,204, 216: 4,321,049, centralized 4,245,745,")
-		fmt.Fprintln(w, "random 1,078,555 (8 not labelled); 216 \"only 5% behind the centralized version\" (Fig. 17, computation).")
-	}
+	fmt.Fprint(w, paperFigsOf(runs[0].Policy).sfmax)
 	if err := experiment.WriteCSVFile(prefix+".csv", []string{"run", "scheduler", "sfmax", "simulated_hours", "tasks_submitted",
 		"tasks_finished", "tasks_finished_in_time", "computation_mi", "tasks_unallocated", "tasks_vs_centralized", "computation_vs_centralized", "dir"}, rows); err != nil {
 		return err
@@ -288,6 +278,102 @@ const (
 
 // paperFig16Overlay is the overlay's tasks finished by SF_max.
 var paperFig16Overlay = map[int]float64{64: 4306204, 216: 4321049}
+
+// paperFigs is what the paper shows of one of its policies in the figures
+// against SF_max (Figs. 12-17) and over time (Fig. 15), looked up by the
+// policy's name (paperFigsOf): the paper's figure numbers, what they give
+// and its text beside ours. A policy the paper does not have gets none:
+// its figures are ours only.
+type paperFigs struct {
+	// sfmax is printed after SFMaxFigure's table: the paper's text on its
+	// figures against SF_max.
+	sfmax string
+	// tasks and comp are the figures of tasks and computation finished
+	// against SF_max (sfmaxFigures), compReduced the computation one of
+	// the reduced reproduction (Reproduce), makespan the makespan over
+	// time (makespanFigure).
+	tasks, comp, compReduced, makespan paperFig
+	// fig16: the paper labels the bars of this policy's tasks finished
+	// (its Fig. 16, DP): drawn beside ours at the paper's size, and the
+	// table of the report.
+	fig16 bool
+}
+
+// paperFig is the paper's counterpart of one of our figures.
+type paperFig struct {
+	number  string           // "Figure 12" ("": the paper has none)
+	paper   figure.PaperKind // what the paper's figure gives
+	caption string           // the paper's text, appended to our caption
+	// claim, when not nil, is what that text says of the overlay against
+	// the centralized version, which the caption then checks against the
+	// runs drawn (againstPaper).
+	claim *paperClaim
+}
+
+// paperClaim is a statement of the paper on the overlay against the
+// centralized version in one metric (againstPaper's arguments).
+type paperClaim struct {
+	what, less, unit string
+	metric           func(*oversim.Result) float64
+	agrees           func(overlay float64) bool
+}
+
+// apply puts p's number before f's title, its kind and its text in f, and
+// what runs show of its claim.
+func (p paperFig) apply(f *figure.Figure, runs []*oversim.Result) {
+	if p.number != "" {
+		f.Title, f.Paper = p.number+": "+f.Title, p.paper
+	}
+	f.Caption += p.caption
+	if c := p.claim; c != nil {
+		f.Caption += " " + againstPaper(runs, c.what, c.less, c.unit, c.metric, c.agrees)
+	}
+}
+
+const mmpNotTasks = " The paper measures MMP by the makespan over time (its Fig. 15), not by "
+
+// paperFigures are the paper's figures of its policies, by name.
+var paperFigures = map[string]paperFigs{
+	"ibp": {
+		sfmax: "paper (Figs. 12-13, IBP, 10^6 nodes, 60 h, shapes only): the distributed version finishes more tasks than the centralized one,\n" +
+			"its computation is about 20 % behind the centralized one, little gain from SF_max 225 over 64 or 9, random far behind.\n",
+		tasks: paperFig{"Figure 12", figure.PaperPicture,
+			" The paper's text on its Fig. 12 (10^6 nodes, 60 h): the distributed version finishes more tasks than the centralized one, random far behind.",
+			&paperClaim{"tasks", "fewer", "", tasksOf, func(overlay float64) bool { return overlay > 0 }}},
+		comp: paperFig{"Figure 13", figure.PaperPicture,
+			" The paper's text on its Fig. 13 (10^6 nodes, 60 h): the computation is about 20 % behind the centralized version, with little gain from SF_max 225 over 64 or 9.",
+			&paperClaim{"computation", "less", " MI", computationOf, func(overlay float64) bool { return overlay >= -0.30 && overlay <= -0.10 }}},
+		compReduced: paperFig{number: "Figure 13", paper: figure.PaperPicture,
+			caption: " The paper's text on its Fig. 13 (10^6 nodes, 60 h): the computation is about 20 % behind the " +
+				"centralized version, with little gain from SF_max 225 over 64 or 9; random far behind."},
+	},
+	"mmp": {
+		sfmax: "paper (Fig. 15, MMP, 10^5 nodes, 60 h, shapes only): the maximum makespan over time; SF_max 81 performs like 256 with some\n" +
+			"wrong decisions, both very close to the centralized version; 16 omitted for its bad results (see PREFIX-makespan.svg).\n",
+		tasks:       paperFig{caption: mmpNotTasks + "tasks finished."},
+		comp:        paperFig{caption: mmpNotTasks + "the computation finished."},
+		compReduced: paperFig{caption: mmpNotTasks + "the computation finished."},
+		makespan: paperFig{number: "Figure 15", paper: figure.PaperPicture,
+			caption: " The paper's text on its Fig. 15 (10^5 nodes, 60 h): SF_max 81 performs like 256 with some wrong " +
+				"decisions, both very close to the centralized version; 16 omitted for its bad results."},
+	},
+	"dp": {
+		sfmax: "paper (Figs. 16-17, DP, 10^5 nodes, 60 h): tasks finished SF_max 64: 4,306,204, 216: 4,321,049, centralized 4,245,745,\n" +
+			"random 1,078,555 (8 not labelled); 216 \"only 5% behind the centralized version\" (Fig. 17, computation).\n",
+		tasks: paperFig{number: "Figure 16"},
+		comp: paperFig{"Figure 17", figure.PaperPicture,
+			" The paper's text on its Fig. 17 (10^5 nodes, 60 h): SF_max 216 is only 5 % behind the centralized version.",
+			&paperClaim{"computation", "less", " MI", computationOf, func(overlay float64) bool { return overlay >= -0.10 && overlay <= 0 }}},
+		compReduced: paperFig{number: "Figure 17", paper: figure.PaperPicture,
+			caption: " The paper's text on its Fig. 17 (10^5 nodes, 60 h): SF_max 216 is only 5 % " +
+				"behind the centralized version (its Fig. 16's tasks finished are in this reproduction's table beside ours)."},
+		fig16: true,
+	},
+}
+
+// paperFigsOf is the paper's figures of policy p (none for a policy the
+// paper does not have).
+func paperFigsOf(p overlay.Policy) paperFigs { return paperFigures[p.String()] }
 
 // fig16Row is the row label of run r in a Fig. 16 table and the paper's
 // tasks finished for it (NaN when its bar is not labelled).
@@ -396,22 +482,10 @@ func sfmaxFigures(prefix string, runs []*oversim.Result, names, dirs []string, l
 		Paper:  figure.PaperNone,
 	}
 	tasks.Caption, comp.Caption = caption, caption
-	switch r0.Policy {
-	case overlay.PolicyIBP:
-		tasks.Title, comp.Title = "Figure 12: "+tasks.Title, "Figure 13: "+comp.Title
-		tasks.Paper, comp.Paper = figure.PaperPicture, figure.PaperPicture
-		tasks.Caption += " The paper's text on its Fig. 12 (10^6 nodes, 60 h): the distributed version finishes more tasks than the centralized one, random far behind. " +
-			againstPaper(runs, "tasks", "fewer", "", tasksOf, func(overlay float64) bool { return overlay > 0 })
-		comp.Caption += " The paper's text on its Fig. 13 (10^6 nodes, 60 h): the computation is about 20 % behind the centralized version, with little gain from SF_max 225 over 64 or 9. " +
-			againstPaper(runs, "computation", "less", " MI", computationOf, func(overlay float64) bool { return overlay >= -0.30 && overlay <= -0.10 })
-	case overlay.PolicyMMP:
-		tasks.Caption += " The paper measures MMP by the makespan over time (its Fig. 15), not by tasks finished."
-		comp.Caption += " The paper measures MMP by the makespan over time (its Fig. 15), not by the computation finished."
-	case overlay.PolicyDP:
-		tasks.Title, comp.Title = "Figure 16: "+tasks.Title, "Figure 17: "+comp.Title
-		comp.Paper = figure.PaperPicture
-		comp.Caption += " The paper's text on its Fig. 17 (10^5 nodes, 60 h): SF_max 216 is only 5 % behind the centralized version. " +
-			againstPaper(runs, "computation", "less", " MI", computationOf, func(overlay float64) bool { return overlay >= -0.10 && overlay <= 0 })
+	pf := paperFigsOf(r0.Policy)
+	pf.tasks.apply(tasks, runs)
+	pf.comp.apply(comp, runs)
+	if pf.fig16 {
 		if r0.Nodes == paperFig16Nodes && r0.Hours == paperFig16Hours {
 			tasks.Paper = figure.PaperValues
 			tasks.Caption += " The paper's values are the bar labels of its Fig. 16 (" + paperFig16Text + "), drawn at their SF_max; the references' as flat lines."
@@ -496,10 +570,8 @@ func makespanFigure(w io.Writer, prefix string, runs []*oversim.Result, names, d
 			"(row_makespan_max_s; 0 where none completed), one line per run.",
 		Paper: figure.PaperNone,
 	}
-	if r0.Policy == overlay.PolicyMMP {
-		f.Title, f.Paper = "Figure 15: "+f.Title, figure.PaperPicture
-		f.Caption += " The paper's text on its Fig. 15 (10^5 nodes, 60 h): SF_max 81 performs like 256 with some wrong " +
-			"decisions, both very close to the centralized version; 16 omitted for its bad results."
+	if pf := paperFigsOf(r0.Policy); pf.makespan.number != "" {
+		pf.makespan.apply(f, runs)
 	} else {
 		f.Caption += " The paper plots the makespan for MMP only."
 	}

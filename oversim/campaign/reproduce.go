@@ -176,7 +176,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	var rows [][]string
 	var table4 []Table4Row
 	var figs []Drawn
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		p := pol.String()
 		for _, sf := range accuracy.PaperSFMax[pol] {
 			for _, l := range links {
@@ -205,7 +205,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	// Fig. 9: throughput against size.
 	fmt.Fprintf(w, "\nFig. 9: throughput (tasks finished per hour) against network size (fast link, %g h)\n", churnHours)
 	var sruns []sizeRun
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		p := pol.String()
 		for _, n := range sizes {
 			r, err := runOne(g.size(pol, n))
@@ -240,7 +240,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	fig10 := map[string][]experiment.Series{} // by link
 	var rs10 []*oversim.Result
 	for _, sch := range fig10Schedulers {
-		for _, pol := range overlay.Policies() {
+		for _, pol := range accuracy.PaperPolicies {
 			p := pol.String()
 			for _, l := range links {
 				label := p
@@ -328,7 +328,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	rows = nil
 	fig12 := map[string][]experiment.Series{} // by policy
 	sfmaxRuns := map[overlay.Policy][]*oversim.Result{}
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		p := pol.String()
 		var got []*oversim.Result
 		for _, v := range sfmaxVariants(pol) {
@@ -355,7 +355,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	tw.Flush()
 	fmt.Fprintln(w, "paper (figures): IBP 10^6 nodes: distributed finishes more tasks than centralized, computation ~20 % behind centralized, random far behind;")
 	fmt.Fprintln(w, "MMP 10^5: SF_max 81 and 256 close to centralized, 16 bad; DP 10^5: SF_max 216 about 5 % behind centralized.")
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		p := pol.String()
 		if len(fig12[p]) == 0 {
 			continue
@@ -369,18 +369,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 			Caption: runsCaption(sfmaxRuns[pol]) + " The overlay at the paper's SF_max values as one line; the centralized and random references flat.",
 			Paper:   figure.PaperNone,
 		}
-		switch pol {
-		case overlay.PolicyIBP:
-			f.Title, f.Paper = "Figure 13: "+f.Title, figure.PaperPicture
-			f.Caption += " The paper's text on its Fig. 13 (10^6 nodes, 60 h): the computation is about 20 % behind the " +
-				"centralized version, with little gain from SF_max 225 over 64 or 9; random far behind."
-		case overlay.PolicyMMP:
-			f.Caption += " The paper measures MMP by the makespan over time (its Fig. 15), not by the computation finished."
-		case overlay.PolicyDP:
-			f.Title, f.Paper = "Figure 17: "+f.Title, figure.PaperPicture
-			f.Caption += " The paper's text on its Fig. 17 (10^5 nodes, 60 h): SF_max 216 is only 5 % " +
-				"behind the centralized version (its Fig. 16's tasks finished are in this reproduction's table beside ours)."
-		}
+		paperFigsOf(pol).compReduced.apply(f, sfmaxRuns[pol])
 		figs = append(figs, Drawn{"fig12-17-" + p, f})
 	}
 	if outDir != "" && len(rows) > 0 {
@@ -400,7 +389,7 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 	fmt.Fprintf(w, "\nFig. 18: finished computation with churn, normalized to the run without failures (%d nodes, %g h, fast link);\n", nodes, churnHours)
 	fmt.Fprintf(w, "catastrophic failure of a fraction of the nodes at %g h, same normalization\n", churnHours/2)
 	var fruns []failRun
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		p := pol.String()
 		r0, err := runOne(g.plain(pol))
 		if err == nil && r0.ComputationFinishedMI == 0 {
@@ -437,5 +426,11 @@ func (c *CampaignParams) Summarize(w io.Writer, outDir string, results []UnitRes
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
-	return c.section(table4, sfmaxRuns[overlay.PolicyDP], figs), nil
+	var fig16Runs []*oversim.Result
+	for _, pol := range accuracy.PaperPolicies {
+		if paperFigsOf(pol).fig16 {
+			fig16Runs = sfmaxRuns[pol]
+		}
+	}
+	return c.section(table4, fig16Runs, figs), nil
 }

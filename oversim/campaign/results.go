@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/volsched/volsched/overlay"
 	"github.com/volsched/volsched/overlay/accuracy"
 	"github.com/volsched/volsched/oversim"
 	"github.com/volsched/volsched/report"
@@ -78,7 +77,7 @@ func ResultsSection(root string) (*reproduction.Section, error) {
 			text += "; left out, as stopped before the end: " + strings.Join(left, ", ")
 		}
 		what = append(what, text)
-		if r0.Policy == overlay.PolicyDP {
+		if paperFigsOf(r0.Policy).fig16 {
 			if t, ok := tasksAtPaperSize(runs); ok {
 				s.Tables = append(s.Tables, t)
 			}
@@ -177,7 +176,7 @@ func resultsRuns(dir string) (runs []*oversim.Result, names, left []string, err 
 // nodes, 60 h): there the counts are comparable.
 func tasksAtPaperSize(runs []*oversim.Result) (report.Table, bool) {
 	r0 := runs[0]
-	if r0.Policy != overlay.PolicyDP || r0.Nodes != paperFig16Nodes || r0.Hours != paperFig16Hours {
+	if !paperFigsOf(r0.Policy).fig16 || r0.Nodes != paperFig16Nodes || r0.Hours != paperFig16Hours {
 		return report.Table{}, false
 	}
 	t := report.Table{ID: "fig16-tasks", RowHeader: "DP run",
@@ -206,7 +205,7 @@ func resultsTable4(dir string) (*report.Table, int, error) {
 	}
 	var rows []Table4Row
 	n, nodes, hours := 0, 0, 0.0
-	for _, pol := range overlay.Policies() {
+	for _, pol := range accuracy.PaperPolicies {
 		for _, sf := range accuracy.PaperSFMax[pol] {
 			for _, link := range []string{"slow", "fast"} {
 				file := filepath.Join(dir, fmt.Sprintf("%s-sf%d-%s.json", pol, sf, link))

@@ -48,7 +48,7 @@ func paperUnit(u, cap int) (campaign.CampaignParams, *campaign.Unit, error) {
 }
 
 // simulate runs heuristics hs together on trial k of unit un.
-func simulate(ctx context.Context, e *coupled.Evaluator, un *campaign.Unit, hs []coupled.Heuristic, av slotsim.Availability, k int, opt slotsim.Options) ([]slotsim.Result, error) {
+func simulate(ctx context.Context, e *coupled.Evaluator, un *campaign.Unit, hs []coupled.Heuristic, av []availability.Source, k int, opt slotsim.Options) ([]slotsim.Result, error) {
 	sim, err := slotsim.New(e, un.Scn.App, hs, opt)
 	if err != nil {
 		return nil, err
@@ -65,8 +65,8 @@ func simulate(ctx context.Context, e *coupled.Evaluator, un *campaign.Unit, hs [
 // timeUnit simulates trial k of a unit with the 17 heuristics together,
 // as the campaign does, and prints the CPU time and each heuristic's
 // makespan; with --separate it simulates the heuristics one after the
-// other (sharing the evaluator and the availability) and prints each
-// one's time.
+// other (sharing the evaluator; the same availability, drawn again for
+// each) and prints each one's time.
 func timeUnit(ctx context.Context, w io.Writer, args []string) error {
 	fs := flags("time-unit")
 	u := fs.Int("unit", -1, "unit of the paper's campaign (required)")
@@ -83,11 +83,10 @@ func timeUnit(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	av := un.Availability(*k)
 	hs := coupled.Heuristics()
 	if !*separate {
 		start := cpuTime()
-		rs, err := simulate(ctx, e, un, hs, av, *k, slotsim.Options{Cap: c.Cap})
+		rs, err := simulate(ctx, e, un, hs, un.Availability(*k), *k, slotsim.Options{Cap: c.Cap})
 		if err != nil {
 			return err
 		}
@@ -101,10 +100,9 @@ func timeUnit(ctx context.Context, w io.Writer, args []string) error {
 			m, ncom, wmin, *k, d, slots, float64(d.Nanoseconds())/1e3/float64(slots), e.Calls, e.Hits, e.Evals, e.Pruned)
 		return nil
 	}
-	rec := slotsim.NewRecording(av, c.P)
 	for _, h := range hs {
 		start := cpuTime()
-		rs, err := simulate(ctx, e, un, []coupled.Heuristic{h}, rec.Replay(), *k, slotsim.Options{Cap: c.Cap})
+		rs, err := simulate(ctx, e, un, []coupled.Heuristic{h}, un.Availability(*k), *k, slotsim.Options{Cap: c.Cap})
 		if err != nil {
 			return err
 		}

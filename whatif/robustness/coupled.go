@@ -98,8 +98,12 @@ func (c *CoupledParams) RunUnit(ctx context.Context, seed uint64, u int) (Couple
 	for vi, v := range c.Variants {
 		ai := avIndex[v.Availability]
 		a := c.Availabilities[ai]
+		m, err := modelOf(a)
+		if err != nil {
+			return CoupledUnitResult{}, err
+		}
 		p := plats[a.Name]
-		if p == nil && a.Model != "markov" {
+		if p == nil && !m.papers {
 			if p, err = platformOf(a, un.Scn.Chains, plat.W, availability.StartStationary); err != nil {
 				return CoupledUnitResult{}, fmt.Errorf("%s: %w", where, err)
 			}
@@ -109,14 +113,14 @@ func (c *CoupledParams) RunUnit(ctx context.Context, seed uint64, u int) (Couple
 		for k := 0; k < c.Grid.Trials; k++ {
 			var rs []coupledsim.Result
 			switch {
-			case a.Model == "markov":
+			case m.papers:
 				rs, err = sim.Run(ctx, un.Availability(k), rngs(k))
 			default:
 				var tr *whatif.Trial
 				if tr, err = trial(p, a, v.Beliefs, availSeed(seed, u, ai), k); err != nil {
 					break
 				}
-				av := coupledsim.FromSources(tr.Sources)
+				av := tr.Sources
 				if v.Beliefs.Known {
 					rs, err = sim.Run(ctx, av, rngs(k))
 				} else {

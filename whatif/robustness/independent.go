@@ -70,48 +70,6 @@ func availSeed(seed uint64, u, a int) uint64 {
 	return stream.New(seed, uint64(u), labelRobustness, uint64(a)).Uint64()
 }
 
-// platformOf is the what-if platform of a scenario under availability a:
-// each worker's speed w[q], and its chain (chains[q]), a semi-Markov model
-// of the chain's mean sojourns, or a trace.
-func platformOf(a Availability, chains []availability.Chain, w []int, start availability.Start) (*whatif.Platform, error) {
-	p := &whatif.Platform{Source: "robustness:" + a.Name, Start: start}
-	var st *availability.SlotTrace
-	if a.Model == "trace" {
-		var err error
-		if st, err = a.slotTrace(); err != nil {
-			return nil, err
-		}
-		if st.Hosts() < len(w) {
-			return nil, fmt.Errorf("availability %s: %d hosts for %d workers", a.Name, st.Hosts(), len(w))
-		}
-		p.SlotSeconds = a.SlotSeconds
-		p.Traces = []whatif.Trace{{Name: a.Name, Slots: st}}
-	}
-	for q := range w {
-		wk := whatif.Worker{Name: fmt.Sprint(q), Entry: q, W: w[q]}
-		switch a.Model {
-		case "markov-sources":
-			wk.Avail = whatif.Avail{Kind: whatif.KindChain, Chain: chains[q]}
-		case "weibull", "lognormal":
-			f := availability.Weibull
-			if a.Model == "lognormal" {
-				f = availability.LogNormal
-			}
-			m, err := SemiMarkovOf(chains[q], f, a.Shape)
-			if err != nil {
-				return nil, fmt.Errorf("availability %s, processor %d: %w", a.Name, q, err)
-			}
-			wk.Avail = whatif.Avail{Kind: whatif.KindSemiMarkov, SemiMarkov: m}
-		case "trace":
-			wk.Avail = whatif.Avail{Kind: whatif.KindTrace, Trace: 0, HostIndex: -1}
-		default:
-			return nil, fmt.Errorf("availability %s: model %q has no platform", a.Name, a.Model)
-		}
-		p.Workers = append(p.Workers, wk)
-	}
-	return p, nil
-}
-
 // trial is one trial's availability under availability a (platform p)
 // with beliefs b: the sources from the run's slot 0 and the view primed
 // with the history (the same states for every beliefs).
@@ -129,7 +87,7 @@ func realization(p *whatif.Platform, a Availability, b Beliefs, seed uint64, k i
 	if err != nil {
 		return nil, err
 	}
-	real := slotsim.NewRealization(slotsim.FromAvailability(tr.Sources))
+	real := slotsim.Realize(tr.Sources)
 	if !b.Known {
 		if err := real.Believe(tr.View); err != nil {
 			return nil, err
@@ -153,10 +111,6 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 	if err != nil {
 		return UnitResult{}, fmt.Errorf("unit %d %+v: %w", u, sc, err)
 	}
-	start := availability.StartStationary
-	if opt.Initial == iterative.StartUp {
-		start = availability.StartUp
-	}
 	avIndex := map[string]int{}
 	for i, a := range c.Availabilities {
 		avIndex[a.Name] = i
@@ -167,9 +121,13 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 	for vi, v := range c.Variants {
 		ai := avIndex[v.Availability]
 		a := c.Availabilities[ai]
+		m, err := modelOf(a)
+		if err != nil {
+			return UnitResult{}, err
+		}
 		p := plats[a.Name]
-		if p == nil && a.Model != "markov" {
-			if p, err = platformOf(a, in.Chains, in.W, start); err != nil {
+		if p == nil && !m.papers {
+			if p, err = platformOf(a, in.Chains, in.W, opt.Initial); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d: %w", u, err)
 			}
 			plats[a.Name] = p
@@ -180,8 +138,8 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 				return UnitResult{}, err
 			}
 			var real *slotsim.Realization
-			if a.Model == "markov" {
-				real = slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
+			if m.papers {
+				real = slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
 			} else if real, err = realization(p, a, v.Beliefs, availSeed(seed, u, ai), tr); err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d variant %s trial %d: %w", u, v.Name, tr, err)
 			}

@@ -30,9 +30,11 @@ import (
 type Availability struct {
 	Name string `json:"name"`
 	// Model is "markov" (the scenario's chains, drawn exactly as the
-	// papers' campaign draws them), "weibull" or "lognormal" (SemiMarkovOf
-	// the scenario's chains with Shape), "markov-sources" (the chains
-	// through availability.ChainSource: with History), or "trace".
+	// papers' campaign draws them), "markov-sources" (the chains through
+	// availability.ChainSource: with History), "trace", or the name of a
+	// sojourn law of package availability/sojourn, "weibull" or
+	// "lognormal" or one a program registers (SemiMarkovOf the scenario's
+	// chains with that law and Shape). models.go registers them.
 	Model string  `json:"model"`
 	Shape float64 `json:"shape,omitempty"`
 	// Trace is "ucb" or "entropia" (trace.Generate of seed 003's fits with
@@ -143,28 +145,14 @@ func validate(av []Availability, vs []Variant) error {
 		if a.History < 0 || a.History > 1<<20 {
 			return fmt.Errorf("%s: history = %d, want 0..%d slots", where, a.History, 1<<20)
 		}
-		switch a.Model {
-		case "markov":
-			if a.History != 0 {
-				return fmt.Errorf("%s: model markov draws the papers' realization from slot 0: history = %d, want 0 (use markov-sources)", where, a.History)
+		m, err := modelOf(a)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if m.check != nil {
+			if err := m.check(a); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
 			}
-		case "markov-sources":
-		case "weibull", "lognormal":
-			if !(a.Shape >= 0.05 && a.Shape <= 10) {
-				return fmt.Errorf("%s: shape = %v, want 0.05..10", where, a.Shape)
-			}
-		case "trace":
-			if !(a.SlotSeconds > 0) {
-				return fmt.Errorf("%s: slot_seconds = %v, want > 0", where, a.SlotSeconds)
-			}
-			if a.Unavailable != "down" && a.Unavailable != "reclaimed" {
-				return fmt.Errorf("%s: unavailable = %q, want down or reclaimed", where, a.Unavailable)
-			}
-			if a.Trace == "" {
-				return fmt.Errorf("%s: trace is empty, want ucb, entropia or an FTA file", where)
-			}
-		default:
-			return fmt.Errorf("%s: model %q, want markov, markov-sources, weibull, lognormal or trace", where, a.Model)
 		}
 	}
 	seen := map[string]bool{}
@@ -179,10 +167,11 @@ func validate(av []Availability, vs []Variant) error {
 			return fmt.Errorf("%s: availability %q is not in availabilities", where, v.Availability)
 		}
 		b := v.Beliefs
-		if b.Known && a.Model == "trace" {
-			return fmt.Errorf("%s: known chains with a trace: a trace has no chain, want known = false", where)
+		m, _ := modelOf(a)
+		if b.Known && !m.chains {
+			return fmt.Errorf("%s: known chains with model %s: it has no chain, want known = false", where, a.Model)
 		}
-		if !b.Known && a.Model == "markov" {
+		if !b.Known && m.papers {
 			return fmt.Errorf("%s: estimated chains need a view from slot 0: use availability model markov-sources", where)
 		}
 		if b.Window < 0 || b.Refresh < 0 || b.PriorWeight < 0 {
@@ -192,19 +181,20 @@ func validate(av []Availability, vs []Variant) error {
 	return nil
 }
 
-// checkTraces loads the traces of the availabilities and checks that each
-// has at least p hosts (the workers replay distinct hosts).
+// checkTraces loads (or generates) what the availabilities replay, once
+// per process (the traces), and checks that there is room for p workers
+// (a host each).
 func checkTraces(av []Availability, p int) error {
 	for _, a := range av {
-		if a.Model != "trace" {
+		m, err := modelOf(a)
+		if err != nil {
+			return fmt.Errorf("robustness: availability %s: %w", a.Name, err)
+		}
+		if m.load == nil {
 			continue
 		}
-		st, err := a.slotTrace()
-		if err != nil {
+		if err := m.load(a, nil, p); err != nil {
 			return fmt.Errorf("robustness: %w", err)
-		}
-		if st.Hosts() < p {
-			return fmt.Errorf("robustness: availability %s: trace %s has %d hosts, want at least p = %d (each worker replays its own host)", a.Name, a.Trace, st.Hosts(), p)
 		}
 	}
 	return nil

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 )
 
 // Shapes from seed 003's Table 1: the log-normal fit of the UCB trace's
@@ -32,8 +30,9 @@ const slotMeanTerms = 256
 // slotMeanTerms terms are summed; the tail Σ_{k>K} S(k) is ∫_K^∞ S(x) dx −
 // S(K)/2 + f(K)/12 (Euler–Maclaurin, f the density, taken as the CDF's
 // difference over [K − ½, K + ½]; the next term involves f″ and is
-// negligible there), with ∫_K^∞ S = E[X·1{X > K}] − K·S(K) in closed form
-// for each family.
+// negligible there), with ∫_K^∞ S = E[X·1{X > K}] − K·S(K) from the law's
+// PartialMean (in closed form for every law of package
+// availability/sojourn).
 func SlotMean(d availability.Sojourn) float64 {
 	const K = slotMeanTerms
 	sum := 1.0
@@ -42,44 +41,26 @@ func SlotMean(d availability.Sojourn) float64 {
 	}
 	sK := 1 - d.CDF(K)
 	fK := d.CDF(K+0.5) - d.CDF(K-0.5)
-	return sum + upperPartialMean(d, K) - K*sK - sK/2 + fK/12
+	return sum + d.PartialMean(K) - K*sK - sK/2 + fK/12
 }
 
-// upperPartialMean is E[X·1{X > x}].
-func upperPartialMean(d availability.Sojourn, x float64) float64 {
-	switch d.Family {
-	case availability.Exponential:
-		return (x + 1/d.Rate) * math.Exp(-d.Rate*x)
-	case availability.Weibull:
-		a := 1 + 1/d.Shape
-		return d.Scale * math.Gamma(a) * mathext.GammaIncRegComp(a, math.Pow(x/d.Scale, d.Shape))
-	default:
-		m := math.Exp(d.Mu + d.Sigma*d.Sigma/2)
-		return m * distuv.UnitNormal.Survival((math.Log(x)-d.Mu-d.Sigma*d.Sigma)/d.Sigma)
+// SojournOfSlotMean is the law of family f (a registered sojourn law with
+// OfMean) with the given shape (Weibull k, log-normal σ; ignored for the
+// exponential) whose sojourns last slotMean slots on average once cut into
+// slots (SlotMean), found on the law's continuous mean by regula falsi
+// (Illinois) within a bracket (SlotMean grows with it: the family is a
+// scale family; it tends to 1 as the mean tends to 0 and exceeds the mean).
+// slotMean must exceed 1.
+func SojournOfSlotMean(f sojourn.Family, shape, slotMean float64) (availability.Sojourn, error) {
+	if f.OfMean == nil {
+		return nil, fmt.Errorf("the %s law has no form by shape and mean (sojourn.Family.OfMean), which the study needs", f.Name)
 	}
-}
-
-// SojournOfSlotMean is the law of the family with the given shape (Weibull
-// k, log-normal σ; ignored for the exponential) whose sojourns last
-// slotMean slots on average once cut into slots (SlotMean), found on the
-// law's continuous mean by regula falsi (Illinois) within a bracket
-// (SlotMean grows with it: the family is a scale family; it tends to 1 as
-// the mean tends to 0 and exceeds the mean). slotMean must exceed 1.
-func SojournOfSlotMean(f availability.Family, shape, slotMean float64) (availability.Sojourn, error) {
 	if !(slotMean > 1) || math.IsInf(slotMean, 0) {
-		return availability.Sojourn{}, fmt.Errorf("mean sojourn of %v slots, want a finite number > 1", slotMean)
+		return nil, fmt.Errorf("mean sojourn of %v slots, want a finite number > 1", slotMean)
 	}
-	law := func(mean float64) availability.Sojourn {
-		switch f {
-		case availability.Weibull:
-			return availability.WeibullMean(shape, mean)
-		case availability.LogNormal:
-			return availability.LogNormalMean(shape, mean)
-		}
-		return availability.ExponentialMean(mean)
-	}
+	law := func(mean float64) availability.Sojourn { return f.OfMean(shape, mean) }
 	if err := law(slotMean).Validate(); err != nil {
-		return availability.Sojourn{}, err
+		return nil, err
 	}
 	// g(m) = SlotMean(law(m)) − slotMean: g(0+) = 1 − slotMean < 0 and
 	// g(slotMean) ≥ 0.
@@ -120,7 +101,7 @@ func SojournOfSlotMean(f availability.Family, shape, slotMean float64) (availabi
 // probability P_ij/(1 − P_ii). Its long-run fractions of time in each
 // state are the chain's stationary distribution; only the shape of the
 // sojourns differs. Every P_ii must be < 1.
-func SemiMarkovOf(c availability.Chain, f availability.Family, shape float64) (availability.SemiMarkov, error) {
+func SemiMarkovOf(c availability.Chain, f sojourn.Family, shape float64) (availability.SemiMarkov, error) {
 	var m availability.SemiMarkov
 	for i := 0; i < 3; i++ {
 		stay := c.P[i][i]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/availability/sojourn"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -13,11 +14,11 @@ import (
 // (a geometric number of slots of mean 1/(1 − e^(−λ))).
 func TestSlotMeanSeries(t *testing.T) {
 	for _, d := range []availability.Sojourn{
-		availability.ExponentialMean(7.5),
-		availability.WeibullMean(0.7, 20),
-		availability.WeibullMean(1.8, 40),
-		availability.LogNormalMean(1, 30),
-		availability.WeibullMean(0.45, 3),
+		sojourn.ExponentialMean(7.5),
+		sojourn.WeibullMean(0.7, 20),
+		sojourn.WeibullMean(1.8, 40),
+		sojourn.LogNormalMean(1, 30),
+		sojourn.WeibullMean(0.45, 3),
 	} {
 		direct := 1.0
 		for k := 1; k <= 20_000_000; k++ {
@@ -31,7 +32,7 @@ func TestSlotMeanSeries(t *testing.T) {
 			t.Errorf("%+v: SlotMean %v, direct sum %v", d, got, direct)
 		}
 	}
-	d := availability.ExponentialMean(7.5)
+	d := sojourn.ExponentialMean(7.5)
 	if got, want := SlotMean(d), 1/(1-math.Exp(-1/7.5)); math.Abs(got-want) > 1e-9 {
 		t.Errorf("exponential: %v, want %v", got, want)
 	}
@@ -48,18 +49,23 @@ func TestSemiMarkovOfMeans(t *testing.T) {
 	c := availability.Chain{P: [3][3]float64{{0.95, 0.03, 0.02}, {0.08, 0.9, 0.02}, {0.02, 0.01, 0.97}}}
 	pi := c.Stationary()
 	for _, fam := range []struct {
-		f     availability.Family
+		name  string
 		shape float64
-	}{{availability.Weibull, UCBWeibullShape}, {availability.LogNormal, UCBSigma}, {availability.Exponential, 0}} {
-		m, err := SemiMarkovOf(c, fam.f, fam.shape)
+		label uint64 // of the test's streams
+	}{{"weibull", UCBWeibullShape, 1}, {"lognormal", UCBSigma, 2}, {"exponential", 0, 0}} {
+		f, err := sojourn.Lookup(fam.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := stream.New(8, uint64(fam.f))
+		m, err := SemiMarkovOf(c, f, fam.shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := stream.New(8, fam.label)
 		for i := 0; i < 3; i++ {
 			want := 1 / (1 - c.P[i][i])
 			if got := SlotMean(m.Sojourn[i]); math.Abs(got-want) > 1e-6*want {
-				t.Errorf("%v state %d: SlotMean %v, want %v", fam.f, i, got, want)
+				t.Errorf("%s state %d: SlotMean %v, want %v", fam.name, i, got, want)
 			}
 			const n = 400_000
 			sum, sum2 := 0.0, 0.0
@@ -71,7 +77,7 @@ func TestSemiMarkovOfMeans(t *testing.T) {
 			mean := sum / n
 			se := math.Sqrt((sum2/n - mean*mean) / n)
 			if math.Abs(mean-want) > 5*se {
-				t.Errorf("%v state %d: sampled mean %.3f ± %.3f slots, want %.3f", fam.f, i, mean, se, want)
+				t.Errorf("%s state %d: sampled mean %.3f ± %.3f slots, want %.3f", fam.name, i, mean, se, want)
 			}
 			for j := 0; j < 3; j++ {
 				if j != i && math.Abs(m.Jump[i][j]*(1-c.P[i][i])-c.P[i][j]) > 1e-12 {
@@ -79,7 +85,7 @@ func TestSemiMarkovOfMeans(t *testing.T) {
 				}
 			}
 		}
-		if fam.f == availability.Exponential {
+		if fam.name == "exponential" {
 			eq, ok := m.EquivalentChain()
 			if !ok {
 				t.Fatal("exponential: no equivalent chain")
@@ -95,7 +101,7 @@ func TestSemiMarkovOfMeans(t *testing.T) {
 		// The long-run fraction of slots in each state is π (the jump
 		// chain's stationary law times the slot means is ∝ π), from a long
 		// source (heavy tails: a loose tolerance, fixed seed).
-		src := m.NewSource(availability.StartStationary, stream.New(9, uint64(fam.f)))
+		src := m.NewSource(availability.StartStationary, stream.New(9, fam.label))
 		var cnt [3]float64
 		const slots = 2_000_000
 		for k := 0; k < slots; k++ {
@@ -103,11 +109,12 @@ func TestSemiMarkovOfMeans(t *testing.T) {
 		}
 		for i := range cnt {
 			if got := cnt[i] / slots; math.Abs(got-pi[i]) > 0.1*pi[i]+0.01 {
-				t.Errorf("%v: fraction of slots in %d = %.4f, π = %.4f", fam.f, i, got, pi[i])
+				t.Errorf("%s: fraction of slots in %d = %.4f, π = %.4f", fam.name, i, got, pi[i])
 			}
 		}
 	}
-	if _, err := SemiMarkovOf(availability.Chain{P: [3][3]float64{{1, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}}}, availability.Weibull, 0.5); err == nil {
+	w, _ := sojourn.Lookup("weibull")
+	if _, err := SemiMarkovOf(availability.Chain{P: [3][3]float64{{1, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}}}, w, 0.5); err == nil {
 		t.Error("P_uu = 1: no error")
 	}
 }

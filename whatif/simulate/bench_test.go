@@ -55,7 +55,7 @@ func BenchmarkBelieve(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					real := slotsim.NewRealization(slotsim.FromAvailability(tr.Sources))
+					real := slotsim.Realize(tr.Sources)
 					if refresh >= 0 {
 						if err := real.Believe(tr.View); err != nil {
 							b.Fatal(err)

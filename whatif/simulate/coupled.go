@@ -99,7 +99,7 @@ func (r *coupledRunner) trial(ctx context.Context, k int, ms []int, failed []boo
 			return err
 		}
 	}
-	res, err := r.sim.RunBelieving(ctx, coupledsim.FromSources(tr.Sources), coupledsim.Beliefs{View: tr.View, Evaluator: r.build}, r.rngs(k))
+	res, err := r.sim.RunBelieving(ctx, tr.Sources, coupledsim.Beliefs{View: tr.View, Evaluator: r.build}, r.rngs(k))
 	if err != nil {
 		return fmt.Errorf("trial %d: %w", k, err)
 	}

@@ -39,9 +39,9 @@ func ForecastIterative(p iterative.ForecastInput) (iterative.Forecast, error) {
 	opt := iterative.DefaultOptions()
 	opt.ExtraReplicas = p.ExtraReplicas
 	opt.MaxSlots = 1 << 22
-	opt.Initial = iterative.StartStationary
+	opt.Initial = availability.StartStationary
 	if p.AllUp {
-		opt.Initial = iterative.StartUp
+		opt.Initial = availability.StartUp
 	}
 	sim, err := slotsim.New(in, opt)
 	if err != nil {
@@ -53,19 +53,27 @@ func ForecastIterative(p iterative.ForecastInput) (iterative.Forecast, error) {
 	if p.Start != nil && len(p.Start) != len(p.Chains) {
 		return iterative.Forecast{}, fmt.Errorf("%d initial states for %d processors", len(p.Start), len(p.Chains))
 	}
+	for q, st := range p.Start {
+		if st > availability.Down {
+			return iterative.Forecast{}, fmt.Errorf("initial state of processor %d: %d, want UP, RECLAIMED or DOWN", q, st)
+		}
+	}
 	makespans := make([]float64, p.Runs)
 	var sum, sum2 float64
 	for r := range p.Runs {
 		rng := rand.New(rand.NewPCG(p.Seed, uint64(r)))
-		var src []slotsim.Source
+		var src []availability.Source
 		if p.Start != nil {
+			// Each processor from its state, no draw for slot 0; the
+			// following slots from the one stream, in processor order.
+			src = make([]availability.Source, len(p.Chains))
 			for q, c := range p.Chains {
-				src = append(src, &fromState{chain: c, cur: p.Start[q], rng: rng})
+				src[q] = availability.NewChainSource(c, availability.StartIn(p.Start[q]), rng)
 			}
 		} else {
-			src = slotsim.Markov(p.Chains, opt.Initial, rng)
+			src = availability.ChainSources(p.Chains, opt.Initial, rng)
 		}
-		ms, err := sim.Run(h, slotsim.NewRealization(src), rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
+		ms, err := sim.Run(h, slotsim.Realize(src), rand.New(rand.NewPCG(p.Seed, uint64(r)+1<<32)))
 		if err != nil {
 			return iterative.Forecast{}, err
 		}
@@ -81,19 +89,4 @@ func ForecastIterative(p iterative.ForecastInput) (iterative.Forecast, error) {
 	slices.Sort(makespans)
 	f.Lo, f.Hi = Quantile(makespans, (1-level)/2), Quantile(makespans, (1+level)/2)
 	return f, nil
-}
-
-// fromState is a processor's availability starting in a given state, then
-// following its chain.
-type fromState struct {
-	chain availability.Chain
-	cur   availability.State
-	rng   *rand.Rand
-}
-
-func (f *fromState) State(t int) availability.State {
-	if t > 0 {
-		f.cur = f.chain.NextU(f.cur, f.rng.Float64())
-	}
-	return f.cur
 }

@@ -293,7 +293,7 @@ func (r *iterRunner) trial(ctx context.Context, k int, ms []int, failed []bool, 
 			pred[i] = predictIterative(&r.dec, r.in, tr.View.Chains(), h, whatif.DecideStream(r.seed, uint64(k), int(h)))
 		}
 	}
-	real := slotsim.NewRealization(slotsim.FromAvailability(tr.Sources))
+	real := slotsim.Realize(tr.Sources)
 	if err := real.Believe(tr.View); err != nil {
 		return err
 	}
