@@ -67,7 +67,7 @@ func TestDecisionIgnoresIDs(t *testing.T) {
 		for i := rng.IntN(8); i >= 0; i-- {
 			s.Tasks = append(s.Tasks, OpenTask{ID: int64(i), Copies: rng.IntN(2)})
 		}
-		h := Heuristic(rng.IntN(NumHeuristics))
+		h := Paper()[rng.IntN(len(Paper()))]
 		a := slices.Clone(d.Decide(h, s, stream.New(44, uint64(it)), nil))
 		for q := range s.Procs {
 			s.Procs[q].ID = 1000 - 7*int64(q)

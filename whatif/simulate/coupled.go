@@ -83,7 +83,7 @@ func (r *coupledRunner) rngs(k int) []*rand.Rand {
 	out := make([]*rand.Rand, len(r.hs))
 	for i, h := range r.hs {
 		if h.Build == coupled.Random {
-			out[i] = whatif.DecideStream(r.seed, uint64(k), r.index[h.Name])
+			out[i] = whatif.DecideStream(r.seed, uint64(k), uint64(r.index[h.Name]))
 		}
 	}
 	return out
