@@ -3,11 +3,12 @@ package iterative
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/volsched/volsched/internal/regname"
 )
 
 // A Heuristic is one registered heuristic of the iterative model: the 17
@@ -138,7 +139,7 @@ func register(s Spec, paper bool, label uint64) (Heuristic, error) {
 		s.Family = s.Name
 	}
 	if !paper {
-		label = nameLabel(s.Name)
+		label = regname.Label(s.Name)
 	}
 	r := &registry
 	r.Lock()
@@ -164,31 +165,16 @@ func register(s Spec, paper bool, label uint64) (Heuristic, error) {
 	return h, nil
 }
 
-// nameLabel is the random stream's label of a heuristic that is not one of
-// §6's: 2^32 plus the 32-bit FNV-1a hash of its name, so that it depends on
-// the name only (not on the order of registration) and never equals a
-// paper heuristic's (0..16).
-func nameLabel(name string) uint64 {
-	f := fnv.New32a()
-	f.Write([]byte(name))
-	return 1<<32 | uint64(f.Sum32())
-}
-
 // Validate checks a spec before registration: a name of 1 to 32 letters,
 // digits or "*+-_." (it appears in comma-separated lists, CSV headers and
 // file names), a description of one line, exactly one of Key, Weight and
 // Decide, Contention only with Key, Random only with Decide.
 func (s *Spec) Validate() error {
-	if n := len(s.Name); n == 0 || n > 32 {
-		return fmt.Errorf("heuristic %q: a name of %d bytes, want 1 to 32", s.Name, n)
+	if err := regname.Check("heuristic", s.Name); err != nil {
+		return err
 	}
-	for _, c := range s.Name {
-		if !nameChar(c) {
-			return fmt.Errorf("heuristic %q: character %q in the name, want letters, digits or *+-_.", s.Name, c)
-		}
-	}
-	if strings.TrimSpace(s.Description) == "" || strings.ContainsAny(s.Description, "\r\n") {
-		return fmt.Errorf("heuristic %q: description %q, want one non-empty line", s.Name, s.Description)
+	if err := regname.CheckLine("heuristic", s.Name, "description", s.Description); err != nil {
+		return err
 	}
 	if strings.ContainsAny(s.Family, "\r\n,") {
 		return fmt.Errorf("heuristic %q: family %q, want one line without commas", s.Name, s.Family)
@@ -208,10 +194,6 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("heuristic %q: Random without Decide, want it only for a whole decision (Weight always draws, Key never)", s.Name)
 	}
 	return nil
-}
-
-func nameChar(c rune) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("*+-_.", c)
 }
 
 // Heuristics returns every registered heuristic: the 17 of §6 in its order,
