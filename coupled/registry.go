@@ -1,0 +1,185 @@
+package coupled
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/volsched/volsched/internal/regname"
+)
+
+// registry is the table of heuristics, by name regardless of case and in
+// the order Heuristics returns them.
+var registry struct {
+	sync.RWMutex
+	byFold map[string]Heuristic // by strings.ToLower(name)
+	stream map[uint64]Heuristic
+	paper  []Heuristic // the 17 of §VI, in its order
+	others []Heuristic // the others, by name
+}
+
+// What the passive building blocks and the switching criteria do, for the
+// descriptions of the 17.
+var (
+	passiveNames = map[Criterion]string{Prob: "IP", Time: "IE", Yield: "IY", ApparentYield: "IAY"}
+	passiveWhat  = map[Criterion]string{
+		Prob:          "the largest probability P that the configuration completes the iteration",
+		Time:          "the smallest expected duration E of the iteration",
+		Yield:         "the largest yield P/(t+E), t the slots since the iteration began",
+		ApparentYield: "the largest apparent yield P/E",
+	}
+	switchNames = map[Criterion]string{Prob: "P", Time: "E", Yield: "Y"}
+	switchWhat  = map[Criterion]string{Prob: "a larger P", Time: "a smaller E", Yield: "a larger yield P/(t+E)"}
+)
+
+// The 17 heuristics of §VI, registered in its order (RANDOM; the passive
+// IP, IE, IY, IAY; C-H for C ∈ {P, E, Y}, H ∈ {IP, IE, IY, IAY}); a
+// heuristic's position is the label of its random stream (Stream): the
+// committed results depend on it.
+func init() {
+	paper := []Heuristic{{Name: "RANDOM", Build: Random,
+		Description: "each task to an UP worker drawn uniformly at random; the configuration is kept until a member goes DOWN"}}
+	builds := []Criterion{Prob, Time, Yield, ApparentYield}
+	for _, b := range builds {
+		paper = append(paper, Heuristic{Name: passiveNames[b], Build: b,
+			Description: fmt.Sprintf("passive greedy: each task to the UP worker that gives the configuration %s (§VI.A); kept until a member goes DOWN", passiveWhat[b])})
+	}
+	for _, c := range []Criterion{Prob, Time, Yield} {
+		for _, b := range builds {
+			paper = append(paper, Heuristic{Name: switchNames[c] + "-" + passiveNames[b], Build: b, Switch: c,
+				Description: fmt.Sprintf("proactive %s: at every slot builds a new configuration as %s does and switches to it if it has %s than the running one (§VI.B)",
+					passiveNames[b], passiveNames[b], switchWhat[c])})
+		}
+	}
+	for i, h := range paper {
+		if _, err := register(h, true, uint64(i)); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Register checks h (Validate) and adds it to the table of heuristics under
+// its name; from then on ParseHeuristic finds it and every driver runs it.
+// A program registers its heuristics in an init function (MustRegister), as
+// database/sql drivers are. It is an error to register a name twice (in any
+// case). The returned value is the registered heuristic (its Stream set).
+func Register(h Heuristic) (Heuristic, error) { return register(h, false, 0) }
+
+// MustRegister is Register that panics on an error, for init functions
+// and package variables.
+func MustRegister(h Heuristic) Heuristic {
+	r, err := Register(h)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func register(h Heuristic, paper bool, label uint64) (Heuristic, error) {
+	if err := h.Validate(); err != nil {
+		return Heuristic{}, err
+	}
+	if !paper {
+		label = regname.Label(h.Name)
+	}
+	h.stream, h.registered = label, true
+	r := &registry
+	r.Lock()
+	defer r.Unlock()
+	if r.byFold == nil {
+		r.byFold, r.stream = map[string]Heuristic{}, map[uint64]Heuristic{}
+	}
+	fold := strings.ToLower(h.Name)
+	if o, ok := r.byFold[fold]; ok {
+		return Heuristic{}, fmt.Errorf("heuristic %q: the name of heuristic %s is taken, want another one", h.Name, o.Name)
+	}
+	if o, ok := r.stream[label]; ok {
+		return Heuristic{}, fmt.Errorf("heuristic %q: its random stream's label %#x is heuristic %s's, want another name", h.Name, label, o.Name)
+	}
+	r.byFold[fold], r.stream[label] = h, h
+	if paper {
+		r.paper = append(r.paper, h)
+	} else {
+		i, _ := slices.BinarySearchFunc(r.others, h.Name, func(o Heuristic, n string) int { return strings.Compare(o.Name, n) })
+		r.others = slices.Insert(r.others, i, h)
+	}
+	return h, nil
+}
+
+// Validate checks a heuristic before registration: a name of 1 to 32
+// letters, digits or "*+-_." (it appears in comma-separated lists, CSV
+// headers and file names), a description of one line, and how it decides
+// (Check).
+func (h Heuristic) Validate() error {
+	if err := regname.Check("heuristic", h.Name); err != nil {
+		return err
+	}
+	if err := regname.CheckLine("heuristic", h.Name, "description", h.Description); err != nil {
+		return err
+	}
+	return h.Check()
+}
+
+// Heuristics returns every registered heuristic: the 17 of §VI in its
+// order (RANDOM, IP, IE, IY, IAY, then C-H for C ∈ {P, E, Y}, H ∈ {IP, IE,
+// IY, IAY}), then the others by name (not in the order they were
+// registered).
+func Heuristics() []Heuristic {
+	r := &registry
+	r.RLock()
+	defer r.RUnlock()
+	return append(slices.Clone(r.paper), r.others...)
+}
+
+// Paper returns the 17 heuristics of §VI in its order.
+func Paper() []Heuristic {
+	r := &registry
+	r.RLock()
+	defer r.RUnlock()
+	return slices.Clone(r.paper)
+}
+
+// HeuristicNames lists the names of Heuristics() in order.
+func HeuristicNames() []string { return Names(Heuristics()) }
+
+// Names returns the names of hs.
+func Names(hs []Heuristic) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// ParseHeuristic finds a registered heuristic by name (case-insensitive).
+func ParseHeuristic(name string) (Heuristic, error) {
+	r := &registry
+	r.RLock()
+	h, ok := r.byFold[strings.ToLower(name)]
+	r.RUnlock()
+	if !ok {
+		return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
+	}
+	return h, nil
+}
+
+// ParseHeuristics looks up a list of names (ParseHeuristic); a heuristic
+// named twice is an error. An empty list is all of them (Heuristics).
+func ParseHeuristics(names []string) ([]Heuristic, error) {
+	if len(names) == 0 {
+		return Heuristics(), nil
+	}
+	hs := make([]Heuristic, 0, len(names))
+	for _, n := range names {
+		h, err := ParseHeuristic(n)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(hs, func(x Heuristic) bool { return x.Name == h.Name }) {
+			return nil, fmt.Errorf("heuristic %s named twice, want each once", h.Name)
+		}
+		hs = append(hs, h)
+	}
+	return hs, nil
+}
