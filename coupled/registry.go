@@ -24,13 +24,13 @@ var registry struct {
 var (
 	passiveNames = map[Criterion]string{Prob: "IP", Time: "IE", Yield: "IY", ApparentYield: "IAY"}
 	passiveWhat  = map[Criterion]string{
-		Prob:          "the largest probability P that the configuration completes the iteration",
-		Time:          "the smallest expected duration E of the iteration",
-		Yield:         "the largest yield P/(t+E), t the slots since the iteration began",
-		ApparentYield: "the largest apparent yield P/E",
+		Prob:          "maximizes P, the configuration's probability to complete the iteration",
+		Time:          "minimizes E, the configuration's expected time to complete the iteration",
+		Yield:         "maximizes the yield P/(t+E), t the slots since the iteration began",
+		ApparentYield: "maximizes the apparent yield P/E",
 	}
 	switchNames = map[Criterion]string{Prob: "P", Time: "E", Yield: "Y"}
-	switchWhat  = map[Criterion]string{Prob: "a larger P", Time: "a smaller E", Yield: "a larger yield P/(t+E)"}
+	switchWhat  = map[Criterion]string{Prob: "its P is larger", Time: "its E is smaller", Yield: "its yield P/(t+E) is larger"}
 )
 
 // The 17 heuristics of §VI, registered in its order (RANDOM; the passive
@@ -43,12 +43,12 @@ func init() {
 	builds := []Criterion{Prob, Time, Yield, ApparentYield}
 	for _, b := range builds {
 		paper = append(paper, Heuristic{Name: passiveNames[b], Build: b,
-			Description: fmt.Sprintf("passive greedy: each task to the UP worker that gives the configuration %s (§VI.A); kept until a member goes DOWN", passiveWhat[b])})
+			Description: fmt.Sprintf("passive greedy (§VI.A): each task in turn to the UP worker that %s; kept until a member goes DOWN", passiveWhat[b])})
 	}
 	for _, c := range []Criterion{Prob, Time, Yield} {
 		for _, b := range builds {
 			paper = append(paper, Heuristic{Name: switchNames[c] + "-" + passiveNames[b], Build: b, Switch: c,
-				Description: fmt.Sprintf("proactive %s: at every slot builds a new configuration as %s does and switches to it if it has %s than the running one (§VI.B)",
+				Description: fmt.Sprintf("proactive %s (§VI.B): at every slot builds a configuration as %s does and switches to it when %s than the running one's",
 					passiveNames[b], passiveNames[b], switchWhat[c])})
 		}
 	}
