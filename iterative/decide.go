@@ -286,6 +286,16 @@ func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
 // keyN is the key of processor q for its n-th task of the round.
 func (d *Decider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
 	ct := float64(CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
+	switch h.s.fast { // the paper's keys by a direct call (paperKey), the same functions as h.s.Key
+	case keyIsCT:
+		return keyCT(s, q, ct)
+	case keyIsExpected:
+		return keyExpected(s, q, ct)
+	case keyIsLW:
+		return keyLW(s, q, ct)
+	case keyIsUD:
+		return keyUD(s, q, ct)
+	}
 	return h.s.Key(s, q, ct)
 }
 

@@ -10,9 +10,10 @@ import (
 // The 17 heuristics of §6, each one value of the table of heuristics
 // (Register): nine random ones (§6.2), each task to an UP processor drawn
 // with probability proportional to a weight, and eight greedy ones (§6.3),
-// each task to the UP processor of smallest key. The first argument of
-// paperHeuristic is the heuristic's position in §6's order, the label of its
-// random stream (Heuristic.Stream): the committed results depend on it.
+// each task to the UP processor of smallest key (paperKeys). The first
+// argument of paperHeuristic and paperGreedy is the heuristic's position in
+// §6's order, the label of its random stream (Heuristic.Stream): the
+// committed results depend on it.
 var (
 	Random   = paperHeuristic(0, Spec{Name: "RANDOM", Family: "RANDOM", Weight: weightOne, Description: "each task to an UP worker drawn uniformly at random"})
 	Random1  = paperHeuristic(1, Spec{Name: "RANDOM1", Family: "RANDOM", Weight: weightPuu, Description: "each task to an UP worker drawn with probability proportional to P_uu, its chance to stay UP for one more slot"})
@@ -23,15 +24,42 @@ var (
 	Random2W = paperHeuristic(6, Spec{Name: "RANDOM2W", Family: "RANDOM", Weight: perSpeed(weightPPlus), Description: "RANDOM2 with each weight divided by w_q, the worker's slots per task (faster workers more likely)"})
 	Random3W = paperHeuristic(7, Spec{Name: "RANDOM3W", Family: "RANDOM", Weight: perSpeed(weightPiU), Description: "RANDOM3 with each weight divided by w_q, the worker's slots per task (faster workers more likely)"})
 	Random4W = paperHeuristic(8, Spec{Name: "RANDOM4W", Family: "RANDOM", Weight: perSpeed(weightNotDown), Description: "RANDOM4 with each weight divided by w_q, the worker's slots per task (faster workers more likely)"})
-	MCT      = paperHeuristic(9, Spec{Name: "MCT", Family: "MCT", Key: keyCT, Description: "each task to the UP worker that would complete it first if it stayed UP: minimum completion time CT (Eq. 1)"})
-	MCTStar  = paperHeuristic(10, Spec{Name: "MCT*", Family: "MCT", Key: keyCT, Contention: true, Description: "MCT with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
-	EMCT     = paperHeuristic(11, Spec{Name: "EMCT", Family: "EMCT", Key: keyExpected, Description: "each task to the UP worker of minimum expected completion time E(CT) given its availability chain (Theorem 2)"})
-	EMCTStar = paperHeuristic(12, Spec{Name: "EMCT*", Family: "EMCT", Key: keyExpected, Contention: true, Description: "EMCT with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
-	LW       = paperHeuristic(13, Spec{Name: "LW", Family: "LW", Key: keyLW, Description: "likely to work: each task to the UP worker most likely to compute it without going DOWN, maximum P+^CT"})
-	LWStar   = paperHeuristic(14, Spec{Name: "LW*", Family: "LW", Key: keyLW, Contention: true, Description: "LW with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
-	UD       = paperHeuristic(15, Spec{Name: "UD", Family: "UD", Key: keyUD, Description: "unlikely DOWN: each task to the UP worker least likely to go DOWN before it is done, maximum P_UD(E(CT)) (§6.3.3)"})
-	UDStar   = paperHeuristic(16, Spec{Name: "UD*", Family: "UD", Key: keyUD, Contention: true, Description: "UD with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
+	MCT      = paperGreedy(9, keyIsCT, Spec{Name: "MCT", Family: "MCT", Description: "each task to the UP worker that would complete it first if it stayed UP: minimum completion time CT (Eq. 1)"})
+	MCTStar  = paperGreedy(10, keyIsCT, Spec{Name: "MCT*", Family: "MCT", Contention: true, Description: "MCT with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
+	EMCT     = paperGreedy(11, keyIsExpected, Spec{Name: "EMCT", Family: "EMCT", Description: "each task to the UP worker of minimum expected completion time E(CT) given its availability chain (Theorem 2)"})
+	EMCTStar = paperGreedy(12, keyIsExpected, Spec{Name: "EMCT*", Family: "EMCT", Contention: true, Description: "EMCT with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
+	LW       = paperGreedy(13, keyIsLW, Spec{Name: "LW", Family: "LW", Description: "likely to work: each task to the UP worker most likely to compute it without going DOWN, maximum P+^CT"})
+	LWStar   = paperGreedy(14, keyIsLW, Spec{Name: "LW*", Family: "LW", Contention: true, Description: "LW with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
+	UD       = paperGreedy(15, keyIsUD, Spec{Name: "UD", Family: "UD", Description: "unlikely DOWN: each task to the UP worker least likely to go DOWN before it is done, maximum P_UD(E(CT)) (§6.3.3)"})
+	UDStar   = paperGreedy(16, keyIsUD, Spec{Name: "UD*", Family: "UD", Contention: true, Description: "UD with the data time multiplied by the master's contention, ⌈workers receiving/n_com⌉ (Eq. 2)"})
 )
+
+// paperKey names one of the keys of §6.3 (paperKeys). A paper heuristic's
+// Spec.Key is paperKeys[k], and Decider calls that same function directly
+// (a static call the compiler inlines) instead of through Spec.Key: the
+// key is evaluated up to hundreds of thousands of times per decision at
+// p = 1,000, where the indirect call cost about 5 % (docs/benchmarks.md).
+// The result is the same either way (TestRegisteredLikeBuiltin).
+type paperKey uint8
+
+const (
+	noPaperKey paperKey = iota // a registered key: called through Spec.Key
+	keyIsCT
+	keyIsExpected
+	keyIsLW
+	keyIsUD
+)
+
+var paperKeys = [...]KeyFunc{keyIsCT: keyCT, keyIsExpected: keyExpected, keyIsLW: keyLW, keyIsUD: keyUD}
+
+// paperGreedy is paperHeuristic for a greedy heuristic of §6.3, whose key
+// is paperKeys[k].
+func paperGreedy(label uint64, k paperKey, s Spec) Heuristic {
+	s.Key = paperKeys[k]
+	h := paperHeuristic(label, s)
+	h.s.fast = k
+	return h
+}
 
 // The keys of the greedy heuristics (§6.3) for a processor whose
 // completion time is ct: CT (MCT), E(CT) (EMCT), CT·(−ln P+) (LW maximizes

@@ -88,6 +88,9 @@ type spec struct {
 	stream uint64
 	// paper is true for the 17 of §6.
 	paper bool
+	// fast, for the greedy ones among them, names their key (paperKey):
+	// Decider calls it directly.
+	fast paperKey
 }
 
 // registry is the table of heuristics, by name and in the order Heuristics
