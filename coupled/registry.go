@@ -2,22 +2,14 @@ package coupled
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/volsched/volsched/internal/regname"
 )
 
-// registry is the table of heuristics, by name regardless of case and in
-// the order Heuristics returns them.
-var registry struct {
-	sync.RWMutex
-	byFold map[string]Heuristic // by strings.ToLower(name)
-	stream map[uint64]Heuristic
-	paper  []Heuristic // the 17 of §VI, in its order
-	others []Heuristic // the others, by name
-}
+// registry is the table of heuristics, by name (regardless of case) and
+// in the order Heuristics returns them.
+var registry regname.Table[Heuristic]
 
 // What the passive building blocks and the switching criteria do, for the
 // descriptions of the 17.
@@ -84,25 +76,8 @@ func register(h Heuristic, paper bool, label uint64) (Heuristic, error) {
 		label = regname.Label(h.Name)
 	}
 	h.stream, h.registered = label, true
-	r := &registry
-	r.Lock()
-	defer r.Unlock()
-	if r.byFold == nil {
-		r.byFold, r.stream = map[string]Heuristic{}, map[uint64]Heuristic{}
-	}
-	fold := strings.ToLower(h.Name)
-	if o, ok := r.byFold[fold]; ok {
-		return Heuristic{}, fmt.Errorf("heuristic %q: the name of heuristic %s is taken, want another one", h.Name, o.Name)
-	}
-	if o, ok := r.stream[label]; ok {
-		return Heuristic{}, fmt.Errorf("heuristic %q: its random stream's label %#x is heuristic %s's, want another name", h.Name, label, o.Name)
-	}
-	r.byFold[fold], r.stream[label] = h, h
-	if paper {
-		r.paper = append(r.paper, h)
-	} else {
-		i, _ := slices.BinarySearchFunc(r.others, h.Name, func(o Heuristic, n string) int { return strings.Compare(o.Name, n) })
-		r.others = slices.Insert(r.others, i, h)
+	if err := registry.Add("heuristic", h.Name, label, paper, h); err != nil {
+		return Heuristic{}, err
 	}
 	return h, nil
 }
@@ -125,20 +100,10 @@ func (h Heuristic) Validate() error {
 // order (RANDOM, IP, IE, IY, IAY, then C-H for C ∈ {P, E, Y}, H ∈ {IP, IE,
 // IY, IAY}), then the others by name (not in the order they were
 // registered).
-func Heuristics() []Heuristic {
-	r := &registry
-	r.RLock()
-	defer r.RUnlock()
-	return append(slices.Clone(r.paper), r.others...)
-}
+func Heuristics() []Heuristic { return registry.All() }
 
 // Paper returns the 17 heuristics of §VI in its order.
-func Paper() []Heuristic {
-	r := &registry
-	r.RLock()
-	defer r.RUnlock()
-	return slices.Clone(r.paper)
-}
+func Paper() []Heuristic { return registry.Paper() }
 
 // HeuristicNames lists the names of Heuristics() in order.
 func HeuristicNames() []string { return Names(Heuristics()) }
@@ -154,10 +119,7 @@ func Names(hs []Heuristic) []string {
 
 // ParseHeuristic finds a registered heuristic by name (case-insensitive).
 func ParseHeuristic(name string) (Heuristic, error) {
-	r := &registry
-	r.RLock()
-	h, ok := r.byFold[strings.ToLower(name)]
-	r.RUnlock()
+	h, ok := registry.Get(name, true)
 	if !ok {
 		return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
 	}
@@ -167,19 +129,5 @@ func ParseHeuristic(name string) (Heuristic, error) {
 // ParseHeuristics looks up a list of names (ParseHeuristic); a heuristic
 // named twice is an error. An empty list is all of them (Heuristics).
 func ParseHeuristics(names []string) ([]Heuristic, error) {
-	if len(names) == 0 {
-		return Heuristics(), nil
-	}
-	hs := make([]Heuristic, 0, len(names))
-	for _, n := range names {
-		h, err := ParseHeuristic(n)
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(hs, func(x Heuristic) bool { return x.Name == h.Name }) {
-			return nil, fmt.Errorf("heuristic %s named twice, want each once", h.Name)
-		}
-		hs = append(hs, h)
-	}
-	return hs, nil
+	return regname.ParseList("heuristic", names, ParseHeuristic, func(h Heuristic) string { return h.Name }, Heuristics)
 }

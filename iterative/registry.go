@@ -1,12 +1,9 @@
 package iterative
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/volsched/volsched/internal/regname"
 )
@@ -95,14 +92,7 @@ type spec struct {
 
 // registry is the table of heuristics, by name and in the order Heuristics
 // returns them.
-var registry struct {
-	sync.RWMutex
-	byName map[string]Heuristic
-	byFold map[string]Heuristic // by strings.ToLower(name): unique regardless of case
-	stream map[uint64]Heuristic
-	paper  []Heuristic // the 17 of §6, in its order
-	others []Heuristic // the others, by name
-}
+var registry regname.Table[Heuristic]
 
 // Register checks spec and adds it to the table of heuristics under its
 // name; from then on ParseHeuristic finds it and every driver runs it. A
@@ -144,26 +134,9 @@ func register(s Spec, paper bool, label uint64) (Heuristic, error) {
 	if !paper {
 		label = regname.Label(s.Name)
 	}
-	r := &registry
-	r.Lock()
-	defer r.Unlock()
-	if r.byName == nil {
-		r.byName, r.byFold, r.stream = map[string]Heuristic{}, map[string]Heuristic{}, map[uint64]Heuristic{}
-	}
-	if o, ok := r.byFold[strings.ToLower(s.Name)]; ok {
-		return Heuristic{}, fmt.Errorf("heuristic %q: the name of heuristic %s is taken, want another one", s.Name, o)
-	}
-	if o, ok := r.stream[label]; ok {
-		return Heuristic{}, fmt.Errorf("heuristic %q: its random stream's label %#x is heuristic %s's, want another name", s.Name, label, o)
-	}
 	h := Heuristic{&spec{Spec: s, stream: label, paper: paper}}
-	r.byName[s.Name], r.byFold[strings.ToLower(s.Name)], r.stream[label] = h, h, h
-	if paper {
-		i, _ := slices.BinarySearchFunc(r.paper, label, func(o Heuristic, l uint64) int { return cmp.Compare(o.s.stream, l) })
-		r.paper = slices.Insert(r.paper, i, h)
-	} else {
-		i, _ := slices.BinarySearchFunc(r.others, s.Name, func(o Heuristic, n string) int { return strings.Compare(o.s.Name, n) })
-		r.others = slices.Insert(r.others, i, h)
+	if err := registry.Add("heuristic", s.Name, label, paper, h); err != nil {
+		return Heuristic{}, err
 	}
 	return h, nil
 }
@@ -201,20 +174,10 @@ func (s *Spec) Validate() error {
 
 // Heuristics returns every registered heuristic: the 17 of §6 in its order,
 // then the others by name (not in the order they were registered).
-func Heuristics() []Heuristic {
-	r := &registry
-	r.RLock()
-	defer r.RUnlock()
-	return append(slices.Clone(r.paper), r.others...)
-}
+func Heuristics() []Heuristic { return registry.All() }
 
 // Paper returns the 17 heuristics of §6 in its order (Table 2's rows).
-func Paper() []Heuristic {
-	r := &registry
-	r.RLock()
-	defer r.RUnlock()
-	return slices.Clone(r.paper)
-}
+func Paper() []Heuristic { return registry.Paper() }
 
 // Names returns the names of hs.
 func Names(hs []Heuristic) []string {
@@ -228,10 +191,7 @@ func Names(hs []Heuristic) []string {
 // ParseHeuristic looks a heuristic up by name, as the paper writes it
 // (case sensitive: "EMCT*", "RANDOM2W") or as it was registered.
 func ParseHeuristic(name string) (Heuristic, error) {
-	r := &registry
-	r.RLock()
-	h, ok := r.byName[name]
-	r.RUnlock()
+	h, ok := registry.Get(name, false)
 	if !ok {
 		return Heuristic{}, fmt.Errorf("heuristic %q: want one of %v", name, Names(Heuristics()))
 	}
@@ -241,21 +201,7 @@ func ParseHeuristic(name string) (Heuristic, error) {
 // ParseHeuristics looks up a list of names (ParseHeuristic); a name given
 // twice is an error. An empty list is all of them (Heuristics).
 func ParseHeuristics(names []string) ([]Heuristic, error) {
-	if len(names) == 0 {
-		return Heuristics(), nil
-	}
-	hs := make([]Heuristic, 0, len(names))
-	for _, n := range names {
-		h, err := ParseHeuristic(n)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(hs, h) {
-			return nil, fmt.Errorf("heuristic %s named twice, want each once", h)
-		}
-		hs = append(hs, h)
-	}
-	return hs, nil
+	return regname.ParseList("heuristic", names, ParseHeuristic, Heuristic.String, Heuristics)
 }
 
 // String is the heuristic's name.

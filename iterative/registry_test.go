@@ -88,8 +88,8 @@ func TestRegisterRefuses(t *testing.T) {
 	}
 }
 
-// randomSnapshot draws snapshots with ties, busy and non-UP processors,
-// tasks with and without copies, and replicas (as TestDecisionIgnoresIDs).
+// randomSnapshot draws a snapshot with ties, busy and non-UP processors,
+// tasks with and without copies, and replicas.
 func randomSnapshot(rng *rand.Rand) *Snapshot {
 	p := 1 + rng.IntN(8)
 	s := &Snapshot{TData: rng.IntN(3), NCom: 1 + rng.IntN(3), ExtraReplicas: rng.IntN(3)}
