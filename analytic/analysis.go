@@ -13,22 +13,37 @@ import (
 // numbers (internal/jsonnum): an infinite expectation (conditioned on an
 // event of probability 0, or a sum that diverges) is written as null.
 
-// Stationary is a chain's limit distribution.
+// Stationary is a stationary distribution of a chain.
 type Stationary struct {
 	Up        jsonnum.Float `json:"up"`
 	Reclaimed jsonnum.Float `json:"reclaimed"`
 	Down      jsonnum.Float `json:"down"`
 }
 
+// ClosedClass is a closed class of a chain (states that reach each other
+// and that the chain never leaves) with its stationary distribution.
+type ClosedClass struct {
+	States     []string   `json:"states"` // "u", "r", "d"
+	Stationary Stationary `json:"stationary"`
+}
+
 // ChainAnalysis is the analysis of one processor's chain for W = Work
 // slots of work (seed 001).
 type ChainAnalysis struct {
-	Stationary   Stationary    `json:"stationary"`
-	PPlus        jsonnum.Float `json:"p_plus"`        // Lemma 1
-	ExpectedTime jsonnum.Float `json:"expected_time"` // Theorem 2; null: +Inf (the processor never returns UP)
-	PUDExact     jsonnum.Float `json:"p_ud_exact"`
-	PUDApprox    jsonnum.Float `json:"p_ud_approx"`
-	Work         int           `json:"work"`
+	// Stationary is the chain's stationary distribution when it has one
+	// (StationaryUnique); otherwise the long-run law from UP, one of many
+	// (availability.Chain.Stationary).
+	Stationary Stationary `json:"stationary"`
+	// StationaryUnique is false for a chain with several closed classes:
+	// each class has its stationary distribution (ClosedClasses, then
+	// listed) and every mixture of them is stationary too.
+	StationaryUnique bool          `json:"stationary_unique"`
+	ClosedClasses    []ClosedClass `json:"closed_classes,omitempty"`
+	PPlus            jsonnum.Float `json:"p_plus"`        // Lemma 1
+	ExpectedTime     jsonnum.Float `json:"expected_time"` // Theorem 2; null: +Inf (the processor never returns UP)
+	PUDExact         jsonnum.Float `json:"p_ud_exact"`
+	PUDApprox        jsonnum.Float `json:"p_ud_approx"`
+	Work             int           `json:"work"`
 }
 
 // SetAnalysis is the analysis of a set of processors, all UP now, for W =
@@ -59,15 +74,30 @@ var ErrDegenerate = errors.New("P+(S) is not a number; the chains are degenerate
 
 // AnalyzeChain analyzes chain c for work slots of work (work ≥ 1).
 func AnalyzeChain(c availability.Chain, work int) ChainAnalysis {
-	pi := c.Stationary()
-	return ChainAnalysis{
-		Stationary:   Stationary{Up: jsonnum.Float(pi[0]), Reclaimed: jsonnum.Float(pi[1]), Down: jsonnum.Float(pi[2])},
-		PPlus:        jsonnum.Float(PPlus(c)),
-		ExpectedTime: jsonnum.Float(ExpectedTime(c, float64(work))),
-		PUDExact:     jsonnum.Float(PUDExact(c, work)),
-		PUDApprox:    jsonnum.Float(PUDApprox(c, float64(work))),
-		Work:         work,
+	a := ChainAnalysis{
+		Stationary:       stationaryOf(c.Stationary()),
+		StationaryUnique: c.StationaryUnique(),
+		PPlus:            jsonnum.Float(PPlus(c)),
+		ExpectedTime:     jsonnum.Float(ExpectedTime(c, float64(work))),
+		PUDExact:         jsonnum.Float(PUDExact(c, work)),
+		PUDApprox:        jsonnum.Float(PUDApprox(c, float64(work))),
+		Work:             work,
 	}
+	if !a.StationaryUnique {
+		pis := c.Stationaries()
+		for i, cl := range c.ClosedClasses() {
+			k := ClosedClass{Stationary: stationaryOf(pis[i])}
+			for s := range cl.States() {
+				k.States = append(k.States, s.String())
+			}
+			a.ClosedClasses = append(a.ClosedClasses, k)
+		}
+	}
+	return a
+}
+
+func stationaryOf(pi [3]float64) Stationary {
+	return Stationary{Up: jsonnum.Float(pi[0]), Reclaimed: jsonnum.Float(pi[1]), Down: jsonnum.Float(pi[2])}
 }
 
 // AnalyzeSet analyzes the set of all the chains for work slots of work,

@@ -81,77 +81,244 @@ func (c Chain) Validate(source string) error {
 	return nil
 }
 
-// Stationary returns the limit distribution (π_u, π_r, π_d) of the chain.
-// For a chain with several closed classes the distribution is not unique;
-// Stationary then returns the one the chain converges to from the UP state,
-// computed by repeated squaring of P.
+// Stationary returns a stationary distribution π = (π_u, π_r, π_d) of the
+// chain: πP = π and π_u + π_r + π_d = 1. When the chain has a single
+// closed class (Stationaries has one element) π is its only stationary
+// distribution, zero on the transient states. A chain with several closed
+// classes (an absorbing UP and an absorbing DOWN, say) has one stationary
+// distribution per class and every mixture of them; Stationary then returns
+// the long-run law from UP (the limit of the averages of the laws of the
+// first n slots from UP): the classes' distributions weighted by the
+// probability of ending in each when starting UP. Callers that must not
+// pick one silently check StationaryUnique.
+//
+// The weights come from the Markov chain tree theorem, which uses only the
+// off-diagonal entries and adds positive terms (no subtraction, so no
+// cancellation): π is accurate to a few units in the last place of every
+// component, also for tiny probabilities and chains close to reducible.
+// Residual: |(πP)_j − π_j| ≤ π_j·|Σ_k P_jk − 1| plus rounding (a few units
+// in the last place of π_j), so πP = π within the row tolerance Validate
+// allows.
 func (c Chain) Stationary() [3]float64 {
-	// Solve π(P − I) = 0, Σπ = 1 by replacing one balance equation with the
-	// normalization; fall back to powering when the system is singular
-	// (reducible chains).
-	var a [3][4]float64
-	for j := 0; j < 3; j++ { // equation j: Σ_i π_i (P[i][j] − δ_ij) = 0
-		for i := 0; i < 3; i++ {
-			a[j][i] = c.P[i][j]
-			if i == j {
-				a[j][i]--
-			}
+	if w, ok := c.treeWeights(allStates); ok {
+		return w
+	}
+	classes := c.ClosedClasses()
+	for _, cl := range classes {
+		if cl.Has(Up) {
+			return c.classStationary(cl)
 		}
 	}
-	a[2] = [4]float64{1, 1, 1, 1}
-	if x, ok := solve3(a); ok {
-		return x
+	// UP is transient and the closed classes are two absorbing states
+	// (with three states, a transient state and two closed classes leave
+	// one state per class): UP's first move away decides which it ends in.
+	var pi [3]float64
+	away := c.P[Up][Reclaimed] + c.P[Up][Down]
+	for _, cl := range classes {
+		for s := range cl.States() {
+			pi[s] = c.P[Up][s] / away
+		}
 	}
-	m := c.P
-	for k := 0; k < 64; k++ {
-		m = mul3(m, m)
-	}
-	return m[Up]
+	return pi
 }
 
-func mul3(a, b [3][3]float64) [3][3]float64 {
-	var c [3][3]float64
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			for k := 0; k < 3; k++ {
-				c[i][j] += a[i][k] * b[k][j]
-			}
-		}
-	}
-	return c
+// StationaryUnique reports whether the chain has exactly one stationary
+// distribution (one closed class).
+func (c Chain) StationaryUnique() bool {
+	return len(c.ClosedClasses()) == 1
 }
 
-// solve3 solves a 3x3 linear system given as an augmented matrix by Gaussian
-// elimination with partial pivoting; ok is false when it is singular.
-func solve3(a [3][4]float64) (x [3]float64, ok bool) {
-	for col := 0; col < 3; col++ {
-		piv := col
-		for r := col + 1; r < 3; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[piv][col]) {
-				piv = r
-			}
-		}
-		if math.Abs(a[piv][col]) < 1e-13 {
-			return x, false
-		}
-		a[col], a[piv] = a[piv], a[col]
-		for r := 0; r < 3; r++ {
-			if r == col {
-				continue
-			}
-			f := a[r][col] / a[col][col]
-			for k := col; k < 4; k++ {
-				a[r][k] -= f * a[col][k]
+// Stationaries returns the stationary distribution of each closed class of
+// the chain, in the order of ClosedClasses: the chain's stationary
+// distributions are exactly their mixtures, so there is one element for a
+// chain with a unique stationary distribution and two or three otherwise.
+func (c Chain) Stationaries() [][3]float64 {
+	classes := c.ClosedClasses()
+	out := make([][3]float64, len(classes))
+	for i, cl := range classes {
+		out[i] = c.classStationary(cl)
+	}
+	return out
+}
+
+// StateSet is a set of states (bit s for state s).
+type StateSet uint8
+
+const allStates StateSet = 1<<Up | 1<<Reclaimed | 1<<Down
+
+// Has reports whether s is in the set.
+func (m StateSet) Has(s State) bool { return m&(1<<s) != 0 }
+
+// States yields the states of the set in the order u, r, d.
+func (m StateSet) States() func(yield func(State) bool) {
+	return func(yield func(State) bool) {
+		for s := Up; s <= Down; s++ {
+			if m.Has(s) && !yield(s) {
+				return
 			}
 		}
 	}
-	for i := 0; i < 3; i++ {
-		x[i] = a[i][3] / a[i][i]
-		if x[i] < 0 && x[i] > -1e-15 {
-			x[i] = 0
+}
+
+// String lists the states, e.g. "{u, r}".
+func (m StateSet) String() string {
+	out := "{"
+	for s := range m.States() {
+		if len(out) > 1 {
+			out += ", "
+		}
+		out += s.String()
+	}
+	return out + "}"
+}
+
+// ClosedClasses returns the chain's closed communicating classes (its
+// recurrent classes: sets of states that reach each other through
+// transitions of positive probability and that no transition leaves),
+// ordered by their first state. Every chain has at least one; the states in
+// none are transient.
+func (c Chain) ClosedClasses() []StateSet {
+	// reach[i]: the states reachable from i in zero or more steps.
+	var reach [3]StateSet
+	for i := range reach {
+		reach[i] = 1 << i
+		for j := range 3 {
+			if c.P[i][j] > 0 {
+				reach[i] |= 1 << j
+			}
 		}
 	}
-	return x, true
+	for range 2 { // paths of up to three states
+		for i := range reach {
+			for j := range State(3) {
+				if reach[i].Has(j) {
+					reach[i] |= reach[j]
+				}
+			}
+		}
+	}
+	var out []StateSet
+	for i := range State(3) {
+		// i is recurrent iff every state it reaches reaches it back; its
+		// class is then what it reaches, listed once at its first state.
+		closed, first := true, true
+		for j := range reach[i].States() {
+			if !reach[j].Has(i) {
+				closed = false
+			}
+			if j < i {
+				first = false
+			}
+		}
+		if closed && first {
+			out = append(out, reach[i])
+		}
+	}
+	return out
+}
+
+// classStationary is the stationary distribution of the closed class cl
+// (zero outside it).
+func (c Chain) classStationary(cl StateSet) [3]float64 {
+	w, ok := c.treeWeights(cl)
+	if !ok { // cannot happen for a closed class: its restriction is irreducible
+		panic(fmt.Sprintf("availability: no stationary distribution on the closed class %v of %v", cl, c.P))
+	}
+	return w
+}
+
+// treeWeights returns the stationary distribution of the chain restricted
+// to the states of set, by the Markov chain tree theorem: the weight of
+// state i is the sum, over the spanning trees of set directed towards i,
+// of the product of their transitions' probabilities, and π is the
+// normalized weights. ok is false when no spanning tree has a positive
+// product (the restriction has several closed classes). Where some
+// probability is below 2^-500, products are formed on mantissas and
+// exponents separately and rescaled by a common power of two, so that
+// tiny probabilities do not underflow to zero; otherwise the plain
+// products give the same bits, faster.
+func (c Chain) treeWeights(set StateSet) (pi [3]float64, ok bool) {
+	var states [3]State
+	n := 0
+	for s := range set.States() {
+		states[n] = s
+		n++
+	}
+	// The trees, as (root, first factor, second factor); a lone state is
+	// one tree with no edge (factors 1).
+	var trees [9]tree
+	nt := 0
+	switch n {
+	case 1:
+		trees[0], nt = tree{states[0], 1, 1}, 1
+	case 2:
+		i, j := states[0], states[1]
+		trees[0], trees[1], nt = tree{i, c.P[j][i], 1}, tree{j, c.P[i][j], 1}, 2
+	case 3:
+		for _, i := range states {
+			j, k := (i+1)%3, (i+2)%3
+			// The trees into i: j→i and k→i, k→j→i, j→k→i.
+			trees[nt], trees[nt+1], trees[nt+2] = tree{i, c.P[j][i], c.P[k][i]}, tree{i, c.P[k][j], c.P[j][i]}, tree{i, c.P[j][k], c.P[k][i]}
+			nt += 3
+		}
+	}
+	// Plain products when no factor is tiny: every product then lies in
+	// [2^-1000, 1], where rescaling by powers of two is exact, so the
+	// result is the same bits as the rescaled sum (TestTreeWeightsPlain).
+	plain := true
+	for _, t := range trees[:nt] {
+		plain = plain && (t.a == 0 || t.a >= 0x1p-500) && (t.b == 0 || t.b >= 0x1p-500)
+	}
+	w := weigh(trees[:nt], !plain)
+	sum := w[0] + w[1] + w[2]
+	if !(sum > 0) {
+		return pi, false
+	}
+	for i := range pi {
+		pi[i] = w[i] / sum
+	}
+	return pi, true
+}
+
+// tree is a spanning tree of the tree theorem: its root and the
+// probabilities of its (at most two) transitions.
+type tree struct {
+	to   State
+	a, b float64
+}
+
+// weigh sums the trees' products into their roots' weights: plainly, or
+// (scaled) on mantissas and exponents apart (m·2^e, m in [0.25, 1)),
+// rescaled by the largest exponent, so that tiny products do not
+// underflow; the weights are then known up to a common power of two.
+func weigh(trees []tree, scaled bool) [3]float64 {
+	var w [3]float64
+	if !scaled {
+		for _, t := range trees {
+			w[t.to] += t.a * t.b
+		}
+		return w
+	}
+	var m [9]float64
+	var e [9]int
+	top, seen := 0, false
+	for k, t := range trees {
+		if t.a <= 0 || t.b <= 0 {
+			continue
+		}
+		ma, ea := math.Frexp(t.a)
+		mb, eb := math.Frexp(t.b)
+		m[k], e[k] = ma*mb, ea+eb
+		if !seen || e[k] > top {
+			top, seen = e[k], true
+		}
+	}
+	for k, t := range trees {
+		if m[k] > 0 {
+			w[t.to] += math.Ldexp(m[k], e[k]-top)
+		}
+	}
+	return w
 }
 
 // Next draws the state that follows s, using one uniform draw from r.

@@ -1,10 +1,9 @@
 package availability
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
+
+	"github.com/volsched/volsched/internal/jsonin"
 )
 
 // ChainSet is the JSON form of several chains: {"chains": [{"P": ...}, ...]}.
@@ -12,52 +11,12 @@ type ChainSet struct {
 	Chains []Chain `json:"chains"`
 }
 
-// decodeStrict decodes one JSON value, rejecting unknown fields and trailing
-// data, and reports syntax errors with their line and column.
+// decodeStrict decodes one JSON object by the rules of the project's JSON
+// inputs (internal/jsonin: a byte-order mark skipped; unknown fields,
+// duplicate keys, trailing data and NaN refused; errors with the line and
+// column of syntax errors and the field).
 func decodeStrict(data []byte, v any, source string) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return describeJSONError(data, err, source)
-	}
-	if dec.More() {
-		return fmt.Errorf("%s: unexpected data after the JSON object", source)
-	}
-	return nil
-}
-
-func describeJSONError(data []byte, err error, source string) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-		return fmt.Errorf("%s:%s: field %q: got JSON %s, want %s", source, position(data, off), e.Field, e.Value, e.Type)
-	}
-	if err == io.EOF {
-		return fmt.Errorf("%s: empty input, want a JSON object", source)
-	}
-	if off >= 0 {
-		return fmt.Errorf("%s:%s: %v", source, position(data, off), err)
-	}
-	return fmt.Errorf("%s: %v", source, err)
-}
-
-func position(data []byte, off int64) string {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return fmt.Sprintf("%d:%d", line, col)
+	return jsonin.Decode(data, v, source)
 }
 
 // rawChain keeps P as a slice so that a matrix of the wrong shape is

@@ -14,13 +14,15 @@ func TestParseChain(t *testing.T) {
 		t.Fatalf("P[2][1] = %g", c.P[2][1])
 	}
 	bad := []struct{ in, want string }{
-		{``, "empty input"},
+		{``, "c.json: empty, want a JSON object"},
 		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1]]}`, "2 rows, want 3"},
 		{`{"P": [[0.9,0.1],[0.1,0.8,0.1],[0.2,0.3,0.5]]}`, "row 0 has 2 entries"},
 		{`{"P": [[0.9,0.05,0.06],[0.1,0.8,0.1],[0.2,0.3,0.5]]}`, "row 0 (from state u) sums to 1.01"},
 		{`{"Q": 1}`, "unknown field \"Q\""},
 		{`{}`, "missing field \"P\""},
-		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1],[0.2,0.3,"x"]]}`, "c.json:1:"},
+		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1],[0.2,0.3,"x"]]}`, `c.json: field "P[2][2]": got JSON string, want a number`},
+		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1],[0.2,0.3,NaN]]}`, `c.json:1:47: field "P[2][2]": got NaN, want a number (JSON has no NaN or infinity)`},
+		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1],[0.2,0.3,0.5]], "P": [[1,0,0],[0,1,0],[0,0,1]]}`, `c.json:1:54: key "P" appears twice`},
 		{"{\"P\": [[0.9,0.05,0.05],\n[0.1,0.8,0.1],[0.2,0.3,0.5]", "c.json"},
 		{`{"P": [[0.9,0.05,0.05],[0.1,0.8,0.1],[0.2,0.3,0.5]]} extra`, "after the JSON object"},
 	}

@@ -25,7 +25,12 @@ func init() {
 Markov availability model (UP, RECLAIMED, DOWN).
 
 With --chain FILE (one chain, {"P": [[puu,pur,pud],[pru,prr,prd],[pdu,pdr,pdd]]}):
-  stationary     the limit distribution (up, reclaimed, down)
+  stationary     the stationary distribution (up, reclaimed, down), πP = π
+  stationary_unique  false when the chain has several closed classes (an
+                 absorbing UP and an absorbing DOWN, say): every mixture of
+                 their distributions is then stationary, "stationary" is the
+                 long-run law from UP, "closed_classes" lists each class with
+                 its distribution, and a warning on standard error says so
   p_plus         P+ of Lemma 1 (seed 001): UP again before DOWN
   expected_time  E(W) of Theorem 2 (seed 001): expected slots to be UP during
                  W slots, conditioned on not going DOWN first
@@ -76,7 +81,11 @@ message naming the problem.`,
 				if err != nil {
 					return err
 				}
-				return enc.Encode(analytic.AnalyzeChain(c, work))
+				res := analytic.AnalyzeChain(c, work)
+				if !res.StationaryUnique {
+					fmt.Fprintf(cmd.ErrOrStderr(), "volsched: analyze: warning: %s: %s\n", name, severalStationary(c))
+				}
+				return enc.Encode(res)
 			}
 			data, name, err := readInput(setFile, cmd.InOrStdin())
 			if err != nil {
@@ -117,6 +126,17 @@ message naming the problem.`,
 	f.StringVar(&commList, "comm", "", "with --set: slots of communication needed by each processor, comma-separated (one per chain)")
 	f.Float64Var(&eps, "epsilon", 1e-9, "precision ε of the truncated sums of seed 002's appendix")
 	rootCmd.AddCommand(stopsAtOnce(cmd))
+}
+
+// severalStationary says why a chain with several closed classes has
+// several stationary distributions and which one "stationary" is.
+func severalStationary(c availability.Chain) string {
+	var names []string
+	for _, cl := range c.ClosedClasses() {
+		names = append(names, cl.String())
+	}
+	return fmt.Sprintf("the chain has %d closed classes, %s, so several stationary distributions (each class's, listed in \"closed_classes\", and their mixtures); \"stationary\" is the long-run law from UP",
+		len(names), strings.Join(names, " and "))
 }
 
 func parseComm(s string, n int) ([]float64, error) {

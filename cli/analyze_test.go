@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,66 @@ func TestAnalyzeBadInput(t *testing.T) {
 		}
 		if strings.Contains(errOut, "panic") || strings.Contains(errOut, "goroutine") {
 			t.Errorf("%v: panicked: %s", tc.args, errOut)
+		}
+	}
+}
+
+// TestAnalyzeStationary: every stationary vector analyze prints satisfies
+// πP = π, and a chain with several closed classes is reported as such (in
+// the JSON and on standard error) instead of one distribution being picked
+// silently. The first chain is the case the former computation got wrong:
+// a period-2 class beside an absorbing DOWN, for which it printed UP with
+// probability 1 (not stationary: the next slot is RECLAIMED).
+func TestAnalyzeStationary(t *testing.T) {
+	for _, tc := range []struct {
+		P       [3][3]float64
+		classes []string // empty: unique
+	}{
+		{[3][3]float64{{0, 1, 0}, {1, 0, 0}, {0, 0, 1}}, []string{"u r", "d"}},
+		{[3][3]float64{{0.5, 0.125, 0.375}, {0, 1, 0}, {0, 0, 1}}, []string{"r", "d"}},
+		{[3][3]float64{{1 - 1e-15, 1e-15, 0}, {1e-15, 1 - 1e-15, 0}, {0, 0, 1}}, []string{"u r", "d"}},
+		{[3][3]float64{{0, 1, 0}, {0, 0, 1}, {1, 0, 0}}, nil},
+		{[3][3]float64{{0.8, 0.2, 0}, {0.1, 0.9, 0}, {0.5, 0.5, 0}}, nil},
+	} {
+		c := availability.Chain{P: tc.P}
+		out, errOut, code := runCLI(t, chainJSON(c), "analyze", "--chain", "-", "--work", "3")
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.P, code, errOut)
+		}
+		var got struct {
+			Stationary    analytic.Stationary `json:"stationary"`
+			Unique        *bool               `json:"stationary_unique"`
+			ClosedClasses []struct {
+				States     []string            `json:"states"`
+				Stationary analytic.Stationary `json:"stationary"`
+			} `json:"closed_classes"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %v in %s", tc.P, err, out)
+		}
+		pis := []analytic.Stationary{got.Stationary}
+		var classes []string
+		for _, k := range got.ClosedClasses {
+			pis = append(pis, k.Stationary)
+			classes = append(classes, strings.Join(k.States, " "))
+		}
+		for _, s := range pis {
+			pi := [3]float64{float64(s.Up), float64(s.Reclaimed), float64(s.Down)}
+			for j := range 3 {
+				v := pi[0]*c.P[0][j] + pi[1]*c.P[1][j] + pi[2]*c.P[2][j]
+				if math.Abs(v-pi[j]) > 1e-15 {
+					t.Errorf("%v: printed π = %v, but (πP)[%d] = %v", tc.P, pi, j, v)
+				}
+			}
+		}
+		if got.Unique == nil || *got.Unique != (tc.classes == nil) {
+			t.Errorf("%v: stationary_unique = %v, want %v", tc.P, got.Unique, tc.classes == nil)
+		}
+		if strings.Join(classes, ", ") != strings.Join(tc.classes, ", ") {
+			t.Errorf("%v: closed_classes %q, want %q", tc.P, classes, tc.classes)
+		}
+		if warned := strings.Contains(errOut, "several stationary distributions"); warned != (tc.classes != nil) {
+			t.Errorf("%v: stderr %q: warning %v, want %v", tc.P, errOut, warned, tc.classes != nil)
 		}
 	}
 }

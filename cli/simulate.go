@@ -36,7 +36,8 @@ heuristic with its 95 % interval (paired t over the trials) and whether it is
 significant, and a recommendation that says when differences are not
 significant. --predict adds the model's E(W)-based estimate of each
 heuristic's makespan (docs/whatif.md gives its formula). --out DIR writes
-DIR/simulate.json and DIR/makespans.svg (the makespans' distributions).
+DIR/simulate.json and DIR/makespans.svg (each heuristic's mean makespan with
+its 95 % interval, the recommendation marked).
 
 --list-heuristics prints every heuristic of both models (the papers' and any
 this program registered) with its family, how it decides and what it does:

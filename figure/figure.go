@@ -39,6 +39,15 @@ type Series struct {
 	// Err, when not nil, holds the half-width of an error bar at each
 	// point (e.g. of a 95 % confidence interval), in Y's unit, ≥ 0.
 	Err []float64
+	// XErr is Err for horizontal error bars, in X's unit (e.g. intervals
+	// on a plot whose Y axis has Categories).
+	XErr []float64
+	// Group, when set, puts the series in a group (e.g. "µ=0.151" of
+	// curves drawn for two values of µ): the legend says "Name Group",
+	// series of the same Name share a colour and a marker in every group,
+	// and series of the same Group share a dash pattern, so that a colour
+	// always means one name.
+	Group string
 	// Paper marks the paper's published values: drawn with hollow markers
 	// joined by a dashed line, in the colour of our series of the same
 	// Name (black when there is none).
@@ -47,9 +56,15 @@ type Series struct {
 
 // Axis describes one axis.
 type Axis struct {
-	Label string // the quantity, e.g. "average dfb"
-	Unit  string // its unit, e.g. "%", "s", "tasks/h"; empty for counts and ratios
-	Log   bool   // logarithmic scale (all values must be > 0)
+	// Categories, when set, makes the axis show named categories instead
+	// of a quantity: a value i on it is Categories[i], each category has
+	// a tick labelled with its name, and on a Y axis the first category
+	// is at the top. The series' values on the axis must be whole numbers
+	// in [0, len(Categories)); Log, Zero, Integer and Fixed do not apply.
+	Categories []string
+	Label      string // the quantity, e.g. "average dfb"
+	Unit       string // its unit, e.g. "%", "s", "tasks/h"; empty for counts and ratios
+	Log        bool   // logarithmic scale (all values must be > 0)
 	// Zero makes the axis include 0 (linear axes only).
 	Zero bool
 	// Integer says the quantity takes whole values only (e.g. w_min in
@@ -83,6 +98,10 @@ const (
 	// PaperPicture: the paper gives the figure only as a picture, so there
 	// is nothing to draw beside ours; the caption says so.
 	PaperPicture
+	// NoPaper: the figure is of a user's own run (volsched simulate), not
+	// of a reproduction: its caption says nothing about a paper and it
+	// needs no Source.
+	NoPaper
 )
 
 func (k PaperKind) String() string {
@@ -93,6 +112,8 @@ func (k PaperKind) String() string {
 		return "values"
 	case PaperPicture:
 		return "picture"
+	case NoPaper:
+		return "no paper"
 	}
 	return fmt.Sprintf("PaperKind(%d)", int(k))
 }
@@ -134,23 +155,35 @@ const (
 	NoteNone    = "The paper has no counterpart of this figure."
 )
 
-// FullCaption is Caption followed by the note on the paper's values.
+// FullCaption is Caption followed by what the figure itself says of its
+// drawing (curves that coincide, error bars hidden by their markers:
+// Readability) and the note on the paper's values.
 func (f *Figure) FullCaption() string {
-	note := NoteNone
+	r, err := f.Readability()
+	if err != nil {
+		r = Readability{} // an invalid figure: the notes need its drawing
+	}
+	return f.fullCaption(r.Notes)
+}
+
+func (f *Figure) fullCaption(notes []string) string {
+	var parts []string
+	if c := strings.TrimSpace(f.Caption); c != "" {
+		if !strings.HasSuffix(c, ".") {
+			c += "."
+		}
+		parts = append(parts, c)
+	}
+	parts = append(parts, notes...)
 	switch f.Paper {
+	case PaperNone:
+		parts = append(parts, NoteNone)
 	case PaperValues:
-		note = NoteValues
+		parts = append(parts, NoteValues)
 	case PaperPicture:
-		note = NotePicture
+		parts = append(parts, NotePicture)
 	}
-	c := strings.TrimSpace(f.Caption)
-	if c == "" {
-		return note
-	}
-	if !strings.HasSuffix(c, ".") {
-		c += "."
-	}
-	return c + " " + note
+	return strings.Join(parts, " ")
 }
 
 // Validate checks the figure: a title, the paper's title (Source) when
@@ -164,11 +197,11 @@ func (f *Figure) Validate() error {
 		return errors.New("figure: Title is empty, want what the figure shows (e.g. \"Figure 2: average dfb against w_min\")")
 	}
 	switch f.Paper {
-	case PaperNone, PaperValues, PaperPicture:
+	case PaperNone, PaperValues, PaperPicture, NoPaper:
 	default:
-		return fmt.Errorf("figure %q: Paper = %d, want PaperNone, PaperValues or PaperPicture", name, int(f.Paper))
+		return fmt.Errorf("figure %q: Paper = %d, want PaperNone, PaperValues, PaperPicture or NoPaper", name, int(f.Paper))
 	}
-	if f.Paper != PaperNone && strings.TrimSpace(f.Source) == "" {
+	if (f.Paper == PaperValues || f.Paper == PaperPicture) && strings.TrimSpace(f.Source) == "" {
 		return fmt.Errorf("figure %q: Source is empty but Paper is %s, want the paper's title", name, f.Paper)
 	}
 	if strings.TrimSpace(f.Caption) == "" {
@@ -193,6 +226,14 @@ func (f *Figure) Validate() error {
 		if a.a.Log && a.a.Zero {
 			return fmt.Errorf("figure %q: %s axis is logarithmic and asks to include 0", name, a.n)
 		}
+		if len(a.a.Categories) > 0 && (a.a.Log || a.a.Zero || a.a.Integer || a.a.Fixed) {
+			return fmt.Errorf("figure %q: %s axis has Categories and Log, Zero, Integer or Fixed, want categories alone", name, a.n)
+		}
+		for i, c := range a.a.Categories {
+			if strings.TrimSpace(c) == "" {
+				return fmt.Errorf("figure %q: %s axis: category %d is empty, want a name", name, a.n, i)
+			}
+		}
 	}
 	if f.Width < 0 || f.PlotHeight < 0 {
 		return fmt.Errorf("figure %q: Width %v, PlotHeight %v, want ≥ 0 (0 for the default)", name, f.Width, f.PlotHeight)
@@ -214,6 +255,9 @@ func (f *Figure) Validate() error {
 		if s.Err != nil && len(s.Err) != len(s.Y) {
 			return fmt.Errorf("figure %q: %s has %d error bars for %d points, want one per point", name, id, len(s.Err), len(s.Y))
 		}
+		if s.XErr != nil && len(s.XErr) != len(s.X) {
+			return fmt.Errorf("figure %q: %s has %d horizontal error bars for %d points, want one per point", name, id, len(s.XErr), len(s.X))
+		}
 		for j := range s.X {
 			x, y := s.X[j], s.Y[j]
 			if bad(x) || bad(y) {
@@ -225,13 +269,30 @@ func (f *Figure) Validate() error {
 			if f.Y.Log && y <= 0 {
 				return fmt.Errorf("figure %q: %s point %d has y = %g on a logarithmic axis, want y > 0", name, id, j, y)
 			}
-			if s.Err != nil {
-				e := s.Err[j]
-				if bad(e) || e < 0 {
-					return fmt.Errorf("figure %q: %s error bar %d is %g, want a finite value ≥ 0", name, id, j, e)
+			for _, b := range []struct {
+				kind string
+				err  []float64
+				log  bool
+				v    float64
+			}{{"", s.Err, f.Y.Log, y}, {"horizontal ", s.XErr, f.X.Log, x}} {
+				if b.err == nil {
+					continue
 				}
-				if f.Y.Log && y-e <= 0 {
-					return fmt.Errorf("figure %q: %s error bar %d reaches %g on a logarithmic axis, want > 0", name, id, j, y-e)
+				e := b.err[j]
+				if bad(e) || e < 0 {
+					return fmt.Errorf("figure %q: %s %serror bar %d is %g, want a finite value ≥ 0", name, id, b.kind, j, e)
+				}
+				if b.log && b.v-e <= 0 {
+					return fmt.Errorf("figure %q: %s %serror bar %d reaches %g on a logarithmic axis, want > 0", name, id, b.kind, j, b.v-e)
+				}
+			}
+			for _, a := range []struct {
+				n string
+				a Axis
+				v float64
+			}{{"x", f.X, x}, {"y", f.Y, y}} {
+				if n := len(a.a.Categories); n > 0 && (a.v != math.Round(a.v) || a.v < 0 || a.v >= float64(n)) {
+					return fmt.Errorf("figure %q: %s point %d has %s = %g on an axis of %d categories, want a whole number in [0, %d)", name, id, j, a.n, a.v, n, n)
 				}
 			}
 		}
@@ -265,12 +326,28 @@ func (f *Figure) drawable() (*Figure, error) {
 		{"Y.Label", style(labelSize, false, false), &g.Y.Label},
 		{"Y.Unit", style(labelSize, false, false), &g.Y.Unit},
 	}
+	g.X.Categories = append([]string(nil), f.X.Categories...)
+	g.Y.Categories = append([]string(nil), f.Y.Categories...)
+	for _, a := range []*Axis{&g.X, &g.Y} {
+		for i := range a.Categories {
+			fields = append(fields, struct {
+				name string
+				sty  text.Style
+				s    *string
+			}{fmt.Sprintf("Categories[%d]", i), style(tickSize, false, false), &a.Categories[i]})
+		}
+	}
 	for i := range g.Series {
 		fields = append(fields, struct {
 			name string
 			sty  text.Style
 			s    *string
-		}{fmt.Sprintf("Series[%d].Name", i), style(legendSize, false, false), &g.Series[i].Name})
+		}{fmt.Sprintf("Series[%d].Name", i), style(legendSize, false, false), &g.Series[i].Name},
+			struct {
+				name string
+				sty  text.Style
+				s    *string
+			}{fmt.Sprintf("Series[%d].Group", i), style(legendSize, false, false), &g.Series[i].Group})
 	}
 	for _, fl := range fields {
 		s, err := drawable(fl.sty, *fl.s)
@@ -284,15 +361,25 @@ func (f *Figure) drawable() (*Figure, error) {
 
 func bad(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 
-// legendName is the legend entry of s.
-func legendName(s Series) string {
+// FullName is the series' name with its group: "EA µ=0.151".
+func (s Series) FullName() string {
+	if s.Group == "" {
+		return s.Name
+	}
+	return strings.TrimSpace(s.Name + " " + s.Group)
+}
+
+// Label is the series' legend entry: FullName, "FullName (paper)" for
+// published values, "paper" for unnamed ones.
+func (s Series) Label() string {
+	name := s.FullName()
 	switch {
 	case !s.Paper:
-		return s.Name
-	case s.Name == "":
+		return name
+	case name == "":
 		return "paper"
 	}
-	return s.Name + " (paper)"
+	return name + " (paper)"
 }
 
 // Render draws the figure in format "svg" or "png".
@@ -356,7 +443,8 @@ func (f *Figure) WriteFiles(base string) ([]string, error) {
 }
 
 // newPlot builds the gonum plot of the axes' box: grid, series, error
-// bars, ticks; no title and no legend (drawn by the layout).
+// bars, ticks; no title and no legend (drawn by the layout). The entries
+// are our series in order, then the paper's.
 func (f *Figure) newPlot() (*plot.Plot, []legendEntry, error) {
 	p := plot.New()
 	p.BackgroundColor = nil
@@ -369,7 +457,6 @@ func (f *Figure) newPlot() (*plot.Plot, []legendEntry, error) {
 		a.LineStyle.Width = vg.Points(0.75)
 		a.Tick.LineStyle.Width = vg.Points(0.75)
 	}
-	p.X.Label.Text, p.Y.Label.Text = f.X.Text(), f.Y.Text()
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	p.Y.Tick.Label.XAlign, p.Y.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	p.X.Label.TextStyle.XAlign, p.X.Label.TextStyle.YAlign = draw.XCenter, draw.YBottom
@@ -379,20 +466,29 @@ func (f *Figure) newPlot() (*plot.Plot, []legendEntry, error) {
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range f.Series {
 		for j := range s.X {
-			e := 0.0
+			e, ex := 0.0, 0.0
 			if s.Err != nil {
 				e = s.Err[j]
 			}
-			xlo, xhi = min(xlo, s.X[j]), max(xhi, s.X[j])
+			if s.XErr != nil {
+				ex = s.XErr[j]
+			}
+			xlo, xhi = min(xlo, s.X[j]-ex), max(xhi, s.X[j]+ex)
 			ylo, yhi = min(ylo, s.Y[j]-e), max(yhi, s.Y[j]+e)
 		}
 	}
-	if err := setAxis(&p.X, f.X, xlo, xhi); err != nil {
+	px, err := setAxis(&p.X, f.X, xlo, xhi)
+	if err != nil {
 		return nil, nil, fmt.Errorf("figure %q: x axis: %w", f.Title, err)
 	}
-	if err := setAxis(&p.Y, f.Y, ylo, yhi); err != nil {
+	py, err := setAxis(&p.Y, f.Y, ylo, yhi)
+	if err != nil {
 		return nil, nil, fmt.Errorf("figure %q: y axis: %w", f.Title, err)
 	}
+	if len(f.Y.Categories) > 0 {
+		p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}} // the first category at the top
+	}
+	p.X.Label.Text, p.Y.Label.Text = axisTitle(f.X, px), axisTitle(f.Y, py)
 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{0xDD}
@@ -403,25 +499,20 @@ func (f *Figure) newPlot() (*plot.Plot, []legendEntry, error) {
 	// Our series first, then the paper's on top.
 	colorOf := map[string]color.Color{}
 	var entries []legendEntry
-	ours := 0
-	for _, s := range f.Series {
-		if s.Paper {
-			continue
-		}
-		i := ours
-		ours++
-		c := Palette[i%len(Palette)]
+	for _, st := range f.ourStyles() {
+		s := f.Series[st.series]
 		if _, dup := colorOf[s.Name]; !dup {
-			colorOf[s.Name] = c
+			colorOf[s.Name] = st.color
 		}
-		e, err := addSeries(p, s, c, markers[i%len(markers)], dashes[(i/len(Palette))%len(dashes)], vg.Points(1.25), vg.Points(2.75))
+		e, err := addSeries(p, s, st.color, st.marker, st.dash, vg.Points(1.25), MarkerRadius)
 		if err != nil {
 			return nil, nil, fmt.Errorf("figure %q: %w", f.Title, err)
 		}
+		e.series = st.series
 		entries = append(entries, e)
 	}
 	k := 0
-	for _, s := range f.Series {
+	for i, s := range f.Series {
 		if !s.Paper {
 			continue
 		}
@@ -429,19 +520,75 @@ func (f *Figure) newPlot() (*plot.Plot, []legendEntry, error) {
 		if !ok {
 			c = PaperColor
 		}
-		e, err := addSeries(p, s, c, paperMarkers[k%len(paperMarkers)], paperDashes, vg.Points(1), vg.Points(3.75))
+		e, err := addSeries(p, s, c, paperMarkers[k%len(paperMarkers)], paperDashes, vg.Points(1), PaperMarkerRadius)
 		if err != nil {
 			return nil, nil, fmt.Errorf("figure %q: %w", f.Title, err)
 		}
+		e.series = i
 		k++
 		entries = append(entries, e)
 	}
 	return p, entries, nil
 }
 
+// Marker radii: our values', and the paper's (larger, hollow).
+const (
+	MarkerRadius      = vg.Length(2.75)
+	PaperMarkerRadius = vg.Length(3.75)
+)
+
+// seriesStyle is how one of our series is drawn.
+type seriesStyle struct {
+	series int // index in Figure.Series
+	color  color.RGBA
+	marker draw.GlyphDrawer
+	dash   []vg.Length
+}
+
+// ourStyles gives our series (not the paper's), in order, their colour,
+// marker and dash. Without groups, the i-th series has the i-th colour
+// and marker, and a new dash pattern every len(Palette) series. With
+// groups (Series.Group), the colour and marker follow the name and the
+// dash the group, so that a colour means one name in every group.
+func (f *Figure) ourStyles() []seriesStyle {
+	grouped := false
+	for _, s := range f.Series {
+		grouped = grouped || (!s.Paper && s.Group != "")
+	}
+	var out []seriesStyle
+	names, groups := map[string]int{}, map[string]int{}
+	for j, s := range f.Series {
+		if s.Paper {
+			continue
+		}
+		i := len(out)
+		st := seriesStyle{series: j}
+		if grouped {
+			n, ok := names[s.Name]
+			if !ok {
+				n = len(names)
+				names[s.Name] = n
+			}
+			g, ok := groups[s.Group]
+			if !ok {
+				g = len(groups)
+				groups[s.Group] = g
+			}
+			// More names than colours: the dash changes with them too.
+			st.color, st.marker = Palette[n%len(Palette)], markers[n%len(markers)]
+			st.dash = dashes[(g+n/len(Palette))%len(dashes)]
+		} else {
+			st.color, st.marker, st.dash = Palette[i%len(Palette)], markers[i%len(markers)], dashes[(i/len(Palette))%len(dashes)]
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 type legendEntry struct {
 	name   string
 	thumbs []plot.Thumbnailer
+	series int // index in Figure.Series
 }
 
 func addSeries(p *plot.Plot, s Series, c color.Color, shape draw.GlyphDrawer, dash []vg.Length, width, radius vg.Length) (legendEntry, error) {
@@ -454,7 +601,7 @@ func addSeries(p *plot.Plot, s Series, c color.Color, shape draw.GlyphDrawer, da
 		return legendEntry{}, fmt.Errorf("series %q: %w", s.Name, err)
 	}
 	pts.Color, pts.Shape, pts.Radius = c, shape, radius
-	e := legendEntry{name: legendName(s)}
+	e := legendEntry{name: s.Label()}
 	if s.Err != nil {
 		eb, err := plotter.NewYErrorBars(errXYs{xys, s.Err})
 		if err != nil {
@@ -463,7 +610,17 @@ func addSeries(p *plot.Plot, s Series, c color.Color, shape draw.GlyphDrawer, da
 		eb.Color, eb.Width, eb.CapWidth = c, vg.Points(0.75), vg.Points(5)
 		p.Add(eb)
 	}
-	if len(xys) > 1 {
+	if s.XErr != nil {
+		eb, err := plotter.NewXErrorBars(errXYs{xys, s.XErr})
+		if err != nil {
+			return legendEntry{}, fmt.Errorf("series %q: horizontal error bars: %w", s.Name, err)
+		}
+		eb.Color, eb.Width, eb.CapWidth = c, vg.Points(1), vg.Points(5)
+		p.Add(eb)
+		e.thumbs = append(e.thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1)}})
+	}
+	switch {
+	case len(xys) > 1 && s.XErr == nil:
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return legendEntry{}, fmt.Errorf("series %q: %w", s.Name, err)
@@ -471,26 +628,40 @@ func addSeries(p *plot.Plot, s Series, c color.Color, shape draw.GlyphDrawer, da
 		l.Color, l.Width, l.Dashes = c, width, dash
 		p.Add(l)
 		e.thumbs = append(e.thumbs, l)
-	} else {
+	case s.XErr == nil:
 		// A lone point still shows its dash pattern in the legend.
 		l := &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: width, Dashes: dash}}
 		e.thumbs = append(e.thumbs, l)
 	}
+	// Points with horizontal intervals (a dot plot) are not joined: each
+	// stands for its own category.
 	p.Add(pts)
 	e.thumbs = append(e.thumbs, pts)
 	return e, nil
 }
 
-// errXYs gives plotter.NewYErrorBars symmetric errors.
+// errXYs gives plotter.NewYErrorBars and NewXErrorBars symmetric errors.
 type errXYs struct {
 	plotter.XYs
 	err []float64
 }
 
 func (e errXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
+func (e errXYs) XError(i int) (float64, float64) { return e.err[i], e.err[i] }
 
-// setAxis sets a's range and ticks from the data range [lo, hi] and spec.
-func setAxis(a *plot.Axis, spec Axis, lo, hi float64) error {
+// setAxis sets a's range and ticks from the data range [lo, hi] and spec,
+// and returns the power of ten its tick labels are divided by (0 when
+// they are not; see ScaleOf).
+func setAxis(a *plot.Axis, spec Axis, lo, hi float64) (int, error) {
+	if n := len(spec.Categories); n > 0 {
+		a.Min, a.Max = -0.5, float64(n)-0.5
+		ticks := make([]plot.Tick, n)
+		for i, c := range spec.Categories {
+			ticks[i] = plot.Tick{Value: float64(i), Label: c}
+		}
+		a.Tick.Marker = fixedTicks(ticks)
+		return 0, nil
+	}
 	if spec.Fixed {
 		lo, hi = spec.Min, spec.Max
 	} else {
@@ -523,7 +694,7 @@ func setAxis(a *plot.Axis, spec Axis, lo, hi float64) error {
 		}
 	}
 	if len(values) < 2 {
-		return fmt.Errorf("no ticks for [%g, %g]", lo, hi)
+		return 0, fmt.Errorf("no ticks for [%g, %g]", lo, hi)
 	}
 	if spec.Fixed {
 		a.Min, a.Max = lo, hi
@@ -532,6 +703,11 @@ func setAxis(a *plot.Axis, spec Axis, lo, hi float64) error {
 		// ticks inside it only.
 		a.Min, a.Max = min(values[0], lo), max(values[len(values)-1], hi)
 	}
-	a.Tick.Marker = fixedTicks(labelled(values))
-	return nil
+	if spec.Log {
+		a.Tick.Marker = fixedTicks(logLabelled(values))
+		return 0, nil
+	}
+	power := ScaleOf(values)
+	a.Tick.Marker = fixedTicks(labelledScaled(values, power))
+	return power, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -112,6 +113,20 @@ func TestPNG(t *testing.T) {
 
 // TestTicksOnAxes: the axes of drawn figures carry MinTicks to MaxTicks
 // labelled ticks, for the ranges of the project's figures.
+// plotOf is the gonum plot of f's axes' box.
+func plotOf(t *testing.T, f Figure) *plot.Plot {
+	t.Helper()
+	g, err := f.drawable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := g.newPlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestTicksOnAxes(t *testing.T) {
 	cases := []struct {
 		x, y []float64
@@ -124,14 +139,7 @@ func TestTicksOnAxes(t *testing.T) {
 	}
 	for _, c := range cases {
 		f := Figure{Title: "t", Caption: "c", X: Axis{Label: "x", Log: c.logX}, Y: Axis{Label: "y"}, Series: []Series{{Name: "s", X: c.x, Y: c.y}}}
-		g, err := f.drawable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _, err := g.newPlot()
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := plotOf(t, f)
 		for _, a := range []struct {
 			name     string
 			min, max float64
@@ -161,14 +169,7 @@ func TestIntegerAxis(t *testing.T) {
 	} {
 		f := Figure{Title: "t", Caption: "c", X: Axis{Label: "w_min", Unit: "slots", Integer: true}, Y: Axis{Label: "y"},
 			Series: []Series{{Name: "s", X: c.x, Y: make([]float64, len(c.x))}}}
-		g, err := f.drawable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _, err := g.newPlot()
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := plotOf(t, f)
 		var got []float64
 		for _, k := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
 			got = append(got, k.Value)

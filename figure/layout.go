@@ -81,7 +81,6 @@ func (f *Figure) layout() (*layout, error) {
 	l := &layout{p: p, entries: entries}
 	titleSty, sourceSty := style(titleSize, true, false), style(sourceSize, false, true)
 	legendSty, captionSty := style(legendSize, false, false), style(captionSize, false, false)
-	caption := f.FullCaption()
 
 	W := f.Width
 	if W == 0 {
@@ -91,6 +90,21 @@ func (f *Figure) layout() (*layout, error) {
 	if plotH == 0 {
 		plotH = DefaultPlotHeight
 	}
+	// What cannot be seen is said: in the legend, the series a hidden
+	// curve lies under; in the caption, the notes. The data area's height
+	// does not depend on the canvas's width.
+	read := f.readability(p, p.DataCanvas(draw.Canvas{Canvas: new(recorder.Canvas), Rectangle: vg.Rectangle{Max: vg.Point{X: W, Y: plotH}}}).Rectangle)
+	for _, g := range read.Coincide {
+		top := f.Series[g[len(g)-1]].Label()
+		for _, i := range g[:len(g)-1] {
+			for k := range entries {
+				if entries[k].series == i {
+					entries[k].name += " (under " + top + ")"
+				}
+			}
+		}
+	}
+	caption := f.fullCaption(read.Notes)
 	// The canvas grows to hold the widest legend entry and the longest
 	// word of the texts, with the fallback slack.
 	var textW vg.Length

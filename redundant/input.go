@@ -1,10 +1,9 @@
 package redundant
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
+	"github.com/volsched/volsched/internal/jsonin"
 	"github.com/volsched/volsched/internal/jsonnum"
 )
 
@@ -30,14 +29,14 @@ type allocInput struct {
 //	{"ages": [...], "size": t, "dist": {"name": ..., "params": [...]}}   Eq. 3 (NewIntervalDistribution)
 //	{"ages": [...], "size": t, "C": c}                       for algo "sab" (Eq. 7)
 //
-// Unknown fields are refused; the probabilities are checked with
-// ValidateProbs. Errors begin with source, the input's name.
+// The JSON is read by the rules of the project's JSON inputs
+// (internal/jsonin: unknown fields, duplicate keys and NaN refused, the
+// field named); the probabilities are checked with ValidateProbs. Errors
+// begin with source, the input's name.
 func ParseAllocInput(data []byte, source, algo string) ([]float64, error) {
 	var in allocInput
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("%s: %w (want {\"p\": [...]} or {\"ages\": [...], \"size\": t, \"dist\": {\"name\": ..., \"params\": [...]}} or, for sab, {\"ages\": [...], \"size\": t, \"C\": c})", source, err)
+	if err := jsonin.Decode(data, &in, source); err != nil {
+		return nil, fmt.Errorf("%w (want {\"p\": [...]} or {\"ages\": [...], \"size\": t, \"dist\": {\"name\": ..., \"params\": [...]}} or, for sab, {\"ages\": [...], \"size\": t, \"C\": c})", err)
 	}
 	if algo == SAB {
 		if in.Ages == nil || in.Size == nil || in.C == nil {

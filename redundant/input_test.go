@@ -54,6 +54,8 @@ func TestParseAllocInput(t *testing.T) {
 		{`{"ages": [1], "size": 1, "dist": {"name": "gamma", "params": [1]}}`, "ppb", "x.json: dist:"},
 		{`{"p": [0.5]}`, "sab", `algo sab needs "ages", "size" and "C"`},
 		{`{"q": 1}`, "ppb", `unknown field "q"`},
+		{`{"p": [0.5, NaN]}`, "ppb", `x.json:1:13: field "p[1]": got NaN, want a number`},
+		{"\uFEFF" + `{"p": [0.5, 1.5]}`, "ppb", "x.json: p[1] = 1.5"}, // the byte-order mark is skipped
 	} {
 		if _, err := ParseAllocInput([]byte(c.in), "x.json", c.algo); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json") {
 			t.Errorf("%s (%s): %v, want an error from x.json containing %q", c.in, c.algo, err, c.want)

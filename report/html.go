@@ -61,7 +61,8 @@ func Render(p Page, dir string, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := viewPage{Title: p.Title, Generated: p.Generated, Intro: paragraphs(p.Intro), CSS: template.CSS(css), Near: Near}
+	v := viewPage{Title: p.Title, Generated: p.Generated, Intro: paragraphs(p.Intro), CSS: template.CSS(css), Near: Near,
+		MaxCloseRatio: number(MaxCloseRatio, 1), MaxNearRatio: number(MaxNearRatio, 0)}
 	for _, s := range p.Sections {
 		vs, err := viewOf(s, dir, opt)
 		if err != nil {
@@ -81,6 +82,8 @@ type viewPage struct {
 	Intro            []string
 	CSS              template.CSS
 	Near             int
+	MaxCloseRatio    string
+	MaxNearRatio     string
 	Sections         []viewSection
 }
 
@@ -242,19 +245,26 @@ func tableView(t Table) viewTable {
 		vr := viewRow{Label: r.Label}
 		for k, cell := range r.Cells {
 			c := t.Columns[k]
-			vc := viewCell{Compared: v.Columns[k].Compared, Ours: number(cell.Ours, c.Digits), Paper: number(cell.Paper, c.Digits)}
+			vc := viewCell{Compared: v.Columns[k].Compared, Ours: c.Format(cell.Ours), Paper: c.Format(cell.Paper)}
 			if cell.PaperText != "" {
 				vc.Paper = cell.PaperText
 			}
 			if vc.Compared {
-				vc.Class = Classify(cell.Ours, cell.Paper, c.Tol)
+				j := judge(cell.Ours, cell.Paper, c)
+				vc.Class = j.class
 				if vc.Class != ClassNone {
 					d := cell.Ours - cell.Paper
-					vc.Delta = signed(d, c.Digits)
-					if cell.Paper != 0 {
+					vc.Delta = signedText(c.Format(d))
+					// The relative difference only where a ratio means
+					// something and the difference shows: "0.0 | 0.0 |
+					// 0.0 (−100.0 %)" would contradict what is printed.
+					if cell.Paper != 0 && !c.Tol.Signed && c.shows(cell.Ours, cell.Paper) {
 						vc.Rel = signed(100*d/math.Abs(cell.Paper), 1) + " %"
 					}
 					vc.Title = fmt.Sprintf("%s: |ours − paper| = %s, tolerance %s", vc.Class, trimFloat(math.Abs(d)), c.Tol)
+					if j.ratio > 0 {
+						vc.Title += "; " + ratioText(j.ratio)
+					}
 				}
 			}
 			vr.Cells = append(vr.Cells, vc)
@@ -286,8 +296,21 @@ func number(x float64, digits int) string {
 	return strings.Replace(s, "-", "−", 1)
 }
 
+// ratioText says why the ratio rule judged a cell.
+func ratioText(r float64) string {
+	if math.IsInf(r, 0) {
+		return "one of the two is 0"
+	}
+	return "one is " + number(r, 1) + " times the other"
+}
+
 func signed(x float64, digits int) string {
-	s := number(x, digits)
+	return signedText(number(x, digits))
+}
+
+// signedText puts "+" before a printed number that is neither negative
+// nor 0.
+func signedText(s string) string {
 	if !strings.HasPrefix(s, "−") && strings.Trim(s, "0.,") != "" {
 		s = "+" + s
 	}

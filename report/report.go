@@ -71,6 +71,11 @@ type Column struct {
 	Name   string // e.g. "avg dfb"
 	Unit   string // e.g. "%"; empty for counts and ratios
 	Digits int    // decimals shown
+	// Significant, when > 0, prints every number of the column with that
+	// many significant digits instead of Digits decimals: for a column
+	// whose values span orders of magnitude (0.0000456 beside 1.76, both
+	// to two digits: 0.000046 and 1.8).
+	Significant int
 	// Tol is how far our value may be from the paper's and still be
 	// called close (see Tolerance).
 	Tol Tolerance
@@ -79,41 +84,94 @@ type Column struct {
 	Rank bool
 }
 
-// Tolerance gives the band max(Abs, Rel·|paper|) within which our value
-// is close to the paper's; within Near times the band it is near; beyond,
-// far.
+// Tolerance says how a column's values are judged against the paper's
+// (docs/report.md, "Colours"). The band is max(Abs, Rel·|paper|,
+// Count·√|paper|): within it our value is close to the paper's, within
+// Near bands near, beyond far. On a quantity that cannot be negative (the
+// default: counts, shares, percentages, ratios) a large ratio overrides the
+// band: ours more than MaxCloseRatio times the paper's, or less than its
+// inverse, is at best near, and beyond MaxNearRatio (outside the noise
+// floor max(Abs, Count·√|paper|)) far.
 type Tolerance struct {
-	Abs, Rel float64
+	// Abs is the absolute part of the band, in the column's unit: the
+	// difference below which two values are the same for this quantity
+	// (its noise floor).
+	Abs float64
+	// Rel is the relative part: a fraction of the paper's value.
+	Rel float64
+	// Count, for a column of counts (wins, failures), adds Count standard
+	// deviations of a Poisson count, Count·√|paper|: small published
+	// counts are judged by their counting noise, large ones by Rel.
+	Count float64
+	// Signed marks a quantity with no natural zero or that may be
+	// negative (a difference such as %diff or a gain, a z-score, a
+	// logarithm): its ratio to the paper's means nothing, so the ratio
+	// rule does not apply and the relative difference is not shown.
+	Signed bool
 }
 
 // Near is how many bands away a value is still near the paper's.
 const Near = 3
 
+// The ratio rule (Tolerance) for quantities that cannot be negative.
+const (
+	// MaxCloseRatio: ours and the paper's further apart than this factor
+	// (one more than 50 % above the other) are not close.
+	MaxCloseRatio = 1.5
+	// MaxNearRatio: further apart than this factor, and by more than the
+	// noise floor, they are far.
+	MaxNearRatio = 3
+)
+
 // DefaultTolerance is used for a column whose Tol is zero: 5 % of the
 // published value.
 var DefaultTolerance = Tolerance{Rel: 0.05}
 
-func (t Tolerance) band(paper float64) float64 {
-	if t == (Tolerance{}) {
-		t = DefaultTolerance
+func (t Tolerance) orDefault() Tolerance {
+	if t == (Tolerance{}) || t == (Tolerance{Signed: true}) {
+		t.Rel = DefaultTolerance.Rel
 	}
-	return max(t.Abs, t.Rel*math.Abs(paper))
+	return t
 }
 
-// String states the tolerance as on the page: "±max(0.5, 5 % of the paper's)".
+// floor is the band's absolute part: the noise below which a difference
+// means nothing, whatever the ratio.
+func (t Tolerance) floor(paper float64) float64 {
+	return max(t.Abs, t.Count*math.Sqrt(math.Abs(paper)))
+}
+
+func (t Tolerance) band(paper float64) float64 {
+	t = t.orDefault()
+	return max(t.floor(paper), t.Rel*math.Abs(paper))
+}
+
+// String states the tolerance as on the page: "±max(0.5, 5 % of the
+// paper's)", "±max(3√paper, 10 % of the paper's)".
 func (t Tolerance) String() string {
-	if t == (Tolerance{}) {
-		t = DefaultTolerance
+	t = t.orDefault()
+	var parts []string
+	if t.Abs > 0 {
+		parts = append(parts, trimFloat(t.Abs))
 	}
-	rel := experiment.FormatFloat(100*t.Rel, 1)
-	rel = strings.TrimSuffix(strings.TrimSuffix(rel, "0"), ".")
-	switch {
-	case t.Abs == 0:
-		return "±" + rel + " % of the paper's"
-	case t.Rel == 0:
-		return "±" + trimFloat(t.Abs)
+	if t.Count > 0 {
+		parts = append(parts, trimFloat(t.Count)+"√paper")
 	}
-	return "±max(" + trimFloat(t.Abs) + ", " + rel + " % of the paper's)"
+	if t.Rel > 0 {
+		rel := experiment.FormatFloat(100*t.Rel, 1)
+		rel = strings.TrimSuffix(strings.TrimSuffix(rel, "0"), ".")
+		parts = append(parts, rel+" % of the paper's")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, trimFloat(max(t.Abs, t.Count, t.Rel)))
+	}
+	s := "±" + parts[0]
+	if len(parts) > 1 {
+		s = "±max(" + strings.Join(parts, ", ") + ")"
+	}
+	if t.Signed {
+		s += " (signed: no ratio rule)"
+	}
+	return s
 }
 
 func trimFloat(x float64) string {
@@ -144,19 +202,75 @@ const (
 	ClassFar   = "far"   // beyond
 )
 
-// Classify returns the class of our value against the paper's under tol.
+// Classify returns the class of our value against the paper's under tol,
+// at full precision (Column.Classify judges what the page shows).
 func Classify(ours, paper float64, tol Tolerance) string {
+	return judge(ours, paper, Column{Tol: tol, Digits: -1}).class
+}
+
+// Classify returns the class of a cell of the column: as Classify, except
+// that the ratio rule leaves alone a difference too small to show as the
+// column prints its numbers (the page prints the same number twice).
+func (c Column) Classify(cell Cell) string {
+	return judge(cell.Ours, cell.Paper, c).class
+}
+
+// Format prints x as the column does: Digits decimals or Significant
+// digits, thousands grouped, "−" for minus, "—" for NaN.
+func (c Column) Format(x float64) string {
+	if c.Significant > 0 && x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
+		return number(x, max(0, c.Significant-1-int(math.Floor(math.Log10(math.Abs(x))))))
+	}
+	return number(x, c.Digits)
+}
+
+// verdict is a cell's class and why.
+type verdict struct {
+	class string
+	// ratio is max/min of ours and the paper's when the ratio rule made
+	// the class worse than the band's; 0 otherwise.
+	ratio float64
+}
+
+// judge applies the band of c.Tol, then the ratio rule, to ours and the
+// paper's; c.Digits < 0 means full precision.
+func judge(ours, paper float64, c Column) verdict {
+	tol := c.Tol
 	if math.IsNaN(ours) || math.IsNaN(paper) || math.IsInf(ours, 0) || math.IsInf(paper, 0) {
-		return ClassNone
+		return verdict{class: ClassNone}
 	}
 	d, b := math.Abs(ours-paper), tol.band(paper)
+	v := verdict{class: ClassFar}
 	switch {
 	case d <= b:
-		return ClassClose
+		v.class = ClassClose
 	case d <= Near*b:
-		return ClassNear
+		v.class = ClassNear
 	}
-	return ClassFar
+	if tol.Signed || ours < 0 || paper < 0 || !c.shows(ours, paper) {
+		return v
+	}
+	r := math.Inf(1)
+	if lo := min(ours, paper); lo > 0 {
+		r = max(ours, paper) / lo
+	}
+	switch {
+	case r > MaxNearRatio && d > tol.floor(paper) && v.class != ClassFar:
+		return verdict{class: ClassFar, ratio: r}
+	case r > MaxCloseRatio && v.class == ClassClose:
+		return verdict{class: ClassNear, ratio: r}
+	}
+	return v
+}
+
+// shows reports whether ours and the paper's differ as the column prints
+// them (Digits < 0: at full precision): different numbers, or a difference
+// that does not print as 0.
+func (c Column) shows(ours, paper float64) bool {
+	if c.Digits < 0 && c.Significant == 0 {
+		return ours != paper
+	}
+	return c.Format(ours) != c.Format(paper) || strings.Trim(c.Format(ours-paper), "−0.,") != ""
 }
 
 // Figure is one image of the page with its caption.
@@ -241,8 +355,11 @@ func (p *Page) Validate() error {
 				if c.Digits < 0 || c.Digits > 10 {
 					return fmt.Errorf("report: %s: column %q: Digits = %d, want 0 to 10", tw, c.Name, c.Digits)
 				}
-				if c.Tol.Abs < 0 || c.Tol.Rel < 0 || math.IsNaN(c.Tol.Abs) || math.IsNaN(c.Tol.Rel) {
-					return fmt.Errorf("report: %s: column %q: tolerance %+v, want Abs, Rel ≥ 0", tw, c.Name, c.Tol)
+				if c.Significant < 0 || c.Significant > 10 {
+					return fmt.Errorf("report: %s: column %q: Significant = %d, want 0 (Digits decimals) to 10", tw, c.Name, c.Significant)
+				}
+				if !(c.Tol.Abs >= 0 && c.Tol.Rel >= 0 && c.Tol.Count >= 0) || math.IsInf(c.Tol.Abs+c.Tol.Rel+c.Tol.Count, 0) {
+					return fmt.Errorf("report: %s: column %q: tolerance {Abs: %g, Rel: %g, Count: %g}, want finite Abs, Rel, Count ≥ 0", tw, c.Name, c.Tol.Abs, c.Tol.Rel, c.Tol.Count)
 				}
 			}
 			for k, r := range t.Rows {
@@ -349,7 +466,7 @@ func (t *Table) Counts() Counts {
 			if k >= len(t.Columns) {
 				break
 			}
-			switch Classify(cell.Ours, cell.Paper, t.Columns[k].Tol) {
+			switch t.Columns[k].Classify(cell) {
 			case ClassClose:
 				c.Close++
 			case ClassNear:

@@ -21,9 +21,14 @@ func TestClassify(t *testing.T) {
 		{105.1, 100, Tolerance{}, ClassNear}, // just beyond
 		{115, 100, Tolerance{}, ClassNear},   // 3 bands
 		{115.1, 100, Tolerance{}, ClassFar},  // beyond 3 bands
-		{0.4, 0, Tolerance{Abs: 0.5}, ClassClose},
+		{0.4, 0, Tolerance{Abs: 0.5, Signed: true}, ClassClose},
 		{0.4, 0, Tolerance{Rel: 0.5}, ClassFar}, // 0 published: a relative band is 0
 		{-11, -10, Tolerance{Rel: 0.1}, ClassClose},
+		{-11, -10, Tolerance{Rel: 0.1, Signed: true}, ClassClose},
+		{0, 7, Tolerance{Count: 3}, ClassNear}, // within 3√7 = 7.9, but one is 0: ratio rule
+		{1000, 1100, Tolerance{Count: 3, Rel: 0.1}, ClassClose},
+		{120, 100, Tolerance{Count: 1}, ClassNear}, // band √100 = 10
+		{120, 100, Tolerance{Count: 2}, ClassClose},
 		{math.NaN(), 1, Tolerance{}, ClassNone},
 		{1, math.NaN(), Tolerance{}, ClassNone},
 		{math.Inf(1), 1, Tolerance{}, ClassNone},
@@ -35,13 +40,93 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestColourRules: the cases of issue 28, each a difference a reader would
+// call large that the band alone called close (green), and the rules of
+// docs/report.md that keep them from it. Cells are judged as the page
+// shows them (Column.Classify, with the column's decimals).
+func TestColourRules(t *testing.T) {
+	winCount := Column{Name: "wins", Digits: 0, Tol: Tolerance{Abs: 2964, Rel: 0.10}} // the former Table 2 band
+	share := Column{Name: "wins", Unit: "% of instances", Digits: 1, Tol: Tolerance{Abs: 1, Rel: 0.10}}
+	fails := Column{Name: "#fails", Digits: 0, Tol: Tolerance{Abs: 2, Rel: 0.20}}
+	pctDiff := Column{Name: "%diff", Digits: 2, Tol: Tolerance{Abs: 2, Rel: 0.10, Signed: true}}
+	wins30 := Column{Name: "%wins30", Digits: 2, Tol: Tolerance{Abs: 2, Rel: 0.05}}
+	lDelta := Column{Name: "l(δ)", Digits: 1, Tol: Tolerance{Abs: 5}}
+	for _, c := range []struct {
+		name        string
+		col         Column
+		ours, paper float64
+		want        string
+	}{
+		// Seed 001 Table 2: RANDOM's 2,374 wins against the paper's 45
+		// (+5,175.6 %) were green under the absolute ±2,964; beyond the
+		// noise floor they are far whatever the band.
+		{"Table 2 RANDOM wins, former band", winCount, 2374, 45, ClassNear},
+		{"Table 2 RANDOM wins", Column{Digits: 0, Tol: Tolerance{Count: 3, Rel: 0.10}}, 2374, 45, ClassFar},
+		{"Table 2 UD wins", Column{Digits: 0, Tol: Tolerance{Count: 3, Rel: 0.10}}, 30874, 31120, ClassClose},
+		// The quick page: 0 wins in a small campaign against 36 of
+		// 296,400 (0.012 %): "0.0 | 0.0 | 0.0", the same number twice, is
+		// close and shows no relative difference.
+		{"quick page, the same printed", share, 0, 0.0121, ClassClose},
+		// One win in 120 instances (0.8 %) against 0.015 %: +5,388.9 %.
+		{"quick page, one win", share, 0.83, 0.0152, ClassNear},
+		// Seed 002 Table I: 4 failures against 2 (+100 %) was close; 0
+		// against 5 (−100 %) near.
+		{"Table I #fails +100 %", fails, 4, 2, ClassNear},
+		{"Table I #fails 0 for 5", fails, 0, 5, ClassFar},
+		{"Table I #fails 0 for 2, within the floor", fails, 0, 2, ClassNear},
+		{"Table I #fails 3 for 2", fails, 3, 2, ClassClose},
+		{"Table I %wins30 0.07 for 0.20", wins30, 0.07, 0.20, ClassNear},
+		// A signed quantity: the ratio of two %diff near 0 means nothing.
+		{"Table I %diff", pctDiff, -11.62, -10.40, ClassClose},
+		{"Table I %diff across 0", pctDiff, 0.5, -1.0, ClassClose},
+		// Seed 004 Table 2 DP l(δ): 10.7 against ∼0.6 (+1,679 %) was near.
+		{"l(δ) 18 times", lDelta, 10.7, 0.6, ClassFar},
+		{"l(δ) 1.4 times", lDelta, 51.8, 37, ClassNear},
+		{"equal", share, 35.7, 35.7, ClassClose},
+	} {
+		cell := Cell{Ours: c.ours, Paper: c.paper}
+		if got := c.col.Classify(cell); got != c.want {
+			t.Errorf("%s: %g against %g under %v: %s, want %s", c.name, c.ours, c.paper, c.col.Tol, got, c.want)
+		}
+	}
+}
+
+// TestRelativeShown: the relative difference is printed only where it
+// means something.
+func TestRelativeShown(t *testing.T) {
+	tab := Table{Columns: []Column{
+		{Name: "share", Digits: 1, Tol: Tolerance{Abs: 1, Rel: 0.1}},
+		{Name: "diff", Digits: 2, Tol: Tolerance{Abs: 2, Signed: true}},
+	}, Rows: []Row{
+		{Label: "same printed", Cells: []Cell{{Ours: 0, Paper: 0.0121}, {Ours: -1, Paper: -2}}},
+		{Label: "differ", Cells: []Cell{{Ours: 0.83, Paper: 0.0152}, {Ours: 1, Paper: 2}}},
+	}}
+	v := tableView(tab)
+	for _, c := range []struct {
+		row, col        int
+		rel, class, why string
+	}{
+		{0, 0, "", ClassClose, ""},
+		{0, 1, "", ClassClose, ""},
+		{1, 0, "+5,360.5 %", ClassNear, "one is 54.6 times the other"},
+		{1, 1, "", ClassClose, ""},
+	} {
+		cell := v.Rows[c.row].Cells[c.col]
+		if cell.Rel != c.rel || cell.Class != c.class || !strings.Contains(cell.Title, c.why) {
+			t.Errorf("row %d column %d: relative %q, class %q, title %q; want %q, %q, a title with %q", c.row, c.col, cell.Rel, cell.Class, cell.Title, c.rel, c.class, c.why)
+		}
+	}
+}
+
 func TestToleranceString(t *testing.T) {
 	cases := map[Tolerance]string{
-		{}:                    "±5 % of the paper's",
-		{Rel: 0.125}:          "±12.5 % of the paper's",
-		{Abs: 0.5}:            "±0.5",
-		{Abs: 20, Rel: 0.1}:   "±max(20, 10 % of the paper's)",
-		{Abs: 0.01, Rel: 0.2}: "±max(0.01, 20 % of the paper's)",
+		{}:                     "±5 % of the paper's",
+		{Rel: 0.125}:           "±12.5 % of the paper's",
+		{Abs: 0.5}:             "±0.5",
+		{Abs: 20, Rel: 0.1}:    "±max(20, 10 % of the paper's)",
+		{Abs: 0.01, Rel: 0.2}:  "±max(0.01, 20 % of the paper's)",
+		{Count: 3, Rel: 0.1}:   "±max(3√paper, 10 % of the paper's)",
+		{Abs: 2, Signed: true}: "±2 (signed: no ratio rule)",
 	}
 	for tol, want := range cases {
 		if got := tol.String(); got != want {
@@ -246,7 +331,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"missing doc", func(p *Page) {}, Options{RepoRoot: ".."}, "document docs/x.md"},
 		{"absolute root", func(p *Page) {}, Options{RepoRoot: "/work"}, "Options.RepoRoot"},
 		{"digits", func(p *Page) { p.Sections[0].Tables[0].Columns[0].Digits = -1 }, Options{}, "Digits = -1"},
-		{"tolerance", func(p *Page) { p.Sections[0].Tables[0].Columns[0].Tol.Rel = -1 }, Options{}, "want Abs, Rel ≥ 0"},
+		{"tolerance", func(p *Page) { p.Sections[0].Tables[0].Columns[0].Tol.Rel = -1 }, Options{}, "Rel: -1, Count: 0}, want finite Abs, Rel, Count ≥ 0"},
 		{"empty command", func(p *Page) { p.Sections[0].Runs[0].Command = "" }, Options{}, "Command is empty"},
 	}
 	for _, c := range cases {
@@ -362,5 +447,22 @@ func TestFormatIntSet(t *testing.T) {
 	}
 	if Plural(1) != "" || Plural(0) != "s" || Plural(2) != "s" {
 		t.Errorf("Plural: 1 %q, 0 %q, 2 %q", Plural(1), Plural(0), Plural(2))
+	}
+}
+
+// TestSignificantColumn: a column of values spanning orders of magnitude
+// prints every number, ours, the paper's and the difference, to the same
+// significant digits (seed 004's Table 4 printed "0.0082762" beside
+// ".07%").
+func TestSignificantColumn(t *testing.T) {
+	c := Column{Name: "whole run", Unit: "%", Significant: 2}
+	for x, want := range map[float64]string{0.0082762: "0.0083", 0.0000456: "0.000046", 1.7584: "1.8", 12: "12", 123.4: "123", 0: "0", -0.0617238: "−0.062"} {
+		if got := c.Format(x); got != want {
+			t.Errorf("Format(%v) = %q, want %q", x, got, want)
+		}
+	}
+	v := tableView(Table{Columns: []Column{c}, Rows: []Row{{Label: "IBP 9, slow", Cells: []Cell{{Ours: 0.0082762, Paper: 0.07, PaperText: "0.07"}}}}})
+	if cell := v.Rows[0].Cells[0]; cell.Ours != "0.0083" || cell.Paper != "0.07" || cell.Delta != "−0.062" || cell.Rel != "−88.2 %" || cell.Class != ClassFar {
+		t.Errorf("cell %+v", cell)
 	}
 }

@@ -218,7 +218,7 @@ func seriesCSV(fig *figure.Figure) ([]byte, error) {
 			if sr.Err != nil {
 				e = num(sr.Err[i])
 			}
-			w.Write([]string{sr.Name, strconv.FormatBool(sr.Paper), num(sr.X[i]), num(sr.Y[i]), e})
+			w.Write([]string{sr.FullName(), strconv.FormatBool(sr.Paper), num(sr.X[i]), num(sr.Y[i]), e})
 		}
 	}
 	w.Flush()

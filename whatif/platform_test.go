@@ -46,7 +46,7 @@ func TestPlatformErrors(t *testing.T) {
 		{``, "p.json: empty, want a JSON object"},
 		{`[1]`, "p.json: got an array, want a JSON object"},
 		{`{"slot_seconds": 60,}`, "p.json:1:21: invalid character '}'"},
-		{`{"slot_seconds": 60} x`, "p.json: unexpected data after the JSON object"},
+		{`{"slot_seconds": 60} x`, "p.json:1:22: unexpected data after the JSON object"},
 		{`{"slot_seconds": 60, "slot_seconds": 30}`, `p.json:1:22: key "slot_seconds" appears twice`},
 		{`{"slots": 60}`, `p.json: unknown field "slots"`},
 		{`{"slot_seconds": "60"}`, `p.json: field "slot_seconds": got JSON string, want a number`},

@@ -1,13 +1,13 @@
 package workload
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/des"
+	"github.com/volsched/volsched/internal/jsonin"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -411,17 +411,17 @@ func Generate(p *Params, d *Distributions, seed uint64, nodes int, horizon des.T
 
 // ReadParams reads parameters as JSON (the tags of Params; durations in
 // nanoseconds) over DefaultParams: fields left out keep their defaults.
-// Unknown fields, trailing data and invalid values are errors naming name
-// and the field.
+// The JSON is read by the rules of the project's JSON inputs
+// (internal/jsonin); unknown fields, trailing data and invalid values are
+// errors naming name and the field.
 func ReadParams(r io.Reader, name string) (Params, error) {
 	p := DefaultParams()
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Params{}, fmt.Errorf("%s: %w (want a JSON object with the fields of 'volsched overlay workload --print-params')", name, err)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Params{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if dec.More() {
-		return Params{}, fmt.Errorf("%s: data after the JSON object", name)
+	if err := jsonin.Decode(data, &p, name); err != nil {
+		return Params{}, fmt.Errorf("%w (want a JSON object with the fields of 'volsched overlay workload --print-params')", err)
 	}
 	if err := p.Validate(); err != nil {
 		return Params{}, fmt.Errorf("%s: %w", name, err)

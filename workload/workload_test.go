@@ -409,6 +409,7 @@ func TestReadParams(t *testing.T) {
 		`{"deadline_b": -0.05}`:          "deadline_b",
 		`{"warm_start_ns": -1}`:          "warm_start",
 		`{"day_worker_fraction": 1e999}`: "day_worker_fraction",
+		`{"deadline_b": NaN}`:            `p.json:1:16: field "deadline_b": got NaN, want a number`,
 	} {
 		_, err := ReadParams(strings.NewReader(in), "p.json")
 		if err == nil || !strings.Contains(err.Error(), "p.json") || !strings.Contains(err.Error(), field) {

@@ -14,7 +14,7 @@ const docAnalytic = "docs/analytic.md"
 // TolZ is the band of the report's z column: a formula that holds stays
 // within ZLimit standard errors of the simulation (z = 0 would be a perfect
 // match).
-var TolZ = report.Tolerance{Abs: ZLimit}
+var TolZ = report.Tolerance{Abs: ZLimit, Signed: true}
 
 // Section is the reproduction's section of the report page: per chain and
 // per set of chains, the formula beside the Monte Carlo estimate with its

@@ -38,8 +38,9 @@ func (h *HeuristicSummary) UnmarshalJSON(b []byte) error {
 var (
 	// TolFails: failures among 3,000 instances: 2 or 20 %.
 	TolFails = report.Tolerance{Abs: 2, Rel: 0.20}
-	// TolPctDiff: %diff, in percentage points: 2 points or 10 %.
-	TolPctDiff = report.Tolerance{Abs: 2, Rel: 0.10}
+	// TolPctDiff: %diff, in percentage points: 2 points or 10 %. A
+	// difference to IE, negative or positive: no ratio rule.
+	TolPctDiff = report.Tolerance{Abs: 2, Rel: 0.10, Signed: true}
 	// TolPctWins: %wins and %wins30, in percentage points: 2 points or
 	// 5 %.
 	TolPctWins = report.Tolerance{Abs: 2, Rel: 0.05}

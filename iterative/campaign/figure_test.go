@@ -55,7 +55,8 @@ func TestFigure2File(t *testing.T) {
 		}
 	}
 	for _, h := range Figure2Heuristics {
-		if !strings.Contains(string(got), ">"+h.String()+"<") {
+		// "MCT (under MCT*)" when its curve coincides with another's.
+		if !regexp.MustCompile(">" + regexp.QuoteMeta(h.String()) + `( \(under [^<]+\))?<`).Match(got) {
 			t.Errorf("figure2.svg has no legend entry %s", h)
 		}
 	}

@@ -22,7 +22,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +36,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/volsched/volsched/internal/jsonin"
 )
 
 // Manifest is the content of volsched.toml / volsched.json.
@@ -102,10 +103,8 @@ func Load(dir string) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a.Manifest); err != nil {
-			return nil, fmt.Errorf("%s: %v", jsonPath, err)
+		if err := jsonin.Decode(data, &a.Manifest, jsonPath); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("%s: no volsched.toml or volsched.json, want an application manifest (see docs/runtime.md)", abs)

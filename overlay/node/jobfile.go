@@ -1,13 +1,13 @@
 package node
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/volsched/volsched/internal/jsonin"
 )
 
 // JobSpec describes a bag by its files, as the command line and a JSON
@@ -25,20 +25,16 @@ type JobSpec struct {
 	Inputs   string  `json:"inputs,omitempty"` // directory: one file per task, in name order
 }
 
-// LoadJobSpec reads a JSON job description (unknown fields refused).
+// LoadJobSpec reads a JSON job description by the rules of the project's
+// JSON inputs (internal/jsonin: unknown fields refused, the field named).
 func LoadJobSpec(path string) (JobSpec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return JobSpec{}, err
 	}
 	var s JobSpec
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&s); err != nil {
-		return JobSpec{}, fmt.Errorf("job description %s: %w", path, err)
-	}
-	if d.More() {
-		return JobSpec{}, fmt.Errorf("job description %s: trailing data after the object", path)
+	if err := jsonin.Decode(data, &s, "job description "+path); err != nil {
+		return JobSpec{}, err
 	}
 	dir := filepath.Dir(path)
 	if s.Program != "" && !filepath.IsAbs(s.Program) {

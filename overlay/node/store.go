@@ -10,8 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/volsched/volsched/internal/sqlitedb"
 	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/sqlitedb"
 )
 
 // store is a node's durable state: the bags submitted there with their

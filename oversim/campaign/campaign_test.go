@@ -134,8 +134,15 @@ func TestSection(t *testing.T) {
 	if len(s.Tables) != 2 || len(s.Tables[0].Rows) != 18 || len(s.Figures) != 9 {
 		t.Fatalf("%d tables (%d rows), %d figures", len(s.Tables), len(s.Tables[0].Rows), len(s.Figures))
 	}
-	if c := s.Tables[0].Rows[1].Cells[0]; c.Ours != 1e-3 || c.PaperText != ".001%" || c.Paper != 0.001 {
+	// The paper's ".001%" printed as the column prints numbers (issue 28:
+	// Table 4 mixed "0.0082762" with ".07%").
+	if c := s.Tables[0].Rows[1].Cells[0]; c.Ours != 1e-3 || c.PaperText != "0.001" || c.Paper != 0.001 {
 		t.Fatalf("Table 4, IBP 9 fast, whole run: %+v", c)
+	}
+	for _, c := range s.Tables[0].Columns {
+		if c.Significant != 2 || c.Format(0.0082762) != "0.0083" || c.Format(1.7584) != "1.8" {
+			t.Errorf("Table 4 column %q: %+v prints 0.0082762 as %q and 1.7584 as %q, want two significant digits", c.Name, c, c.Format(0.0082762), c.Format(1.7584))
+		}
 	}
 	// DP: SF_max 64 is the paper's 4,306,204 / 4,245,745 of the centralized.
 	if c := s.Tables[1].Rows[1].Cells[1]; c.Ours != 1 || math.Abs(c.Paper-4306204.0/4245745) > 1e-12 {

@@ -48,13 +48,24 @@ func parsePercent(s string) float64 {
 	return v / 100
 }
 
+// percentText is a percentage of the paper's Table 4 as the page prints
+// numbers in a column of percentages: its digits as published, with the
+// leading zero and without the "%" (".07%" is "0.07", "12%" is "12").
+func percentText(s string) string {
+	t := strings.TrimSuffix(s, "%")
+	if strings.HasPrefix(t, ".") {
+		t = "0" + t
+	}
+	return t
+}
+
 // table4 is Table 4 for the page: percentages, ours beside the paper's.
 func table4(rows []Table4Row, nodes int, hours float64) report.Table {
 	t := report.Table{ID: "table4", RowHeader: "policy, SF_max, link",
 		Caption: "Table 4: maximum percentage of link bandwidth used, over the nodes (update limit 100 kbit/s)",
-		// Decimals for two significant digits of the fast link's peaks
-		// (about 1e-5 %, 3e-4 % and 1e-3 % at 200 nodes).
-		Columns: []report.Column{{Name: "whole run", Unit: "%", Digits: 7}, {Name: "10 s", Unit: "%", Digits: 5}, {Name: "1 s", Unit: "%", Digits: 4}},
+		// Two significant digits, as the paper prints most of its cells:
+		// the peaks span four orders of magnitude (about 1e-5 % to 3 %).
+		Columns: []report.Column{{Name: "whole run", Unit: "%", Significant: 2}, {Name: "10 s", Unit: "%", Significant: 2}, {Name: "1 s", Unit: "%", Significant: 2}},
 		Note: fmt.Sprintf("Ours: %s nodes, %g simulated hours, seed and workload as in the figures' captions. The paper does not state "+
 			"the network size or length of its Table 4 (its other runs: 10^5 to 10^6 nodes, 60 h); a peak is a maximum over nodes and "+
 			"windows and grows with the network's busiest node, so the cells compare orders of magnitude. The paper's update limit, "+
@@ -62,7 +73,7 @@ func table4(rows []Table4Row, nodes int, hours float64) report.Table {
 	for _, r := range rows {
 		row := report.Row{Label: fmt.Sprintf("%s %d, %s", strings.ToUpper(r.Policy.String()), r.SFMax, r.Link)}
 		for i := range 3 {
-			row.Cells = append(row.Cells, report.Cell{Ours: 100 * r.Ours[i], Paper: 100 * r.Paper[i], PaperText: r.PaperText[i]})
+			row.Cells = append(row.Cells, report.Cell{Ours: 100 * r.Ours[i], Paper: 100 * r.Paper[i], PaperText: percentText(r.PaperText[i])})
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -48,7 +48,20 @@ func Drawn(f redundant.Figure) *figure.Figure {
 		for i, se := range s.SE {
 			e[i] = z95 * se
 		}
-		d.Series = append(d.Series, figure.Series{Name: s.Name, X: f.X, Y: s.Y, Err: e})
+		name, group := splitGroup(s.Name)
+		d.Series = append(d.Series, figure.Series{Name: name, Group: group, X: f.X, Y: s.Y, Err: e})
 	}
 	return d
+}
+
+// splitGroup splits a curve's name as the laboratory writes it, the
+// algorithm then the fixed parameter ("EA Eq.5 µ=0.151", "PPB R0=0.4";
+// redundant.Lab), into the name and its group, so that a colour means one
+// algorithm in every group; a name without a parameter has no group.
+func splitGroup(name string) (string, string) {
+	i := strings.LastIndexByte(name, ' ')
+	if i <= 0 || !strings.Contains(name[i+1:], "=") {
+		return name, ""
+	}
+	return name[:i], name[i+1:]
 }

@@ -3,9 +3,10 @@ package simulate
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/figure"
@@ -81,33 +82,70 @@ func (r *Result) failures() int {
 func f1(x float64) string    { return experiment.FormatFloat(x, 1) }
 func ci(c [2]float64) string { return "[" + f1(c[0]) + ", " + f1(c[1]) + "]" }
 
-// Figure is the empirical distribution of each heuristic's makespans
-// (ECDF drawn at the deciles, from the shortest run to the longest), best
-// heuristic first.
+// OffAxisFactor: the figure leaves out (and its caption lists) the
+// heuristics whose mean makespan is more than this many times the best's,
+// so that one far behind (RANDOM on a tightly-coupled application) does
+// not squeeze the others into a corner of the axis.
+const OffAxisFactor = 2
+
+// Figure is the comparison the run makes, drawn: each heuristic's mean
+// makespan with its 95 % confidence interval, one row per heuristic, best
+// first; the best (the recommendation), those not significantly worse than
+// it and the others as three series. Heuristics more than OffAxisFactor
+// times the best's mean are listed in the caption instead.
 func (r *Result) Figure() *figure.Figure {
-	f := &figure.Figure{
-		Title: "What-if run: distribution of the makespan per heuristic",
-		X:     figure.Axis{Label: "makespan", Unit: "slots"},
-		Y:     figure.Axis{Label: "fraction of trials with a makespan ≤ x", Fixed: true, Min: 0, Max: 1},
-		Caption: fmt.Sprintf("%s (%d workers) with %s (%s, %d tasks × %d iterations); %d trials, seed %d; every heuristic on the same availability realizations. Points at the deciles of each heuristic's makespans (0 %% = shortest run, 100 %% = longest).",
-			filepath.Base(r.Platform), r.Workers, filepath.Base(r.Application), r.Kind, r.Tasks, r.Iterations, r.Trials, r.Seed),
-		Paper: figure.PaperNone,
-	}
+	unit := "slots"
 	if r.SlotSeconds > 0 {
-		f.X.Unit = fmt.Sprintf("slots of %g s", r.SlotSeconds)
+		unit = fmt.Sprintf("slots of %g s", r.SlotSeconds)
+	}
+	f := &figure.Figure{
+		Title: "What-if run: mean makespan of each heuristic, with its 95 % confidence interval",
+		X:     figure.Axis{Label: "mean makespan", Unit: unit},
+		Y:     figure.Axis{Label: "heuristic"},
+		Paper: figure.NoPaper,
+	}
+	tied := map[string]bool{}
+	for _, t := range r.Tied {
+		tied[t] = true
+	}
+	best := figure.Series{Name: "best (the recommendation): " + r.Best}
+	same := figure.Series{Name: "not significantly worse than the best"}
+	worse := figure.Series{Name: "significantly worse than the best"}
+	var off []string
+	bestMean := math.Inf(1)
+	for _, h := range r.Heuristics {
+		if h.Name == r.Best {
+			bestMean = h.Mean
+		}
 	}
 	for _, h := range r.Heuristics {
-		x := make([]float64, len(h.Makespans))
-		for i, v := range h.Makespans {
-			x[i] = float64(v)
+		if h.Name != r.Best && bestMean > 0 && h.Mean > OffAxisFactor*bestMean {
+			off = append(off, fmt.Sprintf("%s %s %s", h.Name, f1(h.Mean), ci(h.CI)))
+			continue
 		}
-		slices.Sort(x)
-		s := figure.Series{Name: h.Name}
-		for d := 0; d <= 10; d++ {
-			s.X = append(s.X, Quantile(x, float64(d)/10))
-			s.Y = append(s.Y, float64(d)/10)
+		y := float64(len(f.Y.Categories))
+		f.Y.Categories = append(f.Y.Categories, h.Name)
+		s := &worse
+		switch {
+		case h.Name == r.Best:
+			s = &best
+		case tied[h.Name]:
+			s = &same
 		}
-		f.Series = append(f.Series, s)
+		s.X, s.Y = append(s.X, h.Mean), append(s.Y, y)
+		s.XErr = append(s.XErr, max(h.Mean-h.CI[0], h.CI[1]-h.Mean, 0))
+	}
+	for _, s := range []figure.Series{best, same, worse} {
+		if len(s.X) > 0 {
+			f.Series = append(f.Series, s)
+		}
+	}
+	f.Caption = fmt.Sprintf("%s (%d workers) with %s (%s, %d tasks × %d iterations); %d trials, seed %d; every heuristic on the same availability realizations. "+
+		"Each point is a heuristic's mean makespan over the trials, its bar the 95 %% confidence interval of the mean (Student's t); "+
+		"\"not significantly worse\": the paired 95 %% interval of its difference to the best includes 0.",
+		filepath.Base(r.Platform), r.Workers, filepath.Base(r.Application), r.Kind, r.Tasks, r.Iterations, r.Trials, r.Seed)
+	if len(off) > 0 {
+		f.Caption += fmt.Sprintf(" Not drawn, their mean more than %d times the best's: %s.", OffAxisFactor, strings.Join(off, "; "))
 	}
 	return f
 }
