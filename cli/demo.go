@@ -36,9 +36,6 @@ what it measured so far.`,
 			if !(minutes > 0) {
 				return usagef("--minutes %v: want > 0", minutes)
 			}
-			if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
-				return usagef("--heuristic: %v", err)
-			}
 			if o.Slot < 10*time.Millisecond {
 				return usagef("--slot %v: want ≥ 10ms", o.Slot)
 			}
@@ -64,7 +61,8 @@ what it measured so far.`,
 	f.IntVar(&o.Workers, "workers", 8, "worker processes")
 	f.Float64Var(&minutes, "minutes", 2, "stop after this many minutes at most")
 	f.StringVar(&o.App, "app", "jacobi", "example application: jacobi or hashchain")
-	f.StringVar(&o.Heuristic, "heuristic", "EMCT*", "one of the 17 heuristics of §6")
+	o.Heuristic = master.DefaultHeuristic
+	f.Var(heuristicFlag{&o.Heuristic}, "heuristic", "the iterative model's heuristic: one of the 17 of §6 or a registered one ('volsched simulate --list-heuristics')")
 	f.DurationVar(&o.Slot, "slot", 100*time.Millisecond, "the model's time slot (the emulated chains draw once per slot)")
 	f.IntVar(&o.NCom, "ncom", 3, "at most this many transfers at once")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the chains and of the emulation")

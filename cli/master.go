@@ -27,7 +27,8 @@ func init() {
 		Long: `master runs the iterative application in --app (a directory with a
 volsched.toml manifest: see docs/runtime.md) on the workers that connect to it,
 deciding where tasks go with one of the 17 heuristics of seed 001 §6 (the
-same decision code the simulator uses).
+same decision code the simulator uses), or with a heuristic a program
+registered (a volsched binary built with it linked in: docs/extending.md).
 
 On first start it creates its CA and certificate in --state and prints the
 CA fingerprint, which workers pin (--fingerprint). Workers need a token:
@@ -40,9 +41,6 @@ output is in --state/output; the workers' availability as an FTA trace in
 		RunE: func(c *cobra.Command, _ []string) error {
 			if appDir == "" || o.State == "" {
 				return usagef("master: --app and --state are required")
-			}
-			if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
-				return usagef("--heuristic: %v", err)
 			}
 			if o.NCom < 1 {
 				return usagef("--ncom %d: want ≥ 1", o.NCom)
@@ -102,7 +100,8 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
 	f.StringVar(&o.Listen, "listen", ":7411", "address to listen on (HTTPS: RPC, blobs, /metrics)")
 	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
-	f.StringVar(&o.Heuristic, "heuristic", "EMCT*", "one of the 17 heuristics of §6 (RANDOM…UD*)")
+	o.Heuristic = master.DefaultHeuristic
+	f.Var(heuristicFlag{&o.Heuristic}, "heuristic", "the iterative model's heuristic: one of the 17 of §6 (RANDOM…UD*) or a registered one ('volsched simulate --list-heuristics')")
 	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
 	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
 	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")

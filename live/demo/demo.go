@@ -36,7 +36,7 @@ type Options struct {
 	Workers   int
 	Limit     time.Duration // stop after this long (the state is kept)
 	App       string        // an embedded example's name
-	Heuristic string
+	Heuristic master.Heuristic
 	Slot      time.Duration
 	NCom      int
 	Seed      uint64
@@ -57,6 +57,9 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if !o.Heuristic.Valid() {
+		o.Heuristic = master.DefaultHeuristic
 	}
 	dir := o.Dir
 	if dir == "" {

@@ -122,7 +122,7 @@ func TestRuntimeAgreesWithSimulator(t *testing.T) {
 			ws[q] = wi.W
 		}
 		m, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters,
-			Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r)}, true)
+			Heuristic: master.DefaultHeuristic, ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r)}, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ package master
 // file changes.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,19 +33,14 @@ type pick struct {
 	replica    bool
 }
 
-func checkHeuristic(name string) error {
-	_, err := iterative.ParseHeuristic(name)
-	return err
-}
+// Heuristic is a heuristic of the iterative model: the master decides with
+// it. Any registered one (iterative.Register) will do; its name is read
+// once, where the master's configuration is read (iterative.ParseHeuristic
+// or Heuristic.UnmarshalText), and the value is passed down.
+type Heuristic = iterative.Heuristic
 
-// Heuristics lists the heuristics' names in the order of §6.
-func Heuristics() []string {
-	var out []string
-	for _, h := range iterative.Heuristics() {
-		out = append(out, h.String())
-	}
-	return out
-}
+// DefaultHeuristic is the heuristic of Options that leave it unset: EMCT*.
+var DefaultHeuristic = iterative.EMCTStar
 
 // decider wraps iterative.Decider with the snapshot the machine fills.
 type decider struct {
@@ -57,11 +53,10 @@ type decider struct {
 }
 
 func newDecider(cfg Config) (*decider, error) {
-	h, err := iterative.ParseHeuristic(cfg.Heuristic)
-	if err != nil {
-		return nil, err
+	if !cfg.Heuristic.Valid() {
+		return nil, errNoHeuristic
 	}
-	d := &decider{h: h, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
+	d := &decider{h: cfg.Heuristic, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
 	d.snap.NCom = cfg.NCom
 	d.snap.ExtraReplicas = cfg.ExtraReplicas
 	return d, nil
@@ -111,7 +106,7 @@ type PredictParams struct {
 	NCom          int
 	Tasks         int
 	Iterations    int
-	Heuristic     string
+	Heuristic     Heuristic
 	ExtraReplicas int
 	Runs          int
 	Seed          uint64
@@ -149,9 +144,9 @@ func predictUp(p PredictParams) (mean, sd float64, err error) {
 }
 
 func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, err error) {
-	h, err := iterative.ParseHeuristic(p.Heuristic)
-	if err != nil {
-		return 0, 0, err
+	h := p.Heuristic
+	if !h.Valid() {
+		return 0, 0, errNoHeuristic
 	}
 	in := &iterative.Instance{Chains: p.Chains, W: p.W, TProg: p.TProg, TData: p.TData, NCom: p.NCom, Tasks: p.Tasks, Iterations: p.Iterations}
 	opt := iterative.DefaultOptions()
@@ -195,10 +190,8 @@ func predict(p PredictParams, init iterative.InitialState) (mean, sd float64, er
 	return mean, sd, nil
 }
 
-// ParseHeuristicName checks a heuristic's name (the paper's spelling).
-func ParseHeuristicName(name string) (string, error) {
-	return name, checkHeuristic(name)
-}
+// errNoHeuristic is the error of a configuration without a heuristic.
+var errNoHeuristic = errors.New("heuristic: none (the zero Heuristic), want one of the iterative model's (iterative.ParseHeuristic reads a name)")
 
 // PredictFrom is Predict with every processor UP at slot 0 when allUp
 // (emulated workers started UP), from the chains' stationary

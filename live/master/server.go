@@ -41,7 +41,7 @@ type Options struct {
 	Listen        string       // address to listen on (default ":7411")
 	Listener      net.Listener // when set, used instead of Listen
 	Hosts         []string     // extra host names / addresses for the certificate
-	Heuristic     string
+	Heuristic     Heuristic
 	NCom          int
 	Slot          time.Duration
 	Heartbeat     time.Duration // the workers' heart-beat period
@@ -59,8 +59,8 @@ func (o *Options) defaults() {
 	if o.Listen == "" {
 		o.Listen = ":7411"
 	}
-	if o.Heuristic == "" {
-		o.Heuristic = "EMCT*"
+	if !o.Heuristic.Valid() {
+		o.Heuristic = DefaultHeuristic
 	}
 	if o.NCom == 0 {
 		o.NCom = 10
@@ -422,7 +422,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	defer s.close()
-	s.log.Info("master listening", "addr", s.addr, "fingerprint", s.Fingerprint(), "app", s.opt.App.Manifest.Name, "heuristic", s.opt.Heuristic, "ncom", s.opt.NCom, "slot", s.opt.Slot)
+	s.log.Info("master listening", "addr", s.addr, "fingerprint", s.Fingerprint(), "app", s.opt.App.Manifest.Name, "heuristic", s.opt.Heuristic.String(), "ncom", s.opt.NCom, "slot", s.opt.Slot)
 	prog, err := s.db.LoadProgress()
 	if err != nil {
 		return err
