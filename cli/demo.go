@@ -54,7 +54,7 @@ what it measured so far.`,
 	f.IntVar(&o.Workers, "workers", o.Workers, "worker processes")
 	f.Float64Var(&minutes, "minutes", minutes, "stop after this many minutes at most")
 	f.StringVar(&o.App, "app", o.App, "example application: jacobi or hashchain")
-	f.StringVar(&o.Heuristic, "heuristic", o.Heuristic, "one of the 17 heuristics of §6")
+	f.Var(heuristicFlag{&o.Heuristic}, "heuristic", "the iterative model's heuristic: one of the 17 of §6 or a registered one ('volsched simulate --list-heuristics')")
 	f.DurationVar(&o.Slot, "slot", o.Slot, "the model's time slot (the emulated chains draw once per slot)")
 	f.IntVar(&o.NCom, "ncom", o.NCom, "at most this many transfers at once")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the chains and of the emulation")

@@ -16,7 +16,7 @@ func TestDemoRefusesBadFlags(t *testing.T) {
 		{[]string{"--minutes", "0"}, "--minutes 0: want > 0"},
 		{[]string{"--minutes", "NaN"}, "--minutes NaN: want a number of minutes > 0"},
 		{[]string{"--app", "nope"}, `--app "nope": want one of jacobi, hashchain`},
-		{[]string{"--heuristic", "FOO"}, "--heuristic: "},
+		{[]string{"--heuristic", "FOO"}, `"--heuristic" flag: heuristic "FOO": want one of`},
 		{[]string{"--slot", "1ms"}, "--slot 1ms: want ≥ 10ms"},
 		{[]string{"--ncom", "0"}, "--ncom 0: want ≥ 1"},
 		{[]string{"--task-slots", "101"}, "--task-slots 101: want 0..100"},

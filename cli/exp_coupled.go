@@ -35,6 +35,9 @@ The tables are printed next to the paper's Tables I (m = 5) and II (m = 10).
 --form conditional uses the expectation conditioned on success for E(S)(W)
 instead of Theorem 5.1 as published (docs/reproduction-002.md).
 
+--heuristics runs other heuristics than the 17 of §VI, a program's own
+included (docs/extending.md); results are keyed by the heuristics' names.
+
 The paper's campaign is the default: 6,000 instances × 17 heuristics, about
 7,000 CPU-seconds (an hour on two idle cores; docs/benchmarks.md).
 
@@ -55,10 +58,10 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 			if len(args) > 0 {
 				return usagef("exp coupled: unexpected arguments %q (directories are only read with --partial-summary)", args)
 			}
+			c.Normalize() // a default spelled out: the same manifest as without the flag
 			if err := c.Validate(); err != nil {
 				return usagef("exp coupled: %v", err)
 			}
-			c.Normalize() // a default spelled out: the same manifest as without the flag
 			params := c
 			seed := f.Seed
 			return runCampaign(cmd.Context(), f, campaign[coupledcampaign.UnitResult]{
@@ -86,6 +89,7 @@ cores, 3 to 8 minutes when they are shared with other work.`,
 	fl.IntVar(&c.Mu, "mu", 0, "bound μ on the tasks of every processor (0: unbounded, the default; §III.C)")
 	fl.StringVar(&c.Reclaimed, "reclaimed", "", "how a proactive heuristic values a running configuration with a RECLAIMED member: asup (default: §V's all-UP estimates), wait (chance and time of the member's return), replace (no estimate: replaced), together (chance and time of all members UP together again before any goes DOWN); docs/model-002.md")
 	fl.StringVar(&c.Random, "random", "", "RANDOM's draw: tasks (default: each task to a uniformly drawn UP processor) or distinct (to different processors while possible)")
+	fl.StringSliceVar(&c.Heuristics, "heuristics", nil, "run these heuristics (comma-separated names, IE among them, any registered: 'volsched simulate --list-heuristics') instead of the 17 of §VI")
 	fl.BoolVar(&partial, "partial-summary", false, "summarize the finished units of the (unfinished) campaign in --out, and of the campaign directories given as arguments, into --out's partial-summary.json, partial-figure2.*; print the tables; runs nothing")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(coupledcampaign.Kind, func(ctx context.Context, dir string, w io.Writer) error {

@@ -30,7 +30,9 @@ heuristic as §7 defines them), DIR/makespans.csv (one row per instance),
 DIR/figure2.csv and DIR/figure2.svg (average dfb versus w_min), and prints
 the table next to the paper's Table 2.
 
-The model choices the paper leaves open are flags (docs/model-001.md).`,
+The model choices the paper leaves open are flags (docs/model-001.md).
+--heuristics runs other heuristics than the 17 of §6, a program's own
+included (docs/extending.md); results are keyed by the heuristics' names.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := p.Validate(); err != nil {
@@ -60,6 +62,7 @@ The model choices the paper leaves open are flags (docs/model-001.md).`,
 	fl.IntVar(&p.ExtraReplicas, "replicas", p.ExtraReplicas, "maximum additional replicas of a task")
 	fl.StringVar(&p.Initial, "initial", p.Initial, "initial processor states: stationary or up")
 	fl.BoolVar(&p.Sticky, "sticky", p.Sticky, "queued tasks stay on their processor instead of being reassigned at every slot (not the paper's reading)")
+	fl.StringSliceVar(&p.Heuristics, "heuristics", nil, "run these heuristics (comma-separated names, at least 2, any registered: 'volsched simulate --list-heuristics'; quote names with *) instead of the 17 of §6")
 	expCmd.AddCommand(cmd)
 	registerSummarizer(itercampaign.Kind, itercampaign.SummarizeDir)
 	registerReproduction(reproduction.Reproduction{

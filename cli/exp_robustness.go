@@ -21,6 +21,7 @@ func init() {
 	var g struct {
 		p, scenarios, trials, iterations, capV int
 		n, m, ncom, wmin                       []int
+		heuristics                             []string
 	}
 	var names []string
 	for _, v := range pi.Variants {
@@ -76,6 +77,7 @@ Variants: ` + strings.Join(names, ", "),
 				setInts(fl, "n", &gr.N, g.n)
 				setInts(fl, "ncom", &gr.NCom, g.ncom)
 				setInts(fl, "wmin", &gr.WMin, g.wmin)
+				gr.Heuristics = g.heuristics
 				if fl.Changed("m") || fl.Changed("cap") {
 					return usagef("--m and --cap are for --model coupled (independent tasks: --n)")
 				}
@@ -90,6 +92,7 @@ Variants: ` + strings.Join(names, ", "),
 				setInts(fl, "m", &gr.Tasks, g.m)
 				setInts(fl, "ncom", &gr.NCom, g.ncom)
 				setInts(fl, "wmin", &gr.WMin, g.wmin)
+				gr.Heuristics = g.heuristics
 				if fl.Changed("n") {
 					return usagef("--n is for --model independent (tightly-coupled tasks: --m)")
 				}
@@ -148,6 +151,7 @@ Variants: ` + strings.Join(names, ", "),
 	fl.IntVar(&g.capV, "cap", 0, "coupled: makespan limit in slots, reaching it is a failure (default 1,000,000)")
 	fl.IntSliceVar(&g.ncom, "ncom", nil, "simultaneous transfers of the master (list; default 5,10,20)")
 	fl.IntSliceVar(&g.wmin, "wmin", nil, "w_min values (list; default 1..10)")
+	fl.StringSliceVar(&g.heuristics, "heuristics", nil, "run these heuristics of the model (comma-separated names, any registered: 'volsched simulate --list-heuristics'; coupled: IE among them) instead of its paper's 17")
 	fl.StringSliceVar(&variants, "variants", nil, "run only these variants (comma-separated; the first is the reference of the τ columns)")
 	fl.StringVar(&traceFile, "trace", "", "an FTA event_trace.tab whose hosts the workers replay (adds variants trace-user-est, trace-user-win100)")
 	fl.Float64Var(&traceSlot, "trace-slot", traceSlot, "slot length (seconds) to cut --trace into")

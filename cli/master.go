@@ -27,7 +27,8 @@ func init() {
 		Long: `master runs the iterative application in --app (a directory with a
 volsched.toml manifest: see docs/runtime.md) on the workers that connect to it,
 deciding where tasks go with one of the 17 heuristics of seed 001 §6 (the
-same decision code the simulator uses).
+same decision code the simulator uses), or with a heuristic a program
+registered (a volsched binary built with it linked in: docs/extending.md).
 
 On first start it creates its CA and certificate in --state and prints the
 CA fingerprint, which workers pin (--fingerprint). Workers need a token:
@@ -87,7 +88,7 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
 	f.StringVar(&o.Listen, "listen", o.Listen, "address to listen on (HTTPS: RPC, blobs, /metrics)")
 	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
-	f.StringVar(&o.Heuristic, "heuristic", o.Heuristic, "one of the 17 heuristics of §6 (RANDOM…UD*)")
+	f.Var(heuristicFlag{&o.Heuristic}, "heuristic", "the iterative model's heuristic: one of the 17 of §6 (RANDOM…UD*) or a registered one ('volsched simulate --list-heuristics')")
 	f.IntVar(&o.NCom, "ncom", o.NCom, "at most this many transfers (program or data) at once")
 	f.DurationVar(&o.Slot, "slot", o.Slot, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
 	f.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "the workers' heart-beat period")

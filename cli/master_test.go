@@ -27,7 +27,7 @@ func TestMasterRefusesBadFlags(t *testing.T) {
 		{[]string{"--down-after", "1ns"}, "--down-after 1ns: want more than --heartbeat"},
 		{[]string{"--rate", "-3"}, "--rate -3: want ≥ 0"},
 		{[]string{"--replicas", "65"}, "--replicas 65: want 0..64"},
-		{[]string{"--heuristic", "FOO"}, `heuristic "FOO"`},
+		{[]string{"--heuristic", "FOO"}, `"--heuristic" flag: heuristic "FOO": want one of`},
 	}
 	for _, c := range cases {
 		args := append([]string{"master", "--app", app, "--state", filepath.Join(t.TempDir(), "s"), "--listen", "127.0.0.1:0"}, c.args...)

@@ -9,16 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/experiment"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/whatif"
 	"github.com/volsched/volsched/whatif/simulate"
 )
 
 func init() {
 	var platform, app, heuristics, out string
+	var list bool
 	opt := simulate.Options{Trials: 100, Seed: 1}
 	cmd := &cobra.Command{
-		Use:   "simulate --platform P --app A",
+		Use:   "simulate --platform P --app A | --list-heuristics",
 		Short: "What-if: every heuristic on your platform and application, with confidence intervals and a recommendation",
 		Long: `simulate runs the heuristics of the application's model (seed 001's 17 for
 independent tasks) on the platform described by --platform, for the
@@ -36,6 +39,11 @@ heuristic's makespan (docs/whatif.md gives its formula). --out DIR writes
 DIR/simulate.json and DIR/makespans.svg (each heuristic's mean makespan with
 its 95 % interval, the recommendation marked).
 
+--list-heuristics prints every heuristic of both models (the papers' and any
+this program registered) with its family, how it decides and what it does:
+what EMCT*, RANDOM3W, P-IE or E-IAY in the output mean (docs/whatif.md has
+the same tables for the built-in ones).
+
 The results depend only on the files, --heuristics, --trials and --seed, not
 on --workers. Ctrl-C stops after the runs in flight and prints the trials
 done so far (exit status 1); a second Ctrl-C stops at once.
@@ -44,6 +52,12 @@ Example (from the repository's root):
   volsched simulate --platform examples/whatif/platform.json --app examples/whatif/independent.json --trials 100 --out whatif-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if list {
+				if platform != "" || app != "" {
+					return usagef("--list-heuristics lists the heuristics and runs nothing: no --platform or --app with it")
+				}
+				return simulate.WriteHeuristics(cmd.OutOrStdout(), simulate.IterativeInfo(iterative.Heuristics()), simulate.CoupledInfo(coupled.Heuristics()), false)
+			}
 			if platform == "" || app == "" {
 				return usagef("--platform and --app are required: the platform and application files (docs/whatif.md)")
 			}
@@ -97,7 +111,8 @@ Example (from the repository's root):
 	fl := cmd.Flags()
 	fl.StringVar(&platform, "platform", "", "platform file (JSON, docs/whatif.md); trace files are read relative to it")
 	fl.StringVar(&app, "app", "", "application file (JSON, docs/whatif.md)")
-	fl.StringVar(&heuristics, "heuristics", "all", "all, or a comma-separated list of the model's heuristic names (quote names with *: 'EMCT,EMCT*')")
+	fl.StringVar(&heuristics, "heuristics", "all", "all, or a comma-separated list of the model's heuristic names (quote names with *: 'EMCT,EMCT*'; --list-heuristics says what each does)")
+	fl.BoolVar(&list, "list-heuristics", false, "print every heuristic of both models (name, family, how it decides, what it does) and exit")
 	fl.IntVar(&opt.Trials, "trials", opt.Trials, "availability realizations, each run by every heuristic (≥ 2)")
 	fl.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed: the same seed gives the same numbers")
 	fl.IntVar(&opt.Workers, "workers", 0, "goroutines running trials (0: one per CPU); the results do not depend on it")

@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/volsched/volsched/coupled"
+	"github.com/volsched/volsched/iterative"
 )
 
 const whatifExamples = "../examples/whatif"
@@ -59,11 +62,31 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"simulate", "--platform", p, "--app", a, "--heuristics", "FASTEST"}, 2, `"FASTEST"`},
 		{[]string{"simulate", "--platform", p, "--app", filepath.Join(whatifExamples, "nope.json")}, 1, "nope.json"},
 		{[]string{"simulate", "--platform", a, "--app", a}, 1, "independent.json"},
+		{[]string{"simulate", "--list-heuristics", "--app", a}, 2, "runs nothing"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", c.args...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}
+
+// TestListHeuristics: --list-heuristics explains every name the what-if
+// output uses, for both models, from their registrations.
+func TestListHeuristics(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "simulate", "--list-heuristics")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, h := range iterative.Heuristics() {
+		if !strings.Contains(out, h.String()+" ") || !strings.Contains(out, h.Description()) {
+			t.Errorf("no line for %s (%q):\n%s", h, h.Description(), out)
+		}
+	}
+	for _, h := range coupled.Heuristics() {
+		if !strings.Contains(out, h.Name+" ") || !strings.Contains(out, h.Description) {
+			t.Errorf("no line for %s (%q):\n%s", h.Name, h.Description, out)
 		}
 	}
 }

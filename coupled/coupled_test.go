@@ -115,7 +115,7 @@ func randomSetup(t *testing.T, sp scenarioParams, f analytic.Form, labels ...uin
 }
 
 func TestHeuristicsList(t *testing.T) {
-	hs := Heuristics()
+	hs := Paper()
 	if len(hs) != 17 {
 		t.Fatalf("%d heuristics, want 17", len(hs))
 	}

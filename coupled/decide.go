@@ -187,16 +187,11 @@ func (e *Evaluator) Decide(h Heuristic, s *Snapshot, run Running, rng *rand.Rand
 	if err := e.checkRunning(run, s); err != nil {
 		return Decision{}, err
 	}
-	if h.Scripted == nil {
-		if h.Build < Random || h.Build > ApparentYield {
-			return Decision{}, fmt.Errorf("decide: heuristic %q builds with criterion %v, want random, P, E, Y or AY", h.Name, h.Build)
-		}
-		if h.Switch != None && h.Switch != Prob && h.Switch != Time && h.Switch != Yield {
-			return Decision{}, fmt.Errorf("decide: heuristic %q switches by criterion %v, want none, P, E or Y", h.Name, h.Switch)
-		}
-		if h.Build == Random && rng == nil {
-			return Decision{}, fmt.Errorf("decide: heuristic %q draws at random and needs a random stream", h.Name)
-		}
+	if err := h.Check(); err != nil {
+		return Decision{}, fmt.Errorf("decide: %w", err)
+	}
+	if h.Draws() && rng == nil {
+		return Decision{}, fmt.Errorf("decide: heuristic %q draws at random and needs a random stream", h.Name)
 	}
 	broken := false
 	if run.Config.X != nil {

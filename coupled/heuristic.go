@@ -6,10 +6,10 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/internal/regname"
 )
 
 // Criterion is a measure of a configuration (§VI): the four measures the
@@ -44,62 +44,99 @@ func (c Criterion) String() string {
 	return criterionStrings[c]
 }
 
-// Heuristic names a building block (the passive heuristic that builds a
-// configuration) and, for a proactive heuristic, the criterion that decides
-// whether a freshly built configuration replaces the running one.
+// Heuristic is one heuristic of §VI: a building block, the passive
+// heuristic that builds a configuration (RANDOM, or the greedy IP, IE, IY,
+// IAY of §VI.A, by Build; or a Builder of one's own), and, for a proactive
+// heuristic, the criterion that decides whether a freshly built
+// configuration replaces the running one (Switch). The 17 of §VI and any a
+// program registers (Register) are in one table, looked up by name
+// (ParseHeuristic); drivers take the value. A Heuristic built by hand, not
+// registered, runs in the simulator and Decide too (tests, scripted
+// schedules).
 type Heuristic struct {
-	Name   string
-	Build  Criterion // Random, Prob (IP), Time (IE), Yield (IY), ApparentYield (IAY)
-	Switch Criterion // None (passive), Prob, Time or Yield
+	// Name is how users, campaigns and results name the heuristic
+	// ("E-IAY"): 1 to 32 letters, digits or "*+-_.", unique among the
+	// registered ones regardless of case.
+	Name string
+	// Description says in one line what it does (listings, --help,
+	// docs/whatif.md); needed to register.
+	Description string
+	Build       Criterion // Random, Prob (IP), Time (IE), Yield (IY), ApparentYield (IAY); not used with Builder
+	Switch      Criterion // None (passive), Prob, Time or Yield
 
-	// Scripted, when set, replaces the building block: it returns the
-	// configuration to build from a snapshot (ok false: none), e.g. a
-	// given schedule such as Figure 1's. Build is then not used.
-	Scripted func(s *Snapshot) (c Config, ok bool)
+	// Builder, when set, replaces the building block: it returns the
+	// configuration to build from snapshot s (ok false: none; see
+	// BuildFunc), e.g. a heuristic of one's own or a given schedule such
+	// as Figure 1's. Build is then not used.
+	Builder BuildFunc
+	// Random (with Builder) says the builder draws from its stream:
+	// drivers then give it one.
+	Random bool
+
+	// stream is the label of its random stream (Stream); registered is
+	// true for a value Register returned.
+	stream     uint64
+	registered bool
 }
+
+// BuildFunc is the building block of a heuristic of one's own: the
+// configuration to run from snapshot s "as if no task were allocated"
+// (§VI: the tasks of the iteration on UP processors, X[q] ≤ μ_q, Σ X = m,
+// Order the members in the order their communications are served), ok
+// false when it cannot build one. e values configurations (Evaluator.Value)
+// and gives the platform and m; rng is its stream (nil unless
+// Heuristic.Random). It is called with a snapshot whose running
+// configuration, if any, is not broken, and at every slot for a proactive
+// heuristic; it must be safe for concurrent use (drivers decide from
+// several goroutines) and must not modify s.
+type BuildFunc func(e *Evaluator, s *Snapshot, rng *rand.Rand) (c Config, ok bool)
 
 // Proactive reports whether the heuristic may replace a running
 // configuration whose members are all alive.
 func (h Heuristic) Proactive() bool { return h.Switch != None }
 
-var passiveNames = map[Criterion]string{Prob: "IP", Time: "IE", Yield: "IY", ApparentYield: "IAY"}
-var criterionNames = map[Criterion]string{Prob: "P", Time: "E", Yield: "Y"}
-
-// Heuristics returns the 17 heuristics of §VI: RANDOM, IP, IE, IY, IAY, and
-// C-H for C ∈ {P, E, Y}, H ∈ {IP, IE, IY, IAY}.
-func Heuristics() []Heuristic {
-	out := []Heuristic{{Name: "RANDOM", Build: Random}}
-	builds := []Criterion{Prob, Time, Yield, ApparentYield}
-	for _, b := range builds {
-		out = append(out, Heuristic{Name: passiveNames[b], Build: b})
+// Draws reports whether the heuristic draws from a random stream (RANDOM,
+// a Builder marked Random): drivers must give it one.
+func (h Heuristic) Draws() bool {
+	if h.Builder != nil {
+		return h.Random
 	}
-	for _, c := range []Criterion{Prob, Time, Yield} {
-		for _, b := range builds {
-			out = append(out, Heuristic{Name: criterionNames[c] + "-" + passiveNames[b], Build: b, Switch: c})
-		}
-	}
-	return out
+	return h.Build == Random
 }
 
-// HeuristicNames lists the names of Heuristics() in order.
-func HeuristicNames() []string {
-	hs := Heuristics()
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.Name
+// Greedy reports whether the heuristic builds with one of the greedy
+// building blocks of §VI.A (IP, IE, IY, IAY), which the slot simulator
+// shares between the heuristics that use the same one.
+func (h Heuristic) Greedy() bool { return h.Builder == nil && h.Build != Random }
+
+// Stream is the label of the heuristic's random stream in the campaigns and
+// what-if runs: for the 17 of §VI their position in its order (what the
+// committed results were drawn with), 2^32 plus a hash of the name for the
+// others (registered or not), so that a heuristic's draws do not depend on
+// which others exist.
+func (h Heuristic) Stream() uint64 {
+	if h.registered {
+		return h.stream
 	}
-	return out
+	return regname.Label(h.Name)
 }
 
-// ParseHeuristic finds a heuristic of Heuristics by name
-// (case-insensitive).
-func ParseHeuristic(name string) (Heuristic, error) {
-	for _, h := range Heuristics() {
-		if strings.EqualFold(h.Name, name) {
-			return h, nil
-		}
+// Paper reports whether h is one of the 17 heuristics of §VI.
+func (h Heuristic) Paper() bool { return h.registered && h.stream < 1<<32 }
+
+// Check checks how h decides: a building block (a criterion of §VI.A, or
+// a Builder) and a switching criterion (none, P, E or Y); Random only with
+// a Builder. Decide and the slot simulator refuse a heuristic it refuses.
+func (h Heuristic) Check() error {
+	switch {
+	case h.Builder == nil && (h.Build < Random || h.Build > ApparentYield):
+		return fmt.Errorf("heuristic %q builds with criterion %v, want random, P, E, Y or AY (or a Builder)", h.Name, h.Build)
+	case h.Switch != None && h.Switch != Prob && h.Switch != Time && h.Switch != Yield:
+		return fmt.Errorf("heuristic %q switches by criterion %v, want none, P, E or Y", h.Name, h.Switch)
+	case h.Random && h.Builder == nil:
+		return fmt.Errorf("heuristic %q: Random without a Builder, want it only for a builder of one's own (RANDOM's building block always draws)", h.Name)
 	}
-	return Heuristic{}, fmt.Errorf("heuristic %q: want one of %s", name, strings.Join(HeuristicNames(), ", "))
+	return nil
 }
 
 // Snapshot is what the master knows at one slot, and all a decision
@@ -788,16 +825,16 @@ func (e *Evaluator) Choose(b Criterion, s *Snapshot, rng *rand.Rand) (c Config, 
 }
 
 // Build builds a configuration with heuristic h's building block (its
-// Scripted function when set) from snapshot s, as if no task were
-// allocated: RANDOM draws from rng (distinct processors with
-// r.RandomDistinct); the greedy building blocks use construction in, which
-// must have been used with h.Build only (nil: the evaluator's own). ok is
-// false when the UP processors cannot hold m tasks. The returned Config
-// may be shared with the evaluator or the construction: do not modify it.
+// Builder when set) from snapshot s, as if no task were allocated: RANDOM
+// draws from rng (distinct processors with r.RandomDistinct); the greedy
+// building blocks use construction in, which must have been used with
+// h.Build only (nil: the evaluator's own). ok is false when the UP
+// processors cannot hold m tasks. The returned Config may be shared with
+// the evaluator or the construction: do not modify it.
 func (e *Evaluator) Build(h Heuristic, in *Construction, s *Snapshot, rng *rand.Rand, r Readings) (c Config, ok bool) {
 	switch {
-	case h.Scripted != nil:
-		return h.Scripted(s)
+	case h.Builder != nil:
+		return h.Builder(e, s, rng)
 	case h.Build == Random:
 		return e.chooseRandom(s, rng, r.RandomDistinct)
 	case h.Build < Random || h.Build > ApparentYield:

@@ -1,6 +1,7 @@
 package iterative
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -47,14 +48,18 @@ type Decider struct {
 }
 
 // Decide runs heuristic h on the snapshot and returns its decisions in the
-// order it made them, appended to out[:0]: first the m − m' unstarted tasks
-// in task order, each on the UP processor h prefers (§6.2, §6.3), then, when
-// more processors are UP than tasks remain (§6.1), replicas on UP processors
-// that have nothing to do (no begun copy, nothing assigned in this round),
-// first a second copy of every task in task order, then a third, … up to
-// ExtraReplicas more. Random heuristics draw from rng (the greedy ones may
-// be given nil); the greedy ones break ties by the lowest processor index.
-// The snapshot must be valid (Snapshot.Validate); it is not modified.
+// order it made them, appended to out[:0]. For a greedy or a random
+// heuristic (a key or a weight: the 17 of §6 and registered ones alike):
+// first the m − m' unstarted tasks in task order, each on the UP processor
+// h prefers (§6.2, §6.3), then, when more processors are UP than tasks
+// remain (§6.1), replicas on UP processors that have nothing to do (no
+// begun copy, nothing assigned in this round), first a second copy of every
+// task in task order, then a third, … up to ExtraReplicas more. Random
+// heuristics draw from rng (the greedy ones may be given nil); the greedy
+// ones break ties by the lowest processor index. A heuristic with a whole
+// decision of its own (Spec.Decide) returns its picks (checked: each names
+// an open task and an UP processor). h must be valid; the snapshot must be
+// valid (Snapshot.Validate); it is not modified.
 //
 // A driver applies the picks it can: a processor begins the first task it
 // is given if it can take one (§6.1: each task can be sent to a processor
@@ -67,6 +72,11 @@ func (d *Decider) Decide(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick) [
 // Hints: the simulator's performance aids and its Sticky variant.
 func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand, out []Pick) []Pick {
 	out = out[:0]
+	if h.s.Decide != nil {
+		out = h.s.Decide(s, x, rng, out)
+		checkPicks(h, s, out)
+		return out
+	}
 	var up0, queued0 []int
 	var weights0 []float64
 	d.want, d.stopAfter, d.wantedOnly = nil, 0, false
@@ -101,7 +111,7 @@ func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand,
 			queued++
 		}
 	}
-	random := h.IsRandom()
+	random := h.s.Weight != nil
 	if random { // the random heuristics need weights, not delays
 		d.weights = resizeF(d.weights, p)
 		d.w = d.weights
@@ -113,7 +123,7 @@ func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand,
 		} else {
 			for _, q := range d.el {
 				d.nq[q] = 0
-				d.weights[q] = s.Crit[q].Weight(h, s.Procs[q].W)
+				d.weights[q] = h.s.Weight(&s.Crit[q], s.Procs[q].W)
 			}
 		}
 	} else {
@@ -179,7 +189,7 @@ func (d *Decider) DecideWith(h Heuristic, s *Snapshot, x *Hints, rng *rand.Rand,
 // returned and q is not wanted) and updates the round's counters and the
 // keys that changed; it returns the processor, −1 when none is left.
 func (d *Decider) assign(h Heuristic, s *Snapshot, rng *rand.Rand, out []Pick, task int, replica bool) ([]Pick, int) {
-	random := h <= Random4W
+	random := h.s.Weight != nil
 	var q int
 	if random {
 		q = d.pickRandom(rng)
@@ -268,7 +278,7 @@ func (d *Decider) exclude(q int) {
 }
 
 // key is the quantity the greedy heuristic minimizes for processor q given
-// its n_q tasks already assigned in this round (Criteria.Key).
+// its n_q tasks already assigned in this round (Spec.Key).
 func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
 	return d.keyN(h, s, q, d.nq[q]+1, factor)
 }
@@ -276,7 +286,17 @@ func (d *Decider) key(h Heuristic, s *Snapshot, q, factor int) float64 {
 // keyN is the key of processor q for its n-th task of the round.
 func (d *Decider) keyN(h Heuristic, s *Snapshot, q, n, factor int) float64 {
 	ct := float64(CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
-	return s.Crit[q].Key(h, ct)
+	switch h.s.fast { // the paper's keys by a direct call (paperKey), the same functions as h.s.Key
+	case keyIsCT:
+		return keyCT(s, q, ct)
+	case keyIsExpected:
+		return keyExpected(s, q, ct)
+	case keyIsLW:
+		return keyLW(s, q, ct)
+	case keyIsUD:
+		return keyUD(s, q, ct)
+	}
+	return h.s.Key(s, q, ct)
 }
 
 func (d *Decider) pickMin() int {
@@ -312,6 +332,22 @@ func (d *Decider) pickRandom(rng *rand.Rand) int {
 		}
 	}
 	return d.el[n-1]
+}
+
+// checkPicks panics when a whole decision of heuristic h (Spec.Decide)
+// returned a pick that names no open task of s or no UP processor: the
+// drivers index their state with the picks.
+func checkPicks(h Heuristic, s *Snapshot, picks []Pick) {
+	for _, pk := range picks {
+		switch {
+		case pk.Task < 0 || pk.Task >= len(s.Tasks):
+			panic(fmt.Sprintf("iterative: heuristic %s picked task %d of a snapshot of %d open tasks (pick %+v)", h, pk.Task, len(s.Tasks), pk))
+		case pk.Proc < 0 || pk.Proc >= len(s.Procs):
+			panic(fmt.Sprintf("iterative: heuristic %s picked processor %d of a snapshot of %d (pick %+v)", h, pk.Proc, len(s.Procs), pk))
+		case s.Procs[pk.Proc].State != availability.Up:
+			panic(fmt.Sprintf("iterative: heuristic %s picked processor %d, whose state is %v (not UP), want an UP one (pick %+v)", h, pk.Proc, s.Procs[pk.Proc].State, pk))
+		}
+	}
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

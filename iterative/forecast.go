@@ -3,7 +3,7 @@ package iterative
 import "github.com/volsched/volsched/availability"
 
 // ForecastInput asks for a forecast of an instance's makespan under a
-// heuristic (its name, as the paper spells it) with its extra replicas:
+// heuristic (any registered one) with its extra replicas:
 // Runs simulated runs drawn from Seed, and the interval's Level (0: the
 // forecaster's default). Each processor starts in Start[q]; with Start
 // nil, every processor is UP at slot 0 when AllUp, else its state is drawn
@@ -15,7 +15,7 @@ import "github.com/volsched/volsched/availability"
 // the other.
 type ForecastInput struct {
 	Instance
-	Heuristic     string
+	Heuristic     Heuristic
 	ExtraReplicas int
 	Runs          int
 	Seed          uint64

@@ -291,8 +291,8 @@ func TestParseHeuristic(t *testing.T) {
 	if _, err := ParseHeuristic("EMCT**"); err == nil {
 		t.Error("ParseHeuristic(EMCT**) succeeded")
 	}
-	if n := len(Heuristics()); n != 17 {
-		t.Errorf("%d heuristics, want 17", n)
+	if n := len(Paper()); n != 17 {
+		t.Errorf("%d heuristics of §6, want 17", n)
 	}
 }
 
@@ -426,7 +426,7 @@ func TestRandomPrefixMatchesLoop(t *testing.T) {
 			withReplicas++
 		}
 		stop := 1 + rng.IntN(nw)
-		h := Heuristic(rng.IntN(int(Random4W) + 1))
+		h := Paper()[rng.IntN(9)] // RANDOM … RANDOM4W
 		type key struct {
 			rank, task, proc int
 			replica          bool

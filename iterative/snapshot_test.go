@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/stream"
 )
 
@@ -53,21 +52,8 @@ func TestDecisionIgnoresIDs(t *testing.T) {
 	rng := stream.New(43)
 	var d Decider
 	for it := 0; it < 200; it++ {
-		p := 1 + rng.IntN(6)
-		s := &Snapshot{TData: rng.IntN(3), NCom: 1 + rng.IntN(3), ExtraReplicas: rng.IntN(3)}
-		for q := 0; q < p; q++ {
-			v := ProcView{ID: int64(q), State: availability.State(rng.IntN(3)), W: 1 + rng.IntN(5), ProgramLeft: rng.IntN(3)}
-			if rng.IntN(2) == 0 {
-				v.ProgramLeft = 0
-				v.HasCur, v.Cur = true, Work{DataLeft: rng.IntN(2), WorkLeft: 1 + rng.IntN(4)}
-			}
-			s.Procs = append(s.Procs, v)
-			s.Crit = append(s.Crit, NewCriteria(availability.Random(rng)))
-		}
-		for i := rng.IntN(8); i >= 0; i-- {
-			s.Tasks = append(s.Tasks, OpenTask{ID: int64(i), Copies: rng.IntN(2)})
-		}
-		h := Heuristic(rng.IntN(NumHeuristics))
+		s := randomSnapshot(rng)
+		h := Paper()[rng.IntN(len(Paper()))]
 		a := slices.Clone(d.Decide(h, s, stream.New(44, uint64(it)), nil))
 		for q := range s.Procs {
 			s.Procs[q].ID = 1000 - 7*int64(q)

@@ -21,12 +21,14 @@ const (
 	labelDecide = 3
 )
 
-// DecideStream is the random stream of heuristic number h (its position in
-// the model's list of heuristics) in a trial: (seed, labelWhatif, trial,
-// labelDecide, h). It is independent of the availability's streams, so the
-// random heuristics' draws do not change a trial's states.
-func DecideStream(seed, trial uint64, h int) *rand.Rand {
-	return stream.New(seed, labelWhatif, trial, labelDecide, uint64(h))
+// DecideStream is the random stream of the heuristic whose stream label is
+// h (iterative.Heuristic.Stream, coupled.Heuristic.Stream: a paper
+// heuristic's position in its model's list) in a trial: (seed,
+// labelWhatif, trial, labelDecide, h). It is independent of the
+// availability's streams, so the random heuristics' draws do not change a
+// trial's states.
+func DecideStream(seed, trial, h uint64) *rand.Rand {
+	return stream.New(seed, labelWhatif, trial, labelDecide, h)
 }
 
 // Trial is one trial's availability, ready for a simulation.

@@ -54,6 +54,44 @@ type CampaignParams struct {
 	// a uniformly drawn UP processor; "distinct" to different processors
 	// while possible.
 	Random string `json:"random,omitempty"`
+	// Heuristics names the heuristics simulated on every trial, in the
+	// order of the results' columns (coupled.ParseHeuristic: the paper's
+	// and any registered); empty (and absent from the manifest): the 17 of
+	// §VI in its order. IE, the reference of %diff, must be among them.
+	Heuristics []string `json:"heuristics,omitempty"`
+}
+
+// HeuristicNames names the campaign's heuristics in the order of its
+// results: Heuristics, or the 17 of §VI when empty.
+func (c *CampaignParams) HeuristicNames() []string {
+	if len(c.Heuristics) == 0 {
+		return coupled.Names(coupled.Paper())
+	}
+	return c.Heuristics
+}
+
+// RunHeuristics are the heuristics of the campaign (Heuristics looked up;
+// the 17 of §VI when empty).
+func (c *CampaignParams) RunHeuristics() ([]coupled.Heuristic, error) {
+	if len(c.Heuristics) == 0 {
+		return coupled.Paper(), nil
+	}
+	hs, err := coupled.ParseHeuristics(c.Heuristics)
+	if err != nil {
+		return nil, fmt.Errorf("heuristics: %w", err)
+	}
+	for i, h := range hs {
+		if h.Name != c.Heuristics[i] {
+			return nil, fmt.Errorf("heuristics: %q is spelled %q in the table of heuristics, want that spelling (results are keyed by it; Normalize spells it)", c.Heuristics[i], h.Name)
+		}
+	}
+	if !slices.ContainsFunc(hs, func(h coupled.Heuristic) bool { return h.Name == Reference }) {
+		return nil, fmt.Errorf("heuristics = %v: want %s among them (the reference of %%diff)", c.Heuristics, Reference)
+	}
+	if len(hs) < 2 {
+		return nil, fmt.Errorf("heuristics = %v, want at least 2 (%s and another to compare with it), or none for the 17 of §VI", c.Heuristics, Reference)
+	}
+	return hs, nil
 }
 
 // Bounds of a campaign's parameters, so that time and memory stay
@@ -171,7 +209,8 @@ func (c *CampaignParams) Validate() error {
 	default:
 		return fmt.Errorf("random = %q, want %q or %q", c.Random, RandomTasks, RandomDistinct)
 	}
-	return nil
+	_, err := c.RunHeuristics()
+	return err
 }
 
 // The readings of §VI.B's rebuild (CampaignParams.Rebuild).
@@ -274,6 +313,23 @@ func (un *Unit) Random(k int) *rand.Rand {
 	return stream.New(un.seed, un.with(purposeRandom, uint64(k))...)
 }
 
+// Streams are the random streams of heuristics hs in trial k: RANDOM's
+// (Random), (seed, labels…, 3, k, h.Stream()) for any other heuristic that
+// draws, nil for the others.
+func (un *Unit) Streams(k int, hs []coupled.Heuristic) []*rand.Rand {
+	out := make([]*rand.Rand, len(hs))
+	for i, h := range hs {
+		switch {
+		case !h.Draws():
+		case h.Stream() == 0: // RANDOM: the campaign's historical stream
+			out[i] = un.Random(k)
+		default:
+			out[i] = stream.New(un.seed, un.with(purposeRandom, uint64(k), h.Stream())...)
+		}
+	}
+	return out
+}
+
 // Unit draws scenario u of the campaign with seed: labels (m, ncom, wmin,
 // scenario index), scenario stream (seed, labels…, 1), μ applied. A
 // scenario is the same whatever the number of scenarios or the other
@@ -303,9 +359,10 @@ func (c *CampaignParams) Unit(seed uint64, u int) (*Unit, error) {
 	return un, nil
 }
 
-// RunUnit simulates scenario u of the campaign with every heuristic, trial
-// after trial; in trial k the 17 heuristics are simulated together on the
-// trial's availability (common random numbers: Unit.Availability).
+// RunUnit simulates scenario u of the campaign with its heuristics, trial
+// after trial; in trial k they are simulated together on the trial's
+// availability (common random numbers: Unit.Availability), each that draws
+// from its stream (Unit.Streams).
 func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitResult, error) {
 	form, err := analytic.ParseForm(c.Form)
 	if err != nil {
@@ -320,24 +377,20 @@ func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitR
 	if err != nil {
 		return UnitResult{}, err
 	}
-	hs := coupled.Heuristics()
+	hs, err := c.RunHeuristics()
+	if err != nil {
+		return UnitResult{}, err
+	}
 	sim, err := slotsim.New(e, un.Scn.App, hs, c.options())
 	if err != nil {
 		return UnitResult{}, err
 	}
-	res := UnitResult{Tasks: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: coupled.HeuristicNames(),
+	res := UnitResult{Tasks: m, NCom: ncom, WMin: wmin, Scenario: si, Heuristics: coupled.Names(hs),
 		Makespan: make([][]int, c.Trials), Configs: make([][]int, c.Trials)}
-	rngs := make([]*rand.Rand, len(hs))
 	for k := range c.Trials {
 		res.Makespan[k] = make([]int, len(hs))
 		res.Configs[k] = make([]int, len(hs))
-		for i, h := range hs {
-			rngs[i] = nil
-			if h.Build == coupled.Random {
-				rngs[i] = un.Random(k)
-			}
-		}
-		rs, err := sim.Run(ctx, un.Availability(k), rngs)
+		rs, err := sim.Run(ctx, un.Availability(k), un.Streams(k, hs))
 		if err != nil {
 			return UnitResult{}, fmt.Errorf("m=%d ncom=%d wmin=%d scenario %d trial %d: %w", m, ncom, wmin, si, k, err)
 		}

@@ -6,9 +6,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 
-	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/experiment"
 )
 
@@ -78,6 +78,9 @@ type PartialInfo struct {
 // partial report).
 func (c *CampaignParams) Summarize(seed uint64, units []UnitResult) (Report, error) {
 	r := Report{Seed: seed, Params: *c}
+	if len(units) > 0 && !slices.Equal(units[0].Heuristics, c.HeuristicNames()) {
+		return r, fmt.Errorf("summary: the results name the heuristics %v, the campaign %v", units[0].Heuristics, c.HeuristicNames())
+	}
 	var err error
 	if r.Heuristics, err = Metrics(units, c.Cap); err != nil {
 		return r, err
@@ -199,7 +202,7 @@ func (r Report) WriteFilesAs(dir, prefix string) error {
 	if err := experiment.WriteJSONFile(filepath.Join(dir, prefix+"summary.json"), r); err != nil {
 		return err
 	}
-	names := coupled.HeuristicNames()
+	names := r.Params.HeuristicNames()
 	header := append([]string{"m", "wmin"}, names...)
 	var rows [][]string
 	for _, pt := range r.Figure2 {

@@ -11,15 +11,17 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/volsched/volsched/coupled"
 	"github.com/volsched/volsched/experiment"
 	"github.com/volsched/volsched/report"
 	"github.com/volsched/volsched/reproduction"
 )
 
 // Normalize writes the default readings as "" (rebuild holdings,
-// reclaimed asup, random tasks), so that a campaign run with a default
-// spelled out has the same parameters, hence the same manifest, as one
-// run without it.
+// reclaimed asup, random tasks) and the 17 heuristics of §VI in order as
+// none, so that a campaign run with a default spelled out has the same
+// parameters, hence the same manifest, as one run without it; it spells
+// the heuristics' names as registered.
 func (c *CampaignParams) Normalize() {
 	if c.Rebuild == RebuildHoldings {
 		c.Rebuild = ""
@@ -29,6 +31,17 @@ func (c *CampaignParams) Normalize() {
 	}
 	if c.Random == RandomTasks {
 		c.Random = ""
+	}
+	// Heuristics as registered (ParseHeuristic ignores case; results are
+	// keyed by the registered spelling); the 17 of §VI in order are the
+	// default.
+	for i, n := range c.Heuristics {
+		if h, err := coupled.ParseHeuristic(n); err == nil {
+			c.Heuristics[i] = h.Name
+		}
+	}
+	if slices.Equal(c.Heuristics, coupled.Names(coupled.Paper())) {
+		c.Heuristics = nil
 	}
 }
 

@@ -138,6 +138,11 @@ func New(e *coupled.Evaluator, app coupled.Application, hs []coupled.Heuristic, 
 	if len(hs) == 0 {
 		return nil, fmt.Errorf("simulate: no heuristic, want at least one")
 	}
+	for _, h := range hs {
+		if err := h.Check(); err != nil {
+			return nil, fmt.Errorf("simulate: %w", err)
+		}
+	}
 	if opt.Cap < 0 {
 		return nil, fmt.Errorf("simulate: cap = %d slots, want ≥ 0 (0: the default, %d)", opt.Cap, DefaultCap)
 	}
@@ -173,7 +178,7 @@ func (sm *Simulator) Run(ctx context.Context, av []availability.Source, rngs []*
 		return nil, fmt.Errorf("simulate: %d heuristics but %d random streams, want equal", len(sm.hs), len(rngs))
 	}
 	for i, h := range sm.hs {
-		if h.Build == coupled.Random && h.Scripted == nil && rngs[i] == nil {
+		if h.Draws() && rngs[i] == nil {
 			return nil, fmt.Errorf("simulate: heuristic %s needs a random stream", h.Name)
 		}
 	}
@@ -185,8 +190,8 @@ func (sm *Simulator) Run(ctx context.Context, av []availability.Source, rngs []*
 	return res, err
 }
 
-// newSimulation prepares the state of one Run: one run per building block
-// (RANDOM and scripted heuristics alone).
+// newSimulation prepares the state of one Run: one run per greedy building
+// block (RANDOM and heuristics with a Builder alone).
 func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
 	e, hs := sm.e, sm.hs
 	sim := &simulation{sm: sm, e: e, plat: e.Platform(), app: sm.app, hs: hs, opt: sm.opt, res: make([]Result, len(hs)), observe: sm.observe}
@@ -194,7 +199,7 @@ func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
 	sim.states = make([]availability.State, p)
 	byBuild := map[coupled.Criterion]*run{}
 	for i, h := range hs {
-		if h.Build != coupled.Random && h.Scripted == nil {
+		if h.Greedy() {
 			if r := byBuild[h.Build]; r != nil {
 				r.members = append(r.members, i)
 				r.proactive = r.proactive || h.Proactive()
@@ -204,7 +209,7 @@ func (sm *Simulator) newSimulation(rngs []*rand.Rand) *simulation {
 		r := sim.newRun()
 		r.members = append(r.members, i)
 		r.h, r.rng, r.proactive = h, rngs[i], h.Proactive()
-		if h.Build != coupled.Random && h.Scripted == nil {
+		if h.Greedy() {
 			byBuild[h.Build] = r
 			r.merge = true
 			r.inc = e.NewConstruction()
@@ -381,7 +386,7 @@ func (sim *simulation) launchRun(r *run, c coupled.Config) {
 // block chose from the same in this slot, its choice is reused.
 func (sim *simulation) choose(r *run, s *coupled.Snapshot) (coupled.Config, bool) {
 	b := r.h.Build
-	if r.h.Scripted != nil || b == coupled.Random {
+	if !r.h.Greedy() {
 		return sim.e.Build(r.h, nil, s, r.rng, sim.opt.Readings)
 	}
 	for _, o := range sim.runs {

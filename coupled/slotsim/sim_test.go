@@ -125,7 +125,7 @@ func TestFigure1(t *testing.T) {
 		chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
 	}
 	e := evaluator(t, chains, plat, 5)
-	fig := coupled.Heuristic{Name: "figure1", Scripted: func(s *coupled.Snapshot) (coupled.Config, bool) {
+	fig := coupled.Heuristic{Name: "figure1", Builder: func(_ *coupled.Evaluator, s *coupled.Snapshot, _ *rand.Rand) (coupled.Config, bool) {
 		if s.States[1] != availability.Up || s.States[2] != availability.Up || s.States[3] != availability.Up {
 			return coupled.Config{}, false
 		}
@@ -166,7 +166,7 @@ func TestFigure1(t *testing.T) {
 	av2 := append(pattern(nil), av...)
 	av2[3] = "ruuuuuuuuuuuuudddd"
 	av2[0] = "rdddddddddddddduuuuuu"
-	res2, err := simulate(e, app, coupled.Heuristic{Name: "fig", Scripted: func(s *coupled.Snapshot) (coupled.Config, bool) {
+	res2, err := simulate(e, app, coupled.Heuristic{Name: "fig", Builder: func(_ *coupled.Evaluator, s *coupled.Snapshot, _ *rand.Rand) (coupled.Config, bool) {
 		var up []int
 		for q := range s.States {
 			if s.States[q] == availability.Up {
@@ -202,7 +202,7 @@ func TestCheckRejects(t *testing.T) {
 			chains[i] = chainOf(0.95, 0.03, 0.05, 0.9, 0.05)
 		}
 		e := evaluator(t, chains, plat, 5)
-		res, err := simulate(e, app, coupled.Heuristic{Name: "f", Scripted: func(s *coupled.Snapshot) (coupled.Config, bool) {
+		res, err := simulate(e, app, coupled.Heuristic{Name: "f", Builder: func(_ *coupled.Evaluator, s *coupled.Snapshot, _ *rand.Rand) (coupled.Config, bool) {
 			if s.States[1] != availability.Up {
 				return coupled.Config{}, false
 			}
@@ -422,7 +422,7 @@ func TestTogetherEqualsAlone(t *testing.T) {
 						t.Fatalf("scenario %d %s: slot %d differs together and alone", sc, h.Name, k)
 					}
 				}
-				if _, _, err := slotsim.Check(scn.Platform, scn.App, a.Trace, slotsim.CheckOptions{Passive: !h.Proactive()}); err != nil {
+				if _, _, err := slotsim.Check(scn.Platform, scn.App, a.Trace, slotsim.CheckOptions{Passive: !h.Proactive(), ResendData: opt.ResendData}); err != nil {
 					t.Fatalf("scenario %d %s: %v", sc, h.Name, err)
 				}
 			}

@@ -108,7 +108,7 @@ func BenchmarkGridSlots(b *testing.B) {
 		}
 		real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(1, uint64(u), labelTrial, 0)))
 		for _, h := range iterative.Heuristics() { // draw the realization as far as any heuristic needs
-			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, uint64(h))); err != nil {
+			if _, err := sim.Run(h, real, stream.New(1, uint64(u), labelDecide, 0, h.Stream())); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -120,7 +120,7 @@ func BenchmarkGridSlots(b *testing.B) {
 			c0 := cpuTime()
 			for b.Loop() {
 				for _, x := range insts {
-					ms, err := x.sim.Run(h, x.real, stream.New(1, uint64(x.u), labelDecide, 0, uint64(h)))
+					ms, err := x.sim.Run(h, x.real, stream.New(1, uint64(x.u), labelDecide, 0, h.Stream()))
 					if err != nil {
 						b.Fatal(err)
 					}

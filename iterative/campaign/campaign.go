@@ -34,6 +34,36 @@ type CampaignParams struct {
 	ExtraReplicas int    `json:"extra_replicas"`   // 2
 	Initial       string `json:"initial"`          // "stationary" or "up"
 	Sticky        bool   `json:"sticky,omitempty"` // queued tasks are not reassigned (Options.Sticky)
+	// Heuristics names the heuristics run on every instance, in the order
+	// of the results' columns (iterative.ParseHeuristic: the paper's and
+	// any registered); empty (and absent from the manifest): the 17 of §6
+	// in its order.
+	Heuristics []string `json:"heuristics,omitempty"`
+}
+
+// HeuristicNames names the campaign's heuristics in the order of its
+// results: Heuristics, or the 17 of §6 when empty.
+func (c *CampaignParams) HeuristicNames() []string {
+	if len(c.Heuristics) == 0 {
+		return iterative.Names(iterative.Paper())
+	}
+	return c.Heuristics
+}
+
+// RunHeuristics are the heuristics of the campaign (Heuristics looked up;
+// the 17 of §6 when empty).
+func (c *CampaignParams) RunHeuristics() ([]iterative.Heuristic, error) {
+	if len(c.Heuristics) == 0 {
+		return iterative.Paper(), nil
+	}
+	if len(c.Heuristics) < 2 {
+		return nil, fmt.Errorf("campaign: heuristics = %v, want at least 2 (the degradation from best compares them), or none for the 17 of §6", c.Heuristics)
+	}
+	hs, err := iterative.ParseHeuristics(c.Heuristics)
+	if err != nil {
+		return nil, fmt.Errorf("campaign: heuristics: %w", err)
+	}
+	return hs, nil
 }
 
 // PaperParams are the parameters of §7 and Table 1 with this project's
@@ -80,7 +110,7 @@ const (
 // the value and what is expected.
 func (c *CampaignParams) Validate() error {
 	if c.P < 2 || c.P > 1<<12 {
-		return fmt.Errorf("campaign: p = %d, want 2..4096 (with one processor the 17 heuristics make the same decisions)", c.P)
+		return fmt.Errorf("campaign: p = %d, want 2..4096 (with one processor the heuristics make the same decisions)", c.P)
 	}
 	lists := []struct {
 		name string
@@ -124,6 +154,9 @@ func (c *CampaignParams) Validate() error {
 	}
 	if c.ExtraReplicas < 0 || c.ExtraReplicas > 64 {
 		return fmt.Errorf("campaign: extra_replicas = %d, want 0..64", c.ExtraReplicas)
+	}
+	if _, err := c.RunHeuristics(); err != nil {
+		return err
 	}
 	_, err := c.Options()
 	return err
@@ -176,15 +209,21 @@ func (c *CampaignParams) InstanceOf(seed uint64, u int) (*iterative.Instance, Sc
 }
 
 // UnitResult is the result of one unit: Makespans[trial][heuristic], the
-// heuristics in the order of Heuristics().
+// heuristics in the order of the campaign's (RunHeuristics).
 type UnitResult struct {
 	Makespans [][]int `json:"makespans"`
 }
 
-// RunUnit runs every trial of unit u under the 17 heuristics. Within a
-// trial all heuristics replay the same availability realization.
+// RunUnit runs every trial of unit u under the campaign's heuristics.
+// Within a trial all heuristics replay the same availability realization;
+// a random heuristic draws from the stream (seed, u, decide, trial, its
+// Stream label).
 func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitResult, error) {
 	opt, err := c.Options()
+	if err != nil {
+		return UnitResult{}, err
+	}
+	hs, err := c.RunHeuristics()
 	if err != nil {
 		return UnitResult{}, err
 	}
@@ -193,7 +232,6 @@ func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitR
 	if err != nil {
 		return UnitResult{}, fmt.Errorf("unit %d %+v: %w", u, sc, err)
 	}
-	hs := iterative.Heuristics()
 	res := UnitResult{Makespans: make([][]int, c.Trials)}
 	for tr := 0; tr < c.Trials; tr++ {
 		if err := ctx.Err(); err != nil {
@@ -202,7 +240,7 @@ func (c *CampaignParams) RunUnit(ctx context.Context, seed uint64, u int) (UnitR
 		real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(seed, uint64(u), labelTrial, uint64(tr))))
 		res.Makespans[tr] = make([]int, len(hs))
 		for i, h := range hs {
-			var rng = stream.New(seed, uint64(u), labelDecide, uint64(tr), uint64(h))
+			var rng = stream.New(seed, uint64(u), labelDecide, uint64(tr), h.Stream())
 			ms, err := sim.Run(h, real, rng)
 			if err != nil {
 				return UnitResult{}, fmt.Errorf("unit %d %+v trial %d: %w", u, sc, tr, err)
@@ -222,11 +260,11 @@ type HeuristicSummary struct {
 
 // Summary aggregates a campaign as §7 does: for every instance (scenario ×
 // trial) the degradation from best of each heuristic, 100·(makespan −
-// best)/best where best is the smallest makespan of the 17 on that
-// instance, averaged over all instances; and the number of instances where
-// the heuristic is best or tied with the best.
+// best)/best where best is the smallest makespan of the campaign's
+// heuristics on that instance, averaged over all instances; and the number
+// of instances where the heuristic is best or tied with the best.
 type Summary struct {
-	Heuristics []HeuristicSummary `json:"heuristics"` // in the order of Heuristics()
+	Heuristics []HeuristicSummary `json:"heuristics"` // in the campaign's order (RunHeuristics), named
 	Instances  int                `json:"instances"`
 	// ByWMin[i][h] is the average dfb of heuristic h over the instances with
 	// w_min = WMin[i] (Figure 2); likewise ByN and ByNCom.
@@ -244,7 +282,8 @@ type Summary struct {
 // Summarize computes the summary from the unit results ordered by unit
 // (every unit present).
 func (c *CampaignParams) Summarize(results []UnitResult) (Summary, error) {
-	nh := iterative.NumHeuristics
+	names := c.HeuristicNames()
+	nh := len(names)
 	if len(results) != c.Units() {
 		return Summary{}, fmt.Errorf("summary: %d unit results, want %d", len(results), c.Units())
 	}
@@ -315,19 +354,31 @@ func (c *CampaignParams) Summarize(results []UnitResult) (Summary, error) {
 	s := Summary{Instances: all[0].n, WMin: c.WMin, ByWMin: mean(byW), N: c.N, ByN: mean(byN), NCom: c.NCom, ByNCom: mean(byC)}
 	avg := mean(all)[0]
 	for h := 0; h < nh; h++ {
-		s.Heuristics = append(s.Heuristics, HeuristicSummary{Name: iterative.Heuristic(h).String(), AvgDfb: avg[h], Wins: wins[h]})
+		s.Heuristics = append(s.Heuristics, HeuristicSummary{Name: names[h], AvgDfb: avg[h], Wins: wins[h]})
 		s.MeanMakespan = append(s.MeanMakespan, msSum[h]/float64(s.Instances))
 	}
 	return s, nil
 }
 
 // PaperTable2 is Table 2 of §7 (average dfb and number of wins over the
-// 296,400 instances), in the order of Heuristics().
-var PaperTable2 = [iterative.NumHeuristics]HeuristicSummary{
+// 296,400 instances), in §7's order (iterative.Paper); PaperRow finds a
+// row by name.
+var PaperTable2 = []HeuristicSummary{
 	{"RANDOM", 47.87, 45}, {"RANDOM1", 47.44, 36}, {"RANDOM2", 47.53, 73}, {"RANDOM3", 44.01, 87}, {"RANDOM4", 47.33, 88},
 	{"RANDOM1W", 28.42, 259}, {"RANDOM2W", 28.43, 301}, {"RANDOM3W", 31.49, 188}, {"RANDOM4W", 28.51, 278},
 	{"MCT", 5.35, 73946}, {"MCT*", 5.46, 70952}, {"EMCT", 4.77, 80320}, {"EMCT*", 4.81, 78947},
 	{"LW", 12.74, 19529}, {"LW*", 11.15, 28802}, {"UD", 8.09, 31120}, {"UD*", 7.06, 42578},
+}
+
+// PaperRow is the row of Table 2 of heuristic name; ok is false for a
+// heuristic the paper does not have.
+func PaperRow(name string) (row HeuristicSummary, ok bool) {
+	for _, r := range PaperTable2 {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return HeuristicSummary{}, false
 }
 
 // PaperInstances is the number of instances behind PaperTable2.

@@ -95,7 +95,7 @@ func TestReportAllTied(t *testing.T) {
 	c := small()
 	results := make([]UnitResult, c.Units())
 	for u := range results {
-		ms := make([]int, iterative.NumHeuristics)
+		ms := make([]int, len(iterative.Paper()))
 		for h := range ms {
 			ms[h] = 40 + u
 		}
@@ -133,13 +133,13 @@ func TestRunUnitCommonRealization(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := c.RunUnit(context.Background(), 5, 3)
-	if len(a.Makespans) != 2 || len(a.Makespans[0]) != iterative.NumHeuristics {
+	if len(a.Makespans) != 2 || len(a.Makespans[0]) != len(iterative.Paper()) {
 		t.Fatalf("unit result %v", a.Makespans)
 	}
 	for tr := range a.Makespans {
 		for h, m := range a.Makespans[tr] {
 			if m < 1 || m != b.Makespans[tr][h] {
-				t.Errorf("trial %d %v: makespans %d and %d", tr, iterative.Heuristic(h), m, b.Makespans[tr][h])
+				t.Errorf("trial %d %v: makespans %d and %d", tr, iterative.Paper()[h], m, b.Makespans[tr][h])
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"text/tabwriter"
@@ -29,13 +30,18 @@ type Report struct {
 	Seed       uint64             `json:"seed"`
 	Parameters CampaignParams     `json:"parameters"`
 	// KendallTauDfb is Kendall's τ-b between our average dfb and Table 2's
-	// over the 17 heuristics; KendallTauWins the same for the wins. Nil
-	// (null in JSON) when undefined: when every heuristic has the same
-	// average dfb (or the same wins), there is no ranking to compare.
+	// over the campaign's heuristics that Table 2 has (the 17 of §6 by
+	// default); KendallTauWins the same for the wins. Nil (null in JSON)
+	// when undefined: when every heuristic has the same average dfb (or
+	// the same wins), or fewer than 2 are in Table 2, there is no ranking
+	// to compare.
 	KendallTauDfb  *float64 `json:"kendall_tau_dfb"`
 	KendallTauWins *float64 `json:"kendall_tau_wins"`
-	// Breakdowns in the order of Heuristics(): average dfb per w_min (Figure
-	// 2), per n, per n_com, and the mean makespan.
+	// HeuristicOrder names the campaign's heuristics in the order of its
+	// results (the 17 of §6 in its order by default); the breakdowns have
+	// one value per name, in this order: average dfb per w_min (Figure 2),
+	// per n, per n_com, and the mean makespan. Readers find a heuristic's
+	// values by its name here, never by a position of their own.
 	HeuristicOrder []string    `json:"heuristic_order"`
 	WMin           []int       `json:"wmin"`
 	DfbByWMin      [][]float64 `json:"dfb_by_wmin"`
@@ -50,8 +56,15 @@ type Report struct {
 // the other heuristics that account for contention.
 var Figure2Heuristics = []iterative.Heuristic{iterative.MCT, iterative.MCTStar, iterative.EMCT, iterative.EMCTStar, iterative.LWStar, iterative.UDStar}
 
+// Index is the position of heuristic name in HeuristicOrder (the column of
+// its values in the breakdowns), −1 when the campaign did not run it.
+func (r *Report) Index(name string) int { return slices.Index(r.HeuristicOrder, name) }
+
 // kendall is experiment.KendallTau, nil when undefined.
 func kendall(a, b []float64) *float64 {
+	if len(a) < 2 {
+		return nil
+	}
 	t := experiment.KendallTau(a, b)
 	if math.IsNaN(t) {
 		return nil
@@ -61,25 +74,26 @@ func kendall(a, b []float64) *float64 {
 
 // NewReport builds the report of summary s of the campaign run with seed.
 func (c *CampaignParams) NewReport(seed uint64, s Summary) Report {
-	hs := iterative.Heuristics()
 	out := Report{
 		Instances: s.Instances, Seed: seed, Parameters: *c,
 		WMin: s.WMin, DfbByWMin: s.ByWMin, N: s.N, DfbByN: s.ByN, NCom: s.NCom, DfbByNCom: s.ByNCom,
 		MeanMakespan: s.MeanMakespan,
 	}
-	ourDfb, paperDfb, ourWins, paperWins := make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs))
-	for i, h := range hs {
-		out.HeuristicOrder = append(out.HeuristicOrder, h.String())
-		ourDfb[i], paperDfb[i] = s.Heuristics[i].AvgDfb, PaperTable2[i].AvgDfb
-		ourWins[i], paperWins[i] = float64(s.Heuristics[i].Wins), float64(PaperTable2[i].Wins)
+	var ourDfb, paperDfb, ourWins, paperWins []float64
+	for _, h := range s.Heuristics {
+		out.HeuristicOrder = append(out.HeuristicOrder, h.Name)
+		if p, ok := PaperRow(h.Name); ok {
+			ourDfb, paperDfb = append(ourDfb, h.AvgDfb), append(paperDfb, p.AvgDfb)
+			ourWins, paperWins = append(ourWins, float64(h.Wins)), append(paperWins, float64(p.Wins))
+		}
 	}
 	out.KendallTauDfb = kendall(ourDfb, paperDfb)
 	out.KendallTauWins = kendall(ourWins, paperWins)
-	order := make([]int, len(hs))
+	order := make([]int, len(s.Heuristics))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return ourDfb[order[a]] < ourDfb[order[b]] })
+	sort.SliceStable(order, func(a, b int) bool { return s.Heuristics[order[a]].AvgDfb < s.Heuristics[order[b]].AvgDfb })
 	for _, i := range order {
 		out.Heuristics = append(out.Heuristics, s.Heuristics[i])
 	}
@@ -120,12 +134,8 @@ func summarizeDir(dir string, w io.Writer) (*Report, error) {
 // writeTables writes makespans.csv, figure2.csv and figure2.svg (of r,
 // the report of s).
 func (c *CampaignParams) writeTables(dir string, r *Report, results []UnitResult, s Summary) error {
-	hs := iterative.Heuristics()
 	// Per-instance makespans.
-	header := []string{"unit", "n", "ncom", "wmin", "scenario", "trial"}
-	for _, h := range hs {
-		header = append(header, h.String())
-	}
+	header := append([]string{"unit", "n", "ncom", "wmin", "scenario", "trial"}, r.HeuristicOrder...)
 	var rows [][]string
 	for u, res := range results {
 		sc := c.ScenarioOf(u)
@@ -144,7 +154,7 @@ func (c *CampaignParams) writeTables(dir string, r *Report, results []UnitResult
 	rows = rows[:0]
 	for i, wm := range s.WMin {
 		row := []string{strconv.Itoa(wm)}
-		for h := range hs {
+		for h := range r.HeuristicOrder {
 			row = append(row, experiment.FormatFloat(s.ByWMin[i][h], 4))
 		}
 		rows = append(rows, row)
@@ -184,25 +194,35 @@ func (r *Report) Print(w io.Writer, s Summary) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\talgorithm\tavg dfb\twins\twins %\t\tpaper rank\tpaper dfb\tpaper wins\tpaper wins %\t")
+	inPaper := 0
 	for rk, hsum := range r.Heuristics {
-		h, _ := iterative.ParseHeuristic(hsum.Name)
-		pt := PaperTable2[h]
+		pt, ok := PaperRow(hsum.Name)
+		if !ok {
+			fmt.Fprintf(tw, "%d\t%s\t%.2f\t%d\t%.1f\t\t%s\t%s\t%s\t%s\t\n", rk+1, hsum.Name, hsum.AvgDfb, hsum.Wins,
+				100*float64(hsum.Wins)/float64(s.Instances), "—", "—", "—", "—")
+			continue
+		}
+		inPaper++
 		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%d\t%.1f\t\t%d\t%.2f\t%d\t%.1f\t\n", rk+1, hsum.Name, hsum.AvgDfb, hsum.Wins,
 			100*float64(hsum.Wins)/float64(s.Instances), paperRank[hsum.Name], pt.AvgDfb, pt.Wins, 100*float64(pt.Wins)/PaperInstances)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nKendall's τ-b over the 17 heuristics: average dfb %s, wins %s\n", formatTau(r.KendallTauDfb), formatTau(r.KendallTauWins))
+	fmt.Fprintf(w, "\nKendall's τ-b over the %d heuristics: average dfb %s, wins %s\n", inPaper, formatTau(r.KendallTauDfb), formatTau(r.KendallTauWins))
 	fmt.Fprintf(w, "\nFigure 2 — average dfb (%%) by w_min:\n")
+	var cols []int // the Figure 2 heuristics the campaign ran, by column
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "w_min\t")
 	for _, h := range Figure2Heuristics {
-		fmt.Fprintf(tw, "%s\t", h)
+		if k := r.Index(h.String()); k >= 0 {
+			cols = append(cols, k)
+			fmt.Fprintf(tw, "%s\t", h)
+		}
 	}
 	fmt.Fprintln(tw)
 	for i, wm := range s.WMin {
 		fmt.Fprintf(tw, "%d\t", wm)
-		for _, h := range Figure2Heuristics {
-			fmt.Fprintf(tw, "%.2f\t", s.ByWMin[i][h])
+		for _, k := range cols {
+			fmt.Fprintf(tw, "%.2f\t", s.ByWMin[i][k])
 		}
 		fmt.Fprintln(tw)
 	}

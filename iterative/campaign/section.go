@@ -6,9 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/volsched/volsched/figure"
-	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/report"
 	"github.com/volsched/volsched/reproduction"
 )
@@ -49,16 +49,11 @@ func (r *Report) Figure2() *figure.Figure {
 		Source:  reproduction.IterativePaper.Source(),
 		X:       figure.Axis{Label: "w_min", Unit: "slots", Integer: true},
 		Y:       figure.Axis{Label: "average dfb", Unit: "%", Zero: true},
-		Caption: fmt.Sprintf("Seed %d; %s. dfb: degradation from the best of the 17 heuristics on each instance.", r.Seed, r.grid()),
+		Caption: fmt.Sprintf("Seed %d; %s. dfb: degradation from the best of the %d heuristics on each instance.", r.Seed, r.grid(), len(r.HeuristicOrder)),
 		Paper:   figure.PaperPicture,
 	}
 	for _, h := range Figure2Heuristics {
-		k := -1
-		for i, name := range r.HeuristicOrder {
-			if name == h.String() {
-				k = i
-			}
-		}
+		k := r.Index(h.String())
 		if k < 0 {
 			continue
 		}
@@ -84,7 +79,7 @@ func (r *Report) Table2() report.Table {
 	count := report.Column{Name: "wins", Digits: 0, Tol: TolWinCount}
 	share := report.Column{Name: "wins", Unit: "% of instances", Digits: 1, Tol: TolWins}
 	t := report.Table{
-		ID: "table2", Caption: "Table 2: average degradation from best (dfb) and wins of the 17 heuristics",
+		ID: "table2", Caption: fmt.Sprintf("Table 2: average degradation from best (dfb) and wins of the %d heuristics", len(r.HeuristicOrder)),
 		RowHeader: "heuristic",
 	}
 	if full {
@@ -94,16 +89,12 @@ func (r *Report) Table2() report.Table {
 		share.Rank = true
 		t.Columns = []report.Column{dfb, share, count}
 	}
-	paper := map[string]HeuristicSummary{}
-	for _, h := range PaperTable2 {
-		paper[h.Name] = h
-	}
 	nan := math.NaN()
 	for _, h := range r.Heuristics {
 		d := report.Cell{Ours: h.AvgDfb, Paper: nan}
 		c := report.Cell{Ours: float64(h.Wins), Paper: nan}
 		sh := report.Cell{Ours: 100 * float64(h.Wins) / float64(max(1, r.Instances)), Paper: nan}
-		if p, ok := paper[h.Name]; ok {
+		if p, ok := PaperRow(h.Name); ok {
 			d.Paper = p.AvgDfb
 			if full {
 				c.Paper = float64(p.Wins)
@@ -117,7 +108,7 @@ func (r *Report) Table2() report.Table {
 		}
 		t.Rows = append(t.Rows, report.Row{Label: h.Name, Cells: cells})
 	}
-	t.Note = fmt.Sprintf("Ours: %s instances; the paper's: 296,400. Rows in our order by average dfb. A heuristic wins an instance when its makespan is the best of the 17 (ties win for each).", figure.FormatTick(float64(r.Instances), 0))
+	t.Note = fmt.Sprintf("Ours: %s instances; the paper's: 296,400. Rows in our order by average dfb. A heuristic wins an instance when its makespan is the best of the %d (ties win for each).", figure.FormatTick(float64(r.Instances), 0), len(r.HeuristicOrder))
 	if !full {
 		t.Note += " The wins are compared as shares of the instances: the campaigns differ in size."
 	}
@@ -145,7 +136,7 @@ func (r *Report) Choices() []report.Choice {
 func (r *Report) Section(what string, runs []report.Run) *reproduction.Section {
 	return &reproduction.Section{
 		Paper:      reproduction.IterativePaper,
-		Reproduced: what + "\n\n" + fmt.Sprintf("The campaign of §7 (seed %d): %s; each instance runs the 17 heuristics on the same availability realization (chains from the papers' generator, w_q uniform in w_min..10·w_min, T_data = w_min, T_prog = 5·w_min). Kendall's τ-b compares our ranking of the heuristics with Table 2's.", r.Seed, r.grid()),
+		Reproduced: what + "\n\n" + fmt.Sprintf("The campaign of §7 (seed %d): %s; each instance runs the %d heuristics on the same availability realization (chains from the papers' generator, w_q uniform in w_min..10·w_min, T_data = w_min, T_prog = 5·w_min). Kendall's τ-b compares our ranking of the heuristics with Table 2's.", r.Seed, r.grid(), len(r.HeuristicOrder)),
 		Tables:     []report.Table{r.Table2()},
 		Figures:    []reproduction.Figure{{ID: "figure2", Figure: r.Figure2()}},
 		Choices:    r.Choices(),
@@ -163,11 +154,38 @@ func ReadReport(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r.Heuristics) != iterative.NumHeuristics || len(r.HeuristicOrder) != iterative.NumHeuristics || len(r.DfbByWMin) != len(r.WMin) {
-		return nil, fmt.Errorf("%s: %d heuristics, %d names, %d rows of Figure 2 for %d w_min: not a summary of this campaign",
-			file, len(r.Heuristics), len(r.HeuristicOrder), len(r.DfbByWMin), len(r.WMin))
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w: not a summary of this campaign", file, err)
 	}
 	return r, nil
+}
+
+// check verifies that the report is consistent, whatever its heuristics:
+// at least one; the rows of the table name the heuristics of
+// HeuristicOrder, each once; every breakdown has one value per name.
+func (r *Report) check() error {
+	k := len(r.HeuristicOrder)
+	if k == 0 || len(r.Heuristics) != k {
+		return fmt.Errorf("%d heuristics, %d names, want as many, at least 1", len(r.Heuristics), k)
+	}
+	seen := map[string]bool{}
+	for _, h := range r.Heuristics {
+		if seen[h.Name] || !slices.Contains(r.HeuristicOrder, h.Name) {
+			return fmt.Errorf("heuristic %q in the table, want each of heuristic_order %v once", h.Name, r.HeuristicOrder)
+		}
+		seen[h.Name] = true
+	}
+	if len(r.DfbByWMin) != len(r.WMin) || len(r.DfbByN) != len(r.N) || len(r.DfbByNCom) != len(r.NCom) {
+		return fmt.Errorf("%d, %d, %d rows for %d w_min, %d n, %d n_com, want one per value", len(r.DfbByWMin), len(r.DfbByN), len(r.DfbByNCom), len(r.WMin), len(r.N), len(r.NCom))
+	}
+	for _, rows := range [][][]float64{r.DfbByWMin, r.DfbByN, r.DfbByNCom, {r.MeanMakespan}} {
+		for _, row := range rows {
+			if len(row) != k {
+				return fmt.Errorf("a breakdown row of %d values for %d heuristics, want one per heuristic", len(row), k)
+			}
+		}
+	}
+	return nil
 }
 
 // ResultsDir is where the repository keeps the full campaign, under its

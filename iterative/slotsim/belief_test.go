@@ -102,25 +102,25 @@ func TestBelieveKnownChains(t *testing.T) {
 			}
 			differ := 0
 			for _, h := range iterative.Heuristics() {
-				a, err := sim.Run(h, plain, stream.New(7, uint64(u), trial, uint64(h)))
+				a, err := sim.Run(h, plain, stream.New(7, uint64(u), trial, h.Stream()))
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := sim.Run(h, known, stream.New(7, uint64(u), trial, uint64(h)))
+				b, err := sim.Run(h, known, stream.New(7, uint64(u), trial, h.Stream()))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if a != b {
 					t.Errorf("unit %d trial %d %v: makespan %d with known chains through a view, %d without", u, trial, h, b, a)
 				}
-				e, err := sim.Run(h, estimated, stream.New(7, uint64(u), trial, uint64(h)))
+				e, err := sim.Run(h, estimated, stream.New(7, uint64(u), trial, h.Stream()))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if e != a {
 					differ++
 				}
-				a2, err := sim.Run(h, plain, stream.New(7, uint64(u), trial, uint64(h)))
+				a2, err := sim.Run(h, plain, stream.New(7, uint64(u), trial, h.Stream()))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -220,12 +220,12 @@ func TestBeliefsNeverSeeTheFuture(t *testing.T) {
 		for _, h := range iterative.Heuristics() {
 			var la, lb []Event
 			sim.Log = &la
-			ma, err := sim.Run(h, ra, stream.New(3, uint64(h)))
+			ma, err := sim.Run(h, ra, stream.New(3, h.Stream()))
 			if err != nil {
 				t.Fatal(err)
 			}
 			sim.Log = &lb
-			mb, err := sim.Run(h, rb, stream.New(3, uint64(h)))
+			mb, err := sim.Run(h, rb, stream.New(3, h.Stream()))
 			if err != nil {
 				t.Fatal(err)
 			}

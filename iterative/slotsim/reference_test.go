@@ -196,7 +196,7 @@ func (s *refSimulator) dropCopy(q int, cur bool) {
 // results and the other copies of their tasks are cancelled.
 func (s *refSimulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand) (int, error) {
 	if !h.Valid() {
-		return 0, fmt.Errorf("heuristic %d unknown", h)
+		return 0, fmt.Errorf("no heuristic")
 	}
 	if h.IsRandom() && rng == nil {
 		return 0, fmt.Errorf("heuristic %v needs a random stream", h)
@@ -657,7 +657,7 @@ func (d *refDecider) Decide(h iterative.Heuristic, s *refSnapshot, rng *rand.Ran
 		if random { // the random heuristics need weights, not delays
 			if e {
 				up++
-				d.weights[q] = s.Crit[q].Weight(h, s.Procs[q].W)
+				d.weights[q] = h.Weight(&s.Crit[q], s.Procs[q].W)
 			}
 			continue
 		}
@@ -773,7 +773,7 @@ func (d *refDecider) key(h iterative.Heuristic, s *refSnapshot, q, factor int) f
 // keyN is the key of processor q for its n-th task of the round.
 func (d *refDecider) keyN(h iterative.Heuristic, s *refSnapshot, q, n, factor int) float64 {
 	ct := float64(iterative.CompletionTime(d.delay[q], s.TData, s.Procs[q].W, n, factor))
-	return s.Crit[q].Key(h, ct) // the criteria's internals are iterative's
+	return h.Key(&s.Snapshot, q, ct) // the keys are iterative's
 }
 
 func (d *refDecider) pickMin() int {

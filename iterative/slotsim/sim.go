@@ -284,7 +284,7 @@ func (s *Simulator) dropCopy(q int, cur bool) {
 // results and the other copies of their tasks are cancelled.
 func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand) (int, error) {
 	if !h.Valid() {
-		return 0, fmt.Errorf("heuristic %d unknown", h)
+		return 0, fmt.Errorf("no heuristic (the zero iterative.Heuristic), want a registered one")
 	}
 	if h.IsRandom() && rng == nil {
 		return 0, fmt.Errorf("heuristic %v needs a random stream", h)
@@ -304,10 +304,10 @@ func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand
 		s.believed = false
 	}
 	s.hints.Weights = nil
-	if h.IsRandom() { // the heuristic's weights, computed once
+	if h.Kind() == iterative.KindRandom { // the heuristic's weights, computed once
 		s.weights = resizeF(s.weights, p)
 		for q := range s.weights {
-			s.weights[q] = s.crit[q].Weight(h, in.W[q])
+			s.weights[q] = h.Weight(&s.crit[q], in.W[q])
 		}
 		s.hints.Weights = s.weights
 	}
@@ -325,7 +325,7 @@ func (s *Simulator) Run(h iterative.Heuristic, real *Realization, rng *rand.Rand
 			for _, b := range real.beliefsAt(t) {
 				s.crit[b.q] = b.crit
 				if s.hints.Weights != nil {
-					s.weights[b.q] = b.crit.Weight(h, in.W[b.q])
+					s.weights[b.q] = h.Weight(&b.crit, in.W[b.q])
 				}
 			}
 		}

@@ -36,16 +36,16 @@ import (
 // Options of a demo: `volsched demo`'s flags, which the CLI only maps
 // (errors name the flag).
 type Options struct {
-	Workers   int           // --workers: worker processes
-	Limit     time.Duration // --minutes: stop after this long (the state is kept)
-	App       string        // --app: an embedded example's name
-	Heuristic string        // --heuristic
-	Slot      time.Duration // --slot
-	NCom      int           // --ncom
-	Seed      uint64        // --seed: the chains' and the emulation's
-	Dir       string        // --dir: working directory (kept); empty: a temporary one, removed
-	Binary    string        // the volsched executable, for the worker processes
-	Logger    *slog.Logger  // nil: none
+	Workers   int              // --workers: worker processes
+	Limit     time.Duration    // --minutes: stop after this long (the state is kept)
+	App       string           // --app: an embedded example's name
+	Heuristic master.Heuristic // --heuristic (zero: master.DefaultHeuristic)
+	Slot      time.Duration    // --slot
+	NCom      int              // --ncom
+	Seed      uint64           // --seed: the chains' and the emulation's
+	Dir       string           // --dir: working directory (kept); empty: a temporary one, removed
+	Binary    string           // the volsched executable, for the worker processes
+	Logger    *slog.Logger     // nil: none
 	// TaskSlots (--task-slots): every task lasts at least this many slots more than the
 	// example's own computation (which takes milliseconds), so that the
 	// slot model applies: a task shorter than a slot counts as one. 0: the
@@ -58,7 +58,7 @@ type Options struct {
 
 // DefaultOptions are the defaults of `volsched demo`'s flags.
 func DefaultOptions() Options {
-	return Options{Workers: 8, Limit: 2 * time.Minute, App: "jacobi", Heuristic: "EMCT*", Slot: 100 * time.Millisecond, NCom: 3, Seed: 1, TaskSlots: 3}
+	return Options{Workers: 8, Limit: 2 * time.Minute, App: "jacobi", Heuristic: master.DefaultHeuristic, Slot: 100 * time.Millisecond, NCom: 3, Seed: 1, TaskSlots: 3}
 }
 
 // Validate checks the options; errors name the flag, the value and what is
@@ -82,9 +82,6 @@ func (o *Options) Validate() error {
 	case o.Predictor == nil:
 		return errors.New("no predictor")
 	}
-	if _, err := master.ParseHeuristicName(o.Heuristic); err != nil {
-		return fmt.Errorf("--heuristic: %v", err)
-	}
 	return nil
 }
 
@@ -95,6 +92,9 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if !o.Heuristic.Valid() {
+		o.Heuristic = master.DefaultHeuristic
 	}
 	dir := o.Dir
 	if dir == "" {

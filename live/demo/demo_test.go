@@ -25,7 +25,7 @@ func TestDemoRuns(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := Run(ctx, Options{Predictor: predictor(), Workers: 4, Limit: 90 * time.Second, App: "hashchain", Heuristic: "EMCT*", Slot: 50 * time.Millisecond, NCom: 2, Seed: 2, Binary: bin, TaskSlots: 2}, &out)
+	err := Run(ctx, Options{Predictor: predictor(), Workers: 4, Limit: 90 * time.Second, App: "hashchain", Heuristic: master.DefaultHeuristic, Slot: 50 * time.Millisecond, NCom: 2, Seed: 2, Binary: bin, TaskSlots: 2}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

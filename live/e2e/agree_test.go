@@ -123,7 +123,7 @@ func TestRuntimeAgreesWithSimulator(t *testing.T) {
 			fmt.Sscanf(wi.Name, "w%d", &q)
 			ws[q] = wi.W
 		}
-		f, err := simulate.ForecastIterative(iterative.ForecastInput{Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r), AllUp: true,
+		f, err := simulate.ForecastIterative(iterative.ForecastInput{Heuristic: master.DefaultHeuristic, ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r), AllUp: true,
 			Instance: iterative.Instance{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters}})
 		if err != nil {
 			t.Fatal(err)

@@ -82,7 +82,7 @@ type cluster struct {
 }
 
 func masterOptions(app *manifest.App, state string) master.Options {
-	return master.Options{App: app, State: state, Listen: "127.0.0.1:0", Heuristic: "EMCT*", NCom: 3, Slot: testSlot,
+	return master.Options{App: app, State: state, Listen: "127.0.0.1:0", Heuristic: master.DefaultHeuristic, NCom: 3, Slot: testSlot,
 		Heartbeat: testSlot, DownAfter: 8 * testSlot, ExtraReplicas: 2, Seed: 1}
 }
 

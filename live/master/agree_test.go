@@ -36,7 +36,7 @@ func TestMachineAgreesWithSimulator(t *testing.T) {
 		var sum, sum2 float64
 		for r := 0; r < runs; r++ {
 			cfg := testConfig()
-			cfg.Heuristic, cfg.Seed = h, uint64(r)
+			cfg.Heuristic, cfg.Seed = heuristic(t, h), uint64(r)
 			e := newEmu(t, cfg, chains, ws, 3, 2, 2, 10, uint64(100+r))
 			ms := e.run(100000)
 			if ms < 0 {
@@ -49,7 +49,7 @@ func TestMachineAgreesWithSimulator(t *testing.T) {
 		mean := sum / n
 		sd := math.Sqrt((sum2 - n*mean*mean) / (n - 1))
 		// The simulator with every processor UP at slot 0, as the emulation.
-		f, err := simulate.ForecastIterative(PredictParams{Heuristic: h, ExtraReplicas: 2, Runs: 400, Seed: 9, AllUp: true,
+		f, err := simulate.ForecastIterative(PredictParams{Heuristic: heuristic(t, h), ExtraReplicas: 2, Runs: 400, Seed: 9, AllUp: true,
 			Instance: iterative.Instance{Chains: chains, W: ws, TProg: 3, TData: 2, NCom: 2, Tasks: 10, Iterations: 2}})
 		if err != nil {
 			t.Fatal(err)

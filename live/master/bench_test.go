@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
 // benchMachine: p workers registered, UP, holding the program, idle; an
 // iteration of tasks open tasks; estimated chains after a few slots.
 func benchMachine(b *testing.B, h string, p, tasks, ncom int) *Machine {
 	cfg := testConfig()
-	cfg.Heuristic, cfg.NCom = h, ncom
+	cfg.Heuristic, cfg.NCom = heuristic(b, h), ncom
 	m, err := NewMachine(cfg, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -56,7 +57,7 @@ func (m *Machine) decideOnce(stopAfter int) int {
 // decision (every task placed).
 // Every heuristic is measured as Step calls it; the full decision for four.
 func BenchmarkDecision(b *testing.B) {
-	for _, h := range Heuristics() {
+	for _, h := range iterative.Names(iterative.Paper()) {
 		for _, full := range []bool{false, true} {
 			if full && h != "EMCT*" && h != "EMCT" && h != "UD*" && h != "RANDOM2W" {
 				continue

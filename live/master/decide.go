@@ -7,6 +7,7 @@ package master
 // iterative API changes, only these files change.
 
 import (
+	"errors"
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/availability"
@@ -29,19 +30,14 @@ type pick struct {
 	replica    bool
 }
 
-func checkHeuristic(name string) error {
-	_, err := iterative.ParseHeuristic(name)
-	return err
-}
+// Heuristic is a heuristic of the iterative model: the master decides with
+// it. Any registered one (iterative.Register) will do; its name is read
+// once, where the master's configuration is read (iterative.ParseHeuristic
+// or Heuristic.UnmarshalText), and the value is passed down.
+type Heuristic = iterative.Heuristic
 
-// Heuristics lists the heuristics' names in the order of §6.
-func Heuristics() []string {
-	var out []string
-	for _, h := range iterative.Heuristics() {
-		out = append(out, h.String())
-	}
-	return out
-}
+// DefaultHeuristic is the heuristic of Options that leave it unset: EMCT*.
+var DefaultHeuristic = iterative.EMCTStar
 
 // decider wraps iterative.Decider with the snapshot the machine fills.
 type decider struct {
@@ -54,11 +50,10 @@ type decider struct {
 }
 
 func newDecider(cfg Config) (*decider, error) {
-	h, err := iterative.ParseHeuristic(cfg.Heuristic)
-	if err != nil {
-		return nil, err
+	if !cfg.Heuristic.Valid() {
+		return nil, errNoHeuristic
 	}
-	d := &decider{h: h, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
+	d := &decider{h: cfg.Heuristic, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c697665))}
 	d.snap.NCom = cfg.NCom
 	d.snap.ExtraReplicas = cfg.ExtraReplicas
 	return d, nil
@@ -100,7 +95,5 @@ func (d *decider) decide(views []procView, copies []int, tdata int, watch []bool
 	return out
 }
 
-// ParseHeuristicName checks a heuristic's name (the paper's spelling).
-func ParseHeuristicName(name string) (string, error) {
-	return name, checkHeuristic(name)
-}
+// errNoHeuristic is the error of a configuration without a heuristic.
+var errNoHeuristic = errors.New("heuristic: none (the zero Heuristic), want one of the iterative model's (iterative.ParseHeuristic reads a name)")

@@ -1107,7 +1107,7 @@ func (m *Machine) OpenTasks() int { return len(m.open) }
 // Status describes the machine for `volsched status`.
 func (m *Machine) Status() StatusInfo {
 	s := StatusInfo{Phase: m.phase, Iter: m.iter, Tasks: len(m.tasks), Done: len(m.tasks) - len(m.open), TProg: m.TProg(), TData: m.TData(),
-		Held: m.held, Slot: m.cfg.Slot, Heuristic: m.cfg.Heuristic, Err: m.err, Completions: m.completions, PredictedSlots: -1}
+		Held: m.held, Slot: m.cfg.Slot, Heuristic: m.cfg.Heuristic.String(), Err: m.err, Completions: m.completions, PredictedSlots: -1}
 	for _, w := range m.workers {
 		wi := WorkerInfo{Name: w.name, State: availability.Down, Connected: w.session != 0, HasProgram: w.hasProgram, Chain: w.est.Chain(), Transitions: w.est.Transitions(), W: m.W(w.q)}
 		if w.session != 0 {

@@ -10,12 +10,23 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 )
 
 const progDigest = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
+// heuristic looks a heuristic up by name (the tests name them).
+func heuristic(t testing.TB, name string) Heuristic {
+	t.Helper()
+	h, err := iterative.ParseHeuristic(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func testConfig() Config {
-	return Config{Heuristic: "EMCT*", NCom: 2, Slot: 10 * time.Millisecond, ExtraReplicas: 2, DownAfter: 30 * time.Millisecond,
+	return Config{Heuristic: DefaultHeuristic, NCom: 2, Slot: 10 * time.Millisecond, ExtraReplicas: 2, DownAfter: 30 * time.Millisecond,
 		MaxAttempts: 3, Seed: 1, Prior: availability.DefaultPrior(), ProgramDigest: progDigest, ProgramSize: 100}
 }
 
@@ -332,7 +343,7 @@ func TestMachineVolatile(t *testing.T) {
 		}
 		for _, h := range []string{"EMCT*", "RANDOM", "UD", "LW*", "MCT"} {
 			cfg := testConfig()
-			cfg.Heuristic, cfg.Seed = h, seed
+			cfg.Heuristic, cfg.Seed = heuristic(t, h), seed
 			e := newEmu(t, cfg, chains, ws, 3, 2, 2, 12, seed)
 			if ms := e.run(20000); ms < 0 {
 				t.Fatalf("%s: failed: %s", h, e.m.Err())

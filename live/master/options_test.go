@@ -35,7 +35,7 @@ func TestOptionsValidate(t *testing.T) {
 		{func(o *Options) { o.ExtraReplicas = -1 }, "--replicas -1: want 0..64"},
 		{func(o *Options) { o.Rate = -1 }, "--rate -1: want ≥ 0"},
 		{func(o *Options) { o.MaxResult = 0 }, "largest result 0 bytes: want > 0"},
-		{func(o *Options) { o.Heuristic = "FOO" }, `--heuristic: `},
+		{func(o *Options) { o.Heuristic = Heuristic{} }, "--heuristic: heuristic: none"},
 	}
 	for _, c := range cases {
 		o := valid()

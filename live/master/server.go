@@ -42,7 +42,7 @@ type Options struct {
 	Listen    string        // --listen: address to listen on
 	Listener  net.Listener  // when set, used instead of Listen
 	Hosts     []string      // --host: extra host names / addresses for the certificate
-	Heuristic string        // --heuristic: one of the 17 of §6 (the paper's names: "EMCT*")
+	Heuristic Heuristic     // --heuristic: one of the 17 of §6 or a registered one
 	NCom      int           // --ncom: at most NCom transfers at once
 	Slot      time.Duration // --slot: the model's time slot
 	Heartbeat time.Duration // --heartbeat: the workers' heart-beat period
@@ -62,7 +62,7 @@ type Options struct {
 
 // DefaultOptions are the defaults of `volsched master`'s flags.
 func DefaultOptions() Options {
-	return Options{Listen: ":7411", Heuristic: "EMCT*", NCom: 10, Slot: time.Second, Heartbeat: time.Second,
+	return Options{Listen: ":7411", Heuristic: DefaultHeuristic, NCom: 10, Slot: time.Second, Heartbeat: time.Second,
 		ExtraReplicas: 2, Seed: 1, MaxResult: 1 << 30}
 }
 
@@ -75,7 +75,7 @@ func (o Options) withDefaults() Options {
 	if o.Listen == "" && o.Listener == nil {
 		o.Listen = d.Listen
 	}
-	if o.Heuristic == "" {
+	if !o.Heuristic.Valid() {
 		o.Heuristic = d.Heuristic
 	}
 	if o.NCom == 0 {
@@ -126,8 +126,8 @@ func (o *Options) Validate() error {
 	case o.MaxResult <= 0:
 		return fmt.Errorf("largest result %d bytes: want > 0", o.MaxResult)
 	}
-	if err := checkHeuristic(o.Heuristic); err != nil {
-		return fmt.Errorf("--heuristic: %v", err)
+	if !o.Heuristic.Valid() {
+		return fmt.Errorf("--heuristic: %v", errNoHeuristic)
 	}
 	return nil
 }
@@ -473,7 +473,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	defer s.close()
-	s.log.Info("master listening", "addr", s.addr, "fingerprint", s.Fingerprint(), "app", s.opt.App.Manifest.Name, "heuristic", s.opt.Heuristic, "ncom", s.opt.NCom, "slot", s.opt.Slot)
+	s.log.Info("master listening", "addr", s.addr, "fingerprint", s.Fingerprint(), "app", s.opt.App.Manifest.Name, "heuristic", s.opt.Heuristic.String(), "ncom", s.opt.NCom, "slot", s.opt.Slot)
 	prog, err := s.db.LoadProgress()
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ import (
 
 // Config is what the machine needs to know of the run.
 type Config struct {
-	Heuristic     string        // one of the 17 of §6 (the paper's names: "EMCT*")
+	Heuristic     Heuristic     // the iterative model's heuristic: one of the 17 of §6 or a registered one
 	NCom          int           // at most NCom transfers (program or data) at once
 	Slot          time.Duration // the model's time slot
 	ExtraReplicas int           // additional copies of a task (§6.1: 2)
@@ -67,7 +67,10 @@ func (c *Config) Validate() error {
 	if _, err := availability.NewEstimator(c.Prior); err != nil {
 		return err
 	}
-	return checkHeuristic(c.Heuristic)
+	if !c.Heuristic.Valid() {
+		return errNoHeuristic
+	}
+	return nil
 }
 
 // CmdKind is the kind of a command sent to a worker.

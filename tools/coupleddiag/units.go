@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,13 +52,7 @@ func simulate(ctx context.Context, e *coupled.Evaluator, un *campaign.Unit, hs [
 	if err != nil {
 		return nil, err
 	}
-	rngs := make([]*rand.Rand, len(hs))
-	for i, h := range hs {
-		if h.Build == coupled.Random {
-			rngs[i] = un.Random(k)
-		}
-	}
-	return sim.Run(ctx, av, rngs)
+	return sim.Run(ctx, av, un.Streams(k, hs))
 }
 
 // timeUnit simulates trial k of a unit with the 17 heuristics together,

@@ -48,14 +48,14 @@ func (c *CoupledParams) CheckTraces() error { return checkTraces(c.Availabilitie
 func (c *CoupledParams) Units() int { return c.Grid.Units() }
 
 // CoupledUnitResult holds Makespan[variant][trial][heuristic] (the cap
-// when the run failed), the heuristics in the order of
-// coupled.Heuristics().
+// when the run failed), the heuristics in the grid's order
+// (coupledcampaign.CampaignParams.RunHeuristics: the 17 of §VI by default).
 type CoupledUnitResult struct {
 	Makespan [][][]int `json:"makespan"`
 }
 
-// RunUnit runs every trial of scenario u under every variant and the 17
-// heuristics (simulated together, as the campaign does). The "markov"
+// RunUnit runs every trial of scenario u under every variant and the
+// grid's heuristics (simulated together, as the campaign does). The "markov"
 // variant is the §VII.A campaign's run of the unit (its availability and
 // RANDOM's streams); with estimated chains the evaluator is rebuilt from
 // the view's chains (analytic horizon capped at simulate.CoupledHorizon).
@@ -73,21 +73,16 @@ func (c *CoupledParams) RunUnit(ctx context.Context, seed uint64, u int) (Couple
 	if err != nil {
 		return CoupledUnitResult{}, err
 	}
-	hs := coupled.Heuristics()
+	hs, err := c.Grid.RunHeuristics()
+	if err != nil {
+		return CoupledUnitResult{}, err
+	}
 	sim, err := coupledsim.New(e, un.Scn.App, hs, c.Grid.SimOptions())
 	if err != nil {
 		return CoupledUnitResult{}, err
 	}
 	build := simulate.EvaluatorOf(plat, m, form)
-	rngs := func(k int) []*rand.Rand {
-		out := make([]*rand.Rand, len(hs))
-		for i, h := range hs {
-			if h.Build == coupled.Random {
-				out[i] = un.Random(k)
-			}
-		}
-		return out
-	}
+	rngs := func(k int) []*rand.Rand { return un.Streams(k, hs) }
 	avIndex := map[string]int{}
 	for i, a := range c.Availabilities {
 		avIndex[a.Name] = i
@@ -146,7 +141,7 @@ func (c *CoupledParams) CoupledReport(seed uint64, results []CoupledUnitResult) 
 	if len(results) != c.Units() {
 		return Report{}, fmt.Errorf("summary: %d unit results, want %d", len(results), c.Units())
 	}
-	names := coupled.HeuristicNames()
+	names := c.Grid.HeuristicNames()
 	nh := len(names)
 	capV := c.Grid.Cap
 	sc := make([]scores, len(c.Variants))

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/volsched/volsched/availability"
-	"github.com/volsched/volsched/iterative"
 	itercampaign "github.com/volsched/volsched/iterative/campaign"
 	"github.com/volsched/volsched/iterative/slotsim"
 	"github.com/volsched/volsched/stream"
@@ -48,7 +47,8 @@ func (c *IndependentParams) CheckTraces() error { return checkTraces(c.Availabil
 func (c *IndependentParams) Units() int { return c.Grid.Units() }
 
 // UnitResult holds Makespans[variant][trial][heuristic], the heuristics in
-// the order of iterative.Heuristics().
+// the grid's order (itercampaign.CampaignParams.RunHeuristics: the 17 of §6
+// by default).
 type UnitResult struct {
 	Makespans [][][]int `json:"makespans"`
 }
@@ -96,8 +96,8 @@ func realization(p *whatif.Platform, a Availability, b Beliefs, seed uint64, k i
 	return real, nil
 }
 
-// RunUnit runs every trial of scenario u under every variant and the 17
-// heuristics. Within a trial, the heuristics of a variant replay one
+// RunUnit runs every trial of scenario u under every variant and the
+// grid's heuristics (the 17 of §6 by default). Within a trial, the heuristics of a variant replay one
 // realization, and the variants of one availability replay the same
 // states; a random heuristic draws from the §7 campaign's stream of its
 // trial.
@@ -116,7 +116,10 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 		avIndex[a.Name] = i
 	}
 	plats := map[string]*whatif.Platform{}
-	hs := iterative.Heuristics()
+	hs, err := c.Grid.RunHeuristics()
+	if err != nil {
+		return UnitResult{}, err
+	}
 	res := UnitResult{Makespans: make([][][]int, len(c.Variants))}
 	for vi, v := range c.Variants {
 		ai := avIndex[v.Availability]
@@ -145,7 +148,7 @@ func (c *IndependentParams) RunUnit(ctx context.Context, seed uint64, u int) (Un
 			}
 			ms := make([]int, len(hs))
 			for i, h := range hs {
-				var rng *rand.Rand = stream.New(seed, uint64(u), labelDecide, uint64(tr), uint64(h))
+				var rng *rand.Rand = stream.New(seed, uint64(u), labelDecide, uint64(tr), h.Stream())
 				if ms[i], err = sim.Run(h, real, rng); err != nil {
 					return UnitResult{}, fmt.Errorf("unit %d %+v variant %s trial %d: %w", u, sc, v.Name, tr, err)
 				}

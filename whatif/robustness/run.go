@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/volsched/volsched/experiment"
-	"github.com/volsched/volsched/iterative"
 	itercampaign "github.com/volsched/volsched/iterative/campaign"
 )
 
@@ -37,10 +36,7 @@ func (c *IndependentParams) IndependentReport(seed uint64, results []UnitResult)
 			ms[v] = append(ms[v], tr...)
 		}
 	}
-	var names []string
-	for _, h := range iterative.Heuristics() {
-		names = append(names, h.String())
-	}
+	names := c.Grid.HeuristicNames()
 	sc := make([]scores, len(c.Variants))
 	for v := range sc {
 		var err error

@@ -62,7 +62,7 @@ func BenchmarkBelieve(b *testing.B) {
 						}
 					}
 					for _, h := range iterative.Heuristics() {
-						if _, err := sim.Run(h, real, whatif.DecideStream(1, k, int(h))); err != nil {
+						if _, err := sim.Run(h, real, whatif.DecideStream(1, k, h.Stream())); err != nil {
 							b.Fatal(err)
 						}
 					}

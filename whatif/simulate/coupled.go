@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/volsched/volsched/analytic"
 	"github.com/volsched/volsched/availability"
@@ -23,37 +22,20 @@ const PredictCoupled = "E(W)-based: the configuration the heuristic builds with 
 // campaign's.
 const CoupledCap = coupledsim.DefaultCap
 
-// coupledModel prepares seed 002's model: the 17 heuristics (or those
-// named) simulated together on coupled/slotsim.
+// coupledModel prepares seed 002's model: the heuristics named (all the
+// registered ones when none is: coupled.ParseHeuristics) simulated
+// together on coupled/slotsim.
 func coupledModel(p *whatif.Platform, a *whatif.Application, opt Options) (model, error) {
 	plat, app, err := whatif.CoupledModel(p, a)
 	if err != nil {
 		return model{}, err
 	}
-	var hs []coupled.Heuristic
-	if len(opt.Heuristics) == 0 {
-		hs = coupled.Heuristics()
-	} else {
-		for _, n := range opt.Heuristics {
-			h, err := coupled.ParseHeuristic(n)
-			if err != nil {
-				return model{}, err
-			}
-			if slices.ContainsFunc(hs, func(x coupled.Heuristic) bool { return x.Name == h.Name }) {
-				return model{}, fmt.Errorf("heuristic %s named twice", h.Name)
-			}
-			hs = append(hs, h)
-		}
-	}
-	index := map[string]int{}
-	for i, h := range coupled.Heuristics() {
-		index[h.Name] = i
+	hs, err := coupled.ParseHeuristics(opt.Heuristics)
+	if err != nil {
+		return model{}, err
 	}
 	build := EvaluatorOf(plat, app.Tasks, analytic.Published)
-	m := model{predict: PredictCoupled}
-	for _, h := range hs {
-		m.names = append(m.names, h.Name)
-	}
+	m := model{predict: PredictCoupled, names: coupled.Names(hs)}
 	m.newRunner = func() (trialRunner, error) {
 		e, err := build(p.InitialChains())
 		if err != nil {
@@ -63,7 +45,7 @@ func coupledModel(p *whatif.Platform, a *whatif.Application, opt Options) (model
 		if err != nil {
 			return nil, fmt.Errorf("%s with %s: %w", p.Source, a.Source, err)
 		}
-		return &coupledRunner{p: p, plat: plat, app: app, sim: sim, hs: hs, index: index, build: build, seed: opt.Seed}, nil
+		return &coupledRunner{p: p, plat: plat, app: app, sim: sim, hs: hs, build: build, seed: opt.Seed}, nil
 	}
 	return m, nil
 }
@@ -74,7 +56,6 @@ type coupledRunner struct {
 	app   coupled.Application
 	sim   *coupledsim.Simulator
 	hs    []coupled.Heuristic
-	index map[string]int // a heuristic's position in coupled.Heuristics (its random stream)
 	build func([]availability.Chain) (*coupled.Evaluator, error)
 	seed  uint64
 }
@@ -82,8 +63,8 @@ type coupledRunner struct {
 func (r *coupledRunner) rngs(k int) []*rand.Rand {
 	out := make([]*rand.Rand, len(r.hs))
 	for i, h := range r.hs {
-		if h.Build == coupled.Random {
-			out[i] = whatif.DecideStream(r.seed, uint64(k), r.index[h.Name])
+		if h.Draws() {
+			out[i] = whatif.DecideStream(r.seed, uint64(k), h.Stream())
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,9 +25,9 @@ const DefaultForecastLevel = 0.9
 // `volsched demo`'s of the measured makespan. Run r draws the chains from
 // the stream (Seed, r) and the heuristic's choices from (Seed, r + 2^32).
 func ForecastIterative(p iterative.ForecastInput) (iterative.Forecast, error) {
-	h, err := iterative.ParseHeuristic(p.Heuristic)
-	if err != nil {
-		return iterative.Forecast{}, err
+	h := p.Heuristic
+	if !h.Valid() {
+		return iterative.Forecast{}, errors.New("forecast: no heuristic (the zero Heuristic)")
 	}
 	level := p.Level
 	if level == 0 {

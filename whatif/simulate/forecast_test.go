@@ -11,7 +11,7 @@ import (
 
 func forecastInput() iterative.ForecastInput {
 	rng := rand.New(rand.NewPCG(5, 6))
-	p := iterative.ForecastInput{Heuristic: "EMCT*", ExtraReplicas: 2, Runs: 60, Seed: 3,
+	p := iterative.ForecastInput{Heuristic: iterative.EMCTStar, ExtraReplicas: 2, Runs: 60, Seed: 3,
 		Instance: iterative.Instance{TProg: 2, TData: 1, NCom: 2, Tasks: 8, Iterations: 2}}
 	for range 5 {
 		p.Chains = append(p.Chains, availability.RandomIn(rng, 0.8, 0.99))
@@ -56,7 +56,7 @@ func TestForecastRefuses(t *testing.T) {
 		{func(p *iterative.ForecastInput) { p.Level = 1 }, "level 1: want a fraction in (0, 1)"},
 		{func(p *iterative.ForecastInput) { p.Runs = 0 }, "runs = 0"},
 		{func(p *iterative.ForecastInput) { p.Start = []availability.State{availability.Up} }, "1 initial states for 5 processors"},
-		{func(p *iterative.ForecastInput) { p.Heuristic = "FOO" }, "FOO"},
+		{func(p *iterative.ForecastInput) { p.Heuristic = iterative.Heuristic{} }, "no heuristic"},
 	}
 	for _, c := range cases {
 		p := forecastInput()

@@ -97,7 +97,7 @@ type model struct {
 // Run simulates the application on the platform (traces loaded) under the
 // chosen heuristics, Trials times, and summarizes. Trial k's availability
 // is Platform.Trial(Seed, k) for every heuristic; a random heuristic draws
-// from whatif.DecideStream(Seed, k, its index). The result depends only on
+// from whatif.DecideStream(Seed, k, its stream label). The result depends only on
 // the files, the heuristics, Trials and Seed, not on Workers. When ctx is
 // cancelled it stops after the runs in flight (each one heuristic on one
 // trial) and returns an error wrapping ErrInterrupted, with the summary of
@@ -236,32 +236,18 @@ func Run(ctx context.Context, p *whatif.Platform, a *whatif.Application, opt Opt
 	return res, interrupted
 }
 
-// iterativeModel prepares seed 001's model: the 17 heuristics (or those
-// named) on slotsim.
+// iterativeModel prepares seed 001's model: the heuristics named (all the
+// registered ones when none is: iterative.ParseHeuristics) on slotsim.
 func iterativeModel(p *whatif.Platform, a *whatif.Application, opt Options) (model, error) {
 	in, err := whatif.IterativeInstance(p, a)
 	if err != nil {
 		return model{}, err
 	}
-	var hs []iterative.Heuristic
-	if len(opt.Heuristics) == 0 {
-		hs = iterative.Heuristics()
-	} else {
-		for _, n := range opt.Heuristics {
-			h, err := iterative.ParseHeuristic(n)
-			if err != nil {
-				return model{}, err
-			}
-			if slices.Contains(hs, h) {
-				return model{}, fmt.Errorf("heuristic %s named twice", h)
-			}
-			hs = append(hs, h)
-		}
+	hs, err := iterative.ParseHeuristics(opt.Heuristics)
+	if err != nil {
+		return model{}, err
 	}
-	m := model{predict: PredictIndependent}
-	for _, h := range hs {
-		m.names = append(m.names, h.String())
-	}
+	m := model{predict: PredictIndependent, names: iterative.Names(hs)}
 	iopt := iterative.DefaultOptions()
 	iopt.MaxSlots = SlotLimit(len(p.Workers))
 	m.newRunner = func() (trialRunner, error) {
@@ -290,7 +276,7 @@ func (r *iterRunner) trial(ctx context.Context, k int, ms []int, failed []bool, 
 	}
 	if pred != nil {
 		for i, h := range r.hs {
-			pred[i] = predictIterative(&r.dec, r.in, tr.View.Chains(), h, whatif.DecideStream(r.seed, uint64(k), int(h)))
+			pred[i] = predictIterative(&r.dec, r.in, tr.View.Chains(), h, whatif.DecideStream(r.seed, uint64(k), h.Stream()))
 		}
 	}
 	real := slotsim.Realize(tr.Sources)
@@ -301,7 +287,7 @@ func (r *iterRunner) trial(ctx context.Context, k int, ms []int, failed []bool, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		v, err := r.sim.Run(h, real, whatif.DecideStream(r.seed, uint64(k), int(h)))
+		v, err := r.sim.Run(h, real, whatif.DecideStream(r.seed, uint64(k), h.Stream()))
 		if errors.Is(err, slotsim.ErrTooLong) {
 			v, failed[i] = SlotLimit(len(r.p.Workers)), true
 		} else if err != nil {
