@@ -8,17 +8,17 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/volsched/volsched/internal/pki"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/whatif/simulate"
 )
 
 func init() {
-	var o master.Options
+	o := master.DefaultOptions()
 	var appDir, logLevel, logFormat, pprofAddr string
 	var udpBeats bool
 	cmd := &cobra.Command{
@@ -39,39 +39,27 @@ output is in --state/output; the workers' availability as an FTA trace in
 --state/availability.fta; every event in --state/events.jsonl.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if appDir == "" || o.State == "" {
-				return usagef("master: --app and --state are required")
-			}
-			if o.NCom < 1 {
-				return usagef("--ncom %d: want ≥ 1", o.NCom)
-			}
-			if o.Slot <= 0 || o.Heartbeat <= 0 || o.DownAfter < 0 {
-				return usagef("--slot %v, --heartbeat %v, --down-after %v: want positive durations", o.Slot, o.Heartbeat, o.DownAfter)
-			}
-			if o.DownAfter != 0 && o.DownAfter <= o.Heartbeat {
-				return usagef("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
-			}
-			if o.Rate < 0 {
-				return usagef("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
-			}
-			if o.ExtraReplicas < 0 || o.ExtraReplicas > 64 {
-				return usagef("--replicas %d: want 0..64", o.ExtraReplicas)
-			}
-			log, err := newLogger(logLevel, logFormat)
-			if err != nil {
-				return err
+			if appDir == "" {
+				return usagef("master: --app is required (the application's directory)")
 			}
 			app, err := manifest.Load(appDir)
 			if err != nil {
 				return err
 			}
-			o.Logger, o.App = log, app
+			o.App, o.NoUDPBeats, o.Predictor = app, !udpBeats, slotPredictor()
+			if err := o.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			log, err := newLogger(logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			o.Logger = log
 			if pprofAddr != "" {
 				if err := servePprof(pprofAddr); err != nil {
 					return err
 				}
 			}
-			o.NoUDPBeats = !udpBeats
 			srv, err := master.New(o)
 			if err != nil {
 				return err
@@ -98,18 +86,17 @@ output is in --state/output; the workers' availability as an FTA trace in
 	f := cmd.Flags()
 	f.StringVar(&appDir, "app", "", "application directory (with volsched.toml or volsched.json)")
 	f.StringVar(&o.State, "state", "", "state directory (CA, database, blobs, output); created on first start")
-	f.StringVar(&o.Listen, "listen", ":7411", "address to listen on (HTTPS: RPC, blobs, /metrics)")
+	f.StringVar(&o.Listen, "listen", o.Listen, "address to listen on (HTTPS: RPC, blobs, /metrics)")
 	f.StringSliceVar(&o.Hosts, "host", nil, "extra host name or address for the certificate (repeatable; localhost, loopback and the host name are always in)")
-	o.Heuristic = master.DefaultHeuristic
 	f.Var(heuristicFlag{&o.Heuristic}, "heuristic", "the iterative model's heuristic: one of the 17 of §6 (RANDOM…UD*) or a registered one ('volsched simulate --list-heuristics')")
-	f.IntVar(&o.NCom, "ncom", 10, "at most this many transfers (program or data) at once")
-	f.DurationVar(&o.Slot, "slot", time.Second, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
-	f.DurationVar(&o.Heartbeat, "heartbeat", time.Second, "the workers' heart-beat period")
+	f.IntVar(&o.NCom, "ncom", o.NCom, "at most this many transfers (program or data) at once")
+	f.DurationVar(&o.Slot, "slot", o.Slot, "the model's time slot: for the chains' estimation and T_prog, T_data, w_q in slots")
+	f.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "the workers' heart-beat period")
 	f.BoolVar(&udpBeats, "udp-heartbeats", true, "take the workers' plain heart-beats as signed UDP datagrams on the same port as --listen (UDP), the socket as fallback (docs/runtime.md)")
-	f.DurationVar(&o.DownAfter, "down-after", 0, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
-	f.IntVar(&o.ExtraReplicas, "replicas", 2, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
-	f.Uint64Var(&o.Seed, "seed", 1, "random heuristics' seed")
-	f.Int64Var(&o.Rate, "rate", 0, "limit every blob download to this many bytes/s (0: none; for demos)")
+	f.DurationVar(&o.DownAfter, "down-after", o.DownAfter, "a worker not heard from for this long is DOWN (0: 5 heart-beats)")
+	f.IntVar(&o.ExtraReplicas, "replicas", o.ExtraReplicas, "additional copies of a task when more workers are UP than tasks remain (§6.1)")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "random heuristics' seed")
+	f.Int64Var(&o.Rate, "rate", o.Rate, "limit every blob download to this many bytes/s (0: none; for demos)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof, no authentication) on this loopback address, e.g. 127.0.0.1:6060 (measurements: docs/benchmarks.md)")
@@ -206,6 +193,10 @@ same fingerprint. A name --state already has a valid token for keeps it.`,
 	cmd.AddCommand(token)
 	rootCmd.AddCommand(cmd)
 }
+
+// slotPredictor is the master's and the demo's Predictor: whatif/simulate's
+// forecast by the slot simulator (the live system imports no simulator).
+func slotPredictor() master.Predictor { return master.PredictorFunc(simulate.ForecastIterative) }
 
 func openState(dir string) (*master.DB, error) {
 	if dir == "" {

@@ -13,14 +13,17 @@ import (
 // before anything starts (exit 2, a message naming the flag and what is
 // wanted), with a valid application.
 func TestMasterRefusesBadFlags(t *testing.T) {
-	app := filepath.Join("..", "..", "examples", "jacobi")
+	app := filepath.Join("..", "examples", "jacobi")
 	cases := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--ncom", "0"}, "--ncom 0: want ≥ 1"},
-		{[]string{"--slot", "-1s"}, "want positive durations"},
-		{[]string{"--heartbeat", "0s"}, "want positive durations"},
+		{[]string{"--slot", "-1s"}, "--slot -1s: want a duration > 0"},
+		{[]string{"--heartbeat", "0s"}, "--heartbeat 0s: want a duration > 0"},
+		{[]string{"--down-after", "-1s"}, "--down-after -1s: want more than --heartbeat"},
+		{[]string{"--listen="}, "--listen: empty"},
+		{[]string{"--state="}, "--state: none given"},
 		{[]string{"--down-after", "1ns"}, "--down-after 1ns: want more than --heartbeat"},
 		{[]string{"--rate", "-3"}, "--rate -3: want ≥ 0"},
 		{[]string{"--replicas", "65"}, "--replicas 65: want 0..64"},

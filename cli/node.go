@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -26,7 +25,7 @@ import (
 // client commands. Flags and wiring only: everything is in overlay/node.
 
 func init() {
-	var c node.Config
+	c := node.DefaultConfig()
 	var creds, peersArg, metrics, policy string
 	var joins []string
 	cmd := &cobra.Command{
@@ -52,17 +51,14 @@ commands). The state (bags submitted here, results, programs) is in --state.
 See docs/overlay-node.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if c.Listen == "" || c.State == "" || creds == "" {
-				return usagef("node: --listen, --state and --creds are required")
+			if creds == "" {
+				return usagef("node: --creds is required (the directory 'volsched node ca issue' wrote)")
 			}
 			p, err := overlay.ParsePolicy(policy)
 			if err != nil {
 				return usagef("--%v", err)
 			}
 			c.Policy = p
-			if err := checkNodeFlags(cmd, &c); err != nil {
-				return err
-			}
 			cert, ca, err := node.LoadCredentials(creds)
 			if err != nil {
 				return usagef("--creds: %v", err)
@@ -76,8 +72,8 @@ See docs/overlay-node.md.`,
 				}
 				c.Peers = p
 			}
-			if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-				return usagef("--listen %q: want host:port", c.Listen)
+			if err := c.Validate(); err != nil {
+				return usagef("%v", err)
 			}
 			if metrics != "" {
 				if _, _, err := net.SplitHostPort(metrics); err != nil {
@@ -137,15 +133,15 @@ See docs/overlay-node.md.`,
 	f.Float64Var(&c.Bandwidth, "bandwidth", 0, "update limit per link, bytes/s (0: the policy's default, the paper's 1000, 10000 for MMP; < 0: none)")
 	f.StringVar(&c.State, "state", "", "state directory (database, programs, task files)")
 	f.StringVar(&creds, "creds", "", "credentials directory (node.pem, node-key.pem, ca.pem from 'volsched node ca issue')")
-	f.Float64Var(&c.Mem, "mem", 1024, "memory offered to tasks, MB")
-	f.Float64Var(&c.Disk, "disk", 10240, "disk offered to tasks, MB")
-	f.Float64Var(&c.Power, "power", 1000, "computing power per slot, MFLOPS (MI/s): a task of length L is expected to take L/power seconds")
-	f.IntVar(&c.Slots, "slots", 1, "tasks run at once")
-	f.DurationVar(&c.Heartbeat, "heartbeat", time.Second, "heartbeat interval between fathers and children")
-	f.DurationVar(&c.DeadAfter, "dead-after", 0, "a neighbour silent this long is taken for failed (0: 4 heartbeats)")
-	f.DurationVar(&c.Detect, "detect", time.Minute, "a submission node resubmits tasks it has had no news of for this long (§3.5)")
-	f.DurationVar(&c.StartGrace, "start-grace", 30*time.Second, "with --peers: how long to wait for a neighbour never heard from")
-	f.DurationVar(&c.Retry, "retry", time.Second, "first wait before requesting again tasks the overlay could not place (doubles up to 32 times)")
+	f.Float64Var(&c.Mem, "mem", c.Mem, "memory offered to tasks, MB")
+	f.Float64Var(&c.Disk, "disk", c.Disk, "disk offered to tasks, MB")
+	f.Float64Var(&c.Power, "power", c.Power, "computing power per slot, MFLOPS (MI/s): a task of length L is expected to take L/power seconds")
+	f.IntVar(&c.Slots, "slots", c.Slots, "tasks run at once")
+	f.DurationVar(&c.Heartbeat, "heartbeat", c.Heartbeat, "heartbeat interval between fathers and children")
+	f.DurationVar(&c.DeadAfter, "dead-after", c.DeadAfter, "a neighbour silent this long is taken for failed (0: 4 heartbeats)")
+	f.DurationVar(&c.Detect, "detect", c.Detect, "a submission node resubmits tasks it has had no news of for this long (§3.5)")
+	f.DurationVar(&c.StartGrace, "start-grace", c.StartGrace, "with --peers: how long to wait for a neighbour never heard from")
+	f.DurationVar(&c.Retry, "retry", c.Retry, "first wait before requesting again tasks the overlay could not place (doubles up to 32 times)")
 	f.StringVar(&metrics, "metrics", "", "serve Prometheus metrics on this address (plain HTTP, /metrics; e.g. 127.0.0.1:9474)")
 	rootCmd.AddCommand(cmd)
 
@@ -199,45 +195,6 @@ See docs/overlay-node.md.`,
 	cmd.AddCommand(ca)
 
 	cmd.AddCommand(nodeSubmitCmd(), nodeStatusCmd(), nodeResultsCmd())
-}
-
-// checkNodeFlags refuses, naming the flag, the values node.Config would
-// take for "the default" (a zero) or refuse with its field's name.
-func checkNodeFlags(cmd *cobra.Command, c *node.Config) error {
-	for _, x := range []struct {
-		flag string
-		v    float64
-	}{{"mem", c.Mem}, {"disk", c.Disk}, {"power", c.Power}} {
-		if !(x.v > 0) || math.IsInf(x.v, 0) {
-			return usagef("--%s %g: want a finite value > 0", x.flag, x.v)
-		}
-	}
-	if c.Slots < 1 || c.Slots > 1024 {
-		return usagef("--slots %d: want 1 to 1024", c.Slots)
-	}
-	if c.SFMax < 0 || c.SFMax > 1<<16 {
-		return usagef("--sfmax %d: want 0 (the paper's) or 1 to %d", c.SFMax, 1<<16)
-	}
-	if !(c.Beta > 0 && c.Beta <= 1) {
-		return usagef("--beta %g: want a value in (0, 1]", c.Beta)
-	}
-	if math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0) {
-		return usagef("--bandwidth %g: want a finite value (B/s; 0: the paper's, < 0: none)", c.Bandwidth)
-	}
-	for _, x := range []struct {
-		flag string
-		v    time.Duration
-		zero bool // 0 allowed (a default)
-	}{{"heartbeat", c.Heartbeat, false}, {"dead-after", c.DeadAfter, true}, {"detect", c.Detect, false},
-		{"start-grace", c.StartGrace, false}, {"retry", c.Retry, false}} {
-		if x.v < 0 || x.v == 0 && !x.zero {
-			return usagef("--%s %v: want a duration > 0", x.flag, x.v)
-		}
-	}
-	if cmd.Flags().Changed("join") && cmd.Flags().Changed("peers") {
-		return usagef("--join and --peers both given: want one")
-	}
-	return nil
 }
 
 // clientFlags are the flags of the client commands.

@@ -55,10 +55,14 @@ func TestNodeBadInput(t *testing.T) {
 		{append(daemon, "--disk", "NaN"), "--disk NaN"},
 		{append(daemon, "--beta", "2"), "--beta 2: want a value in (0, 1]"},
 		{append(daemon, "--sfmax", "-1"), "--sfmax -1"},
-		{append(daemon, "--heartbeat", "0s"), "--heartbeat 0s: want a duration > 0"},
+		{append(daemon, "--heartbeat", "0s"), "--heartbeat 0s: want 1ms to 1h"},
+		{append(daemon, "--start-grace", "0s"), "--start-grace 0s: want a duration > 0"},
+		{append(daemon, "--bandwidth", "Inf"), "--bandwidth +Inf: want a finite value"},
 		{append(daemon, "--retry", "-1s"), "--retry -1s"},
-		{append(daemon, "--dead-after", "100ms"), "dead-after 100ms: want at least two heartbeats"},
-		{append(daemon, "--detect", "1s"), "detect 1s: want at least dead-after"},
+		{append(daemon, "--dead-after", "100ms"), "--dead-after 100ms: want at least two heartbeats"},
+		{append(daemon, "--detect", "1s"), "--detect 1s: want at least --dead-after (4s)"},
+		{append(daemon, "--detect", "5s", "--dead-after", "6s"), "--detect 5s: want at least --dead-after (6s)"},
+		{[]string{"node", "--listen", "127.0.0.1:0", "--creds", cr}, "--state: none given"},
 		{append(daemon, "--peers", "a,b"), `"a": want host:port`},
 		{append(daemon, "--peers", "127.0.0.1:1", "--join", "127.0.0.1:2"), "--join and --peers both given"},
 		{append(daemon, "--slots", "many"), `invalid argument "many" for "--slots"`},
@@ -73,7 +77,7 @@ func TestNodeBadInput(t *testing.T) {
 		{[]string{"node", "results", "--node", "127.0.0.1:1", "--creds", cr}, "--bag is required"},
 		{[]string{"node", "--listen", "7946", "--state", filepath.Join(dir, "s"), "--creds", cr}, `--listen "7946": want host:port`},
 		{append(daemon, "--metrics", "9474"), `--metrics "9474": want host:port`},
-		{append(daemon, "--advertise", "node-11"), `advertised address "node-11"`},
+		{append(daemon, "--advertise", "node-11"), `--advertise "node-11": want host:port`},
 	} {
 		_, errOut, code := runCLI(t, "", c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "panic") {

@@ -3,11 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,13 +14,11 @@ import (
 )
 
 func init() {
-	var masterFlag, token, tokenFile, cache, fingerprint, caFile string
+	o := worker.DefaultOptions()
+	var masterFlag, token, tokenFile, fingerprint, caFile string
 	var reclaim, reclaimCmd, emulate, emulateStart, logLevel, logFormat string
 	var reclaimLoad float64
-	var probeEvery, emulateSlot time.Duration
-	var emulateSeed uint64
-	var exitWhenDone, udpBeats bool
-	var beatAddr string
+	var udpBeats bool
 	cmd := &cobra.Command{
 		Use:   "worker --master URL --token T --cache DIR --fingerprint FP",
 		Short: "Work for a volsched master: connect out, run tasks, give the machine back when its owner wants it",
@@ -51,29 +47,12 @@ wipes the cache).`,
 			if err != nil {
 				return err
 			}
-			if cache == "" {
-				return usagef("--cache is required (the worker's cache directory)")
-			}
-			tlsCfg, err := clientTLS(fingerprint, caFile)
-			if err != nil {
+			if o.TLS, err = clientTLS(fingerprint, caFile); err != nil {
 				return err
 			}
-			log, err := newLogger(logLevel, logFormat)
-			if err != nil {
-				return err
-			}
-			o := worker.Options{Master: url, Token: tok, Cache: cache, TLS: tlsCfg, ProbeEvery: probeEvery, ExitWhenDone: exitWhenDone, NoUDPBeats: !udpBeats, BeatAddr: beatAddr, Logger: log}
-			switch {
-			case reclaimCmd != "":
-				o.Probe = &worker.CmdProbe{Cmd: reclaimCmd}
-			case reclaim == "cpu":
-				if !(reclaimLoad > 0 && reclaimLoad <= 1) {
-					return usagef("--reclaim-load %v: want a fraction of the CPUs in (0, 1]", reclaimLoad)
-				}
-				o.Probe = &worker.CPUProbe{Threshold: reclaimLoad}
-			case reclaim == "none":
-			default:
-				return usagef("--reclaim %q: want cpu or none", reclaim)
+			o.Master, o.Token, o.NoUDPBeats = url, tok, !udpBeats
+			if o.Probe, err = worker.NewProbe(reclaim, reclaimLoad, reclaimCmd); err != nil {
+				return usagef("%v", err)
 			}
 			if emulate != "" {
 				data, err := os.ReadFile(emulate)
@@ -84,34 +63,21 @@ wipes the cache).`,
 				if err != nil {
 					return err
 				}
-				o.Emulate, o.EmulateSeed, o.EmulateSlot, o.Probe = &ch, emulateSeed, emulateSlot, nil
-				if emulateSlot < 0 {
-					return usagef("--emulate-slot %v: want ≥ 0 (0: the master's slot, learnt at registration)", emulateSlot)
-				}
-				switch emulateStart {
-				case "stationary":
-					pi := ch.Stationary()
-					u := rand.New(rand.NewPCG(emulateSeed, 1)).Float64()
-					switch {
-					case u < pi[0]:
-						o.EmulateStart = availability.Up
-					case u < pi[0]+pi[1]:
-						o.EmulateStart = availability.Reclaimed
-					default:
-						o.EmulateStart = availability.Down
-					}
-				default:
-					s, err := availability.ParseState(emulateStart)
-					if err != nil {
-						return usagef("--emulate-start: %v (or stationary)", err)
-					}
-					o.EmulateStart = s
-				}
-				// (stationary may draw DOWN with another seed: it always needs it.)
-				if emulateSlot == 0 && (emulateStart == "stationary" || o.EmulateStart == availability.Down) {
-					return usagef("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", emulateStart)
+				o.Emulate = &ch
+				if emulateStart == "stationary" {
+					o.EmulateStationary = true
+				} else if o.EmulateStart, err = availability.ParseState(emulateStart); err != nil {
+					return usagef("--emulate-start: %v (or stationary)", err)
 				}
 			}
+			if err := o.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			log, err := newLogger(logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			o.Logger = log
 			w, err := worker.New(o)
 			if err != nil {
 				return usagef("%v", err)
@@ -136,20 +102,20 @@ wipes the cache).`,
 	f.StringVar(&masterFlag, "master", "", "the master's URL, https://HOST:PORT")
 	f.StringVar(&token, "token", "", "this worker's token (or --token-file, or $VOLSCHED_TOKEN)")
 	f.StringVar(&tokenFile, "token-file", "", "file holding the token")
-	f.StringVar(&cache, "cache", "", "cache directory (program, inputs; kept across restarts and revalidated by hash)")
+	f.StringVar(&o.Cache, "cache", o.Cache, "cache directory (program, inputs; kept across restarts and revalidated by hash)")
 	f.StringVar(&fingerprint, "fingerprint", "", "the master's CA fingerprint (SHA-256, as it prints it)")
 	f.StringVar(&caFile, "ca", "", "the master's CA certificate (STATE/ca.pem), instead of --fingerprint")
 	f.StringVar(&reclaim, "reclaim", "cpu", "RECLAIMED probe: cpu (other processes' CPU load) or none")
-	f.Float64Var(&reclaimLoad, "reclaim-load", 0.5, "with --reclaim cpu: RECLAIMED while other processes use more than this fraction of the CPUs")
+	f.Float64Var(&reclaimLoad, "reclaim-load", worker.DefaultReclaimLoad, "with --reclaim cpu: RECLAIMED while other processes use more than this fraction of the CPUs")
 	f.StringVar(&reclaimCmd, "reclaim-cmd", "", "RECLAIMED while this shell command exits 0 (replaces --reclaim)")
-	f.DurationVar(&probeEvery, "probe-every", time.Second, "how often the probe runs")
+	f.DurationVar(&o.ProbeEvery, "probe-every", o.ProbeEvery, "how often the probe runs")
 	f.StringVar(&emulate, "emulate", "", "follow this 3-state chain (JSON) one draw per slot, for tests and demos")
-	f.Uint64Var(&emulateSeed, "emulate-seed", 1, "seed of the emulated chain's draws")
+	f.Uint64Var(&o.EmulateSeed, "emulate-seed", o.EmulateSeed, "seed of the emulated chain's draws")
 	f.StringVar(&emulateStart, "emulate-start", "u", "emulated state at start: u, r, d or stationary")
-	f.DurationVar(&emulateSlot, "emulate-slot", 0, "the emulation's slot (the master's --slot; needed with --emulate-start d or stationary; 0: learnt at registration)")
+	f.DurationVar(&o.EmulateSlot, "emulate-slot", o.EmulateSlot, "the emulation's slot (the master's --slot; needed with --emulate-start d or stationary; 0: learnt at registration)")
 	f.BoolVar(&udpBeats, "udp-heartbeats", true, "send plain heart-beats as signed UDP datagrams when the master offers it (the socket as fallback)")
-	f.StringVar(&beatAddr, "udp-heartbeat-addr", "", "send the heart-beat datagrams to this HOST:PORT instead of the master's host and UDP port (a forwarded port)")
-	f.BoolVar(&exitWhenDone, "exit-when-done", false, "exit when the master's application is finished")
+	f.StringVar(&o.BeatAddr, "udp-heartbeat-addr", o.BeatAddr, "send the heart-beat datagrams to this HOST:PORT instead of the master's host and UDP port (a forwarded port)")
+	f.BoolVar(&o.ExitWhenDone, "exit-when-done", o.ExitWhenDone, "exit when the master's application is finished")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	rootCmd.AddCommand(cmd)

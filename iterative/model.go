@@ -148,21 +148,6 @@ func ParseSlotOrder(s string) (SlotOrder, error) {
 	return 0, fmt.Errorf("slot order %q: want observe-decide or decide-observe", s)
 }
 
-// InitialState, StartStationary and StartUp are availability.Start and its
-// values under their former names (Options.Initial is an availability.Start,
-// the one initial-state type of every model and simulator).
-//
-// Deprecated: use availability.Start, availability.StartStationary and
-// availability.StartUp. They are kept for live/master's prediction until
-// it moves to whatif/simulate; delete them then.
-type InitialState = availability.Start
-
-// Deprecated: see InitialState.
-const (
-	StartStationary = availability.StartStationary
-	StartUp         = availability.StartUp
-)
-
 // ParseInitialState reads the initial state of Options ("stationary" or
 // "up").
 func ParseInitialState(s string) (availability.Start, error) {

@@ -3,7 +3,7 @@
 // build on (availability, analytic) import no driver, no simulator, no
 // trace files or fits, no experiment or plotting code, no numerics library
 // and do no IO; the drivers never copy a decision (they import the core
-// instead).
+// instead); the simulators and the live system never import each other.
 package layout
 
 import (
@@ -152,5 +152,66 @@ func TestDriversCallTheirCore(t *testing.T) {
 		if !found {
 			t.Errorf("driver %s does not import its core %s", d, core)
 		}
+	}
+}
+
+// The two sides of the drivers' rows (docs/architecture.md, "The rules"):
+// the simulators with their campaigns and experiments, and the live
+// system. Neither imports the other, directly or not. A test may: the
+// agreement tests compare the live system with a simulator (go list -deps
+// without -test, so test files are not counted).
+var (
+	simulators = []string{
+		"iterative/slotsim", "iterative/campaign", "coupled/slotsim", "coupled/campaign",
+		"oversim", "oversim/", "des", "workload", "failure", "whatif", "whatif/", "experiment",
+		"overlay/accuracy", "overlay/stars", "redundant/campaign",
+	}
+	live = []string{"live/", "overlay/node"}
+)
+
+// in reports whether package path (relative to the module) is one of set:
+// an entry ending in "/" is a prefix (its packages below), any other the
+// package itself.
+func in(path string, set []string) bool {
+	for _, s := range set {
+		if path == s || strings.HasSuffix(s, "/") && strings.HasPrefix(path, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSimulatorsAndLiveApart: no package of the live system depends on a
+// simulator's package and none of the simulators' on the live system's (a
+// prediction the live system needs comes through an interface the CLI
+// wires: live/master.Predictor).
+func TestSimulatorsAndLiveApart(t *testing.T) {
+	pkgs := list(t, "./...")
+	checked := map[bool]int{}
+	for name, p := range pkgs {
+		var other []string
+		var side, otherSide string
+		switch {
+		case in(name, live):
+			other, side, otherSide = simulators, "the live system's", "a simulator's"
+		case in(name, simulators):
+			other, side, otherSide = live, "a simulator's", "the live system's"
+		default:
+			continue
+		}
+		checked[in(name, live)]++
+		var hit []string
+		for _, d := range p.Deps {
+			if dep, ok := strings.CutPrefix(d, module); ok && in(dep, other) {
+				hit = append(hit, dep)
+			}
+		}
+		if len(hit) > 0 {
+			t.Errorf("%s package %s depends on %s %s (docs/architecture.md: a simulator and the live system never import each other)", side, name, otherSide, strings.Join(hit, ", "))
+		}
+	}
+	// The sets name packages that exist.
+	if checked[true] < 5 || checked[false] < 10 {
+		t.Errorf("checked %d packages of the live system and %d of the simulators: the sets above name packages that moved", checked[true], checked[false])
 	}
 }

@@ -32,10 +32,10 @@ type belief struct {
 // slot 0.
 //
 // Believe must be called before the realization draws its slot 1 (right
-// after NewRealization) with a view of as many processors as r has.
+// after Realize) with a view of as many processors as r has.
 func (r *Realization) Believe(v *availability.View) error {
 	if r.n != 1 || r.view != nil {
-		return fmt.Errorf("slotsim: Believe after the realization drew %d slots, want it right after NewRealization", r.n)
+		return fmt.Errorf("slotsim: Believe after the realization drew %d slots, want it right after Realize", r.n)
 	}
 	if len(v.Chains()) != r.p {
 		return fmt.Errorf("slotsim: view of %d processors for a realization of %d", len(v.Chains()), r.p)

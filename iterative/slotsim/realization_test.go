@@ -1,7 +1,6 @@
 package slotsim
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/volsched/volsched/availability"
@@ -99,37 +98,5 @@ func TestSourceCallOrder(t *testing.T) {
 	}
 	if len(calls) != 27 {
 		t.Errorf("states asked again: %d calls", len(calls))
-	}
-}
-
-// formerSource is a source of the former API (State(t)) giving (t+q) mod 3.
-type formerSource struct{ q int }
-
-func (f formerSource) State(t int) availability.State { return availability.State((t + f.q) % 3) }
-
-// TestFormerAPI: the deprecated NewRealization and Markov (live/master's
-// prediction uses them until it moves to whatif/simulate) give what
-// Realize gives with availability.ChainSources, and a source of the former
-// API is asked slot after slot.
-func TestFormerAPI(t *testing.T) {
-	rng := stream.New(43)
-	var chains []availability.Chain
-	for q := 0; q < 5; q++ {
-		chains = append(chains, availability.Random(rng))
-	}
-	a := NewRealization(Markov(chains, availability.StartStationary, stream.New(43, 1)))
-	b := Realize(availability.ChainSources(chains, availability.StartStationary, stream.New(43, 1)))
-	for s := 0; s < 400; s++ {
-		if !slices.Equal(a.At(s), b.At(s)) {
-			t.Fatalf("slot %d: %v, want %v", s, a.At(s), b.At(s))
-		}
-	}
-	c := NewRealization([]Source{formerSource{0}, formerSource{1}})
-	for s := 9; s >= 0; s-- {
-		for q, x := range c.At(s) {
-			if want := availability.State((s + q) % 3); x != want {
-				t.Fatalf("former source: slot %d processor %d: %v, want %v", s, q, x, want)
-			}
-		}
 	}
 }

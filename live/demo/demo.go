@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,35 +26,69 @@ import (
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/examples"
 	"github.com/volsched/volsched/internal/pki"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
 	"github.com/volsched/volsched/live/master"
 )
 
-// Options of a demo.
+// Options of a demo: `volsched demo`'s flags, which the CLI only maps
+// (errors name the flag).
 type Options struct {
-	Workers   int
-	Limit     time.Duration // stop after this long (the state is kept)
-	App       string        // an embedded example's name
-	Heuristic master.Heuristic
-	Slot      time.Duration
-	NCom      int
-	Seed      uint64
-	Dir       string // working directory (kept); empty: a temporary one, removed
-	Binary    string // the volsched executable, for the worker processes
-	Logger    *slog.Logger
-	// TaskSlots: every task lasts at least this many slots more than the
+	Workers   int              // --workers: worker processes
+	Limit     time.Duration    // --minutes: stop after this long (the state is kept)
+	App       string           // --app: an embedded example's name
+	Heuristic master.Heuristic // --heuristic (zero: master.DefaultHeuristic)
+	Slot      time.Duration    // --slot
+	NCom      int              // --ncom
+	Seed      uint64           // --seed: the chains' and the emulation's
+	Dir       string           // --dir: working directory (kept); empty: a temporary one, removed
+	Binary    string           // the volsched executable, for the worker processes
+	Logger    *slog.Logger     // nil: none
+	// TaskSlots (--task-slots): every task lasts at least this many slots more than the
 	// example's own computation (which takes milliseconds), so that the
 	// slot model applies: a task shorter than a slot counts as one. 0: the
 	// example as it is.
 	TaskSlots int
+	// Predictor makes the prediction printed beside the measured makespan
+	// (the CLI gives whatif/simulate's: the slot simulator).
+	Predictor master.Predictor
+}
+
+// DefaultOptions are the defaults of `volsched demo`'s flags.
+func DefaultOptions() Options {
+	return Options{Workers: 8, Limit: 2 * time.Minute, App: "jacobi", Heuristic: master.DefaultHeuristic, Slot: 100 * time.Millisecond, NCom: 3, Seed: 1, TaskSlots: 3}
+}
+
+// Validate checks the options; errors name the flag, the value and what is
+// wanted.
+func (o *Options) Validate() error {
+	switch {
+	case o.Workers < 1 || o.Workers > 256:
+		return fmt.Errorf("--workers %d: want 1..256", o.Workers)
+	case o.Limit <= 0:
+		return fmt.Errorf("--minutes %v: want > 0", o.Limit.Minutes())
+	case !slices.Contains(examples.Names(), o.App):
+		return fmt.Errorf("--app %q: want one of %s", o.App, strings.Join(examples.Names(), ", "))
+	case o.Slot < 10*time.Millisecond:
+		return fmt.Errorf("--slot %v: want ≥ 10ms", o.Slot)
+	case o.NCom < 1:
+		return fmt.Errorf("--ncom %d: want ≥ 1", o.NCom)
+	case o.TaskSlots < 0 || o.TaskSlots > 100:
+		return fmt.Errorf("--task-slots %d: want 0..100", o.TaskSlots)
+	case o.Binary == "":
+		return errors.New("no volsched executable for the workers")
+	case o.Predictor == nil:
+		return errors.New("no predictor")
+	}
+	return nil
 }
 
 // Run runs the demo, printing to out.
 func Run(ctx context.Context, o Options, out io.Writer) error {
-	if o.Workers < 1 || o.Workers > 256 {
-		return fmt.Errorf("--workers %d: want 1..256", o.Workers)
+	if err := o.Validate(); err != nil {
+		return err
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -222,11 +257,12 @@ loop:
 	if tasks == 0 {
 		tasks = 8
 	}
-	mean, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom,
-		Tasks: tasks, Iterations: iters, Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed}, false)
+	f, err := o.Predictor.Predict(master.PredictParams{Heuristic: o.Heuristic, ExtraReplicas: 2, Runs: 500, Seed: o.Seed,
+		Instance: iterative.Instance{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: o.NCom, Tasks: tasks, Iterations: iters}})
 	if err != nil {
 		return err
 	}
+	mean, sd := f.Mean, f.SD
 	measured := iterTime.Seconds() / o.Slot.Seconds()
 	fmt.Fprintf(out, "measured makespan   %7.1f slots (%.1f s)\n", measured, iterTime.Seconds())
 	fmt.Fprintf(out, "simulator predicts  %7.1f ± %.1f slots (%.1f s; 500 runs of the slot simulator, same chains and heuristic, T_prog %d, T_data %d, w_q %v)\n",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/volsched/volsched/internal/testbin"
 	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/whatif/simulate"
 )
 
 func TestMain(m *testing.M) { testbin.Main(m) }
@@ -24,7 +25,7 @@ func TestDemoRuns(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := Run(ctx, Options{Workers: 4, Limit: 90 * time.Second, App: "hashchain", Heuristic: master.DefaultHeuristic, Slot: 50 * time.Millisecond, NCom: 2, Seed: 2, Binary: bin, TaskSlots: 2}, &out)
+	err := Run(ctx, Options{Predictor: predictor(), Workers: 4, Limit: 90 * time.Second, App: "hashchain", Heuristic: master.DefaultHeuristic, Slot: 50 * time.Millisecond, NCom: 2, Seed: 2, Binary: bin, TaskSlots: 2}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -34,3 +35,7 @@ func TestDemoRuns(t *testing.T) {
 		}
 	}
 }
+
+// predictor is the slot simulator's, as the CLI wires it (a test may
+// import a simulator; the package does not).
+func predictor() master.Predictor { return master.PredictorFunc(simulate.ForecastIterative) }

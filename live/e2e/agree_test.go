@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/master"
+	"github.com/volsched/volsched/whatif/simulate"
 )
 
 // sleeperApp is an application whose tasks compute for w slots (in steps
@@ -121,11 +123,12 @@ func TestRuntimeAgreesWithSimulator(t *testing.T) {
 			fmt.Sscanf(wi.Name, "w%d", &q)
 			ws[q] = wi.W
 		}
-		m, sd, err := master.PredictFrom(master.PredictParams{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters,
-			Heuristic: master.DefaultHeuristic, ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r)}, true)
+		f, err := simulate.ForecastIterative(iterative.ForecastInput{Heuristic: master.DefaultHeuristic, ExtraReplicas: 2, Runs: 200, Seed: uint64(3 + r), AllUp: true,
+			Instance: iterative.Instance{Chains: chains, W: ws, TProg: st.TProg, TData: st.TData, NCom: 2, Tasks: tasks, Iterations: iters}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		m, sd := f.Mean, f.SD
 		t.Logf("run %d: %.1f slots; measured T_prog %d, T_data %d, w %v: simulator %.1f ± %.1f", r, ms[r], st.TProg, st.TData, ws, m, sd)
 		smeans = append(smeans, m)
 		svar += sd * sd / runs

@@ -38,6 +38,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/volsched/volsched/internal/jsonin"
+	"github.com/volsched/volsched/internal/taskrun"
 )
 
 // Manifest is the content of volsched.toml / volsched.json.
@@ -379,23 +380,22 @@ func (a *App) RunDriver(ctx context.Context, iter int, resultsDir, tasksDir, out
 	return names, nil
 }
 
-// TaskCommand prepares a task's run: `program INPUT OUTPUT` in workDir,
-// with VOLSCHED_ITER, VOLSCHED_TASK and the manifest's env, in its own
-// process group (so that a worker can stop, continue and kill it whole).
-func TaskCommand(ctx context.Context, program, input, output, workDir string, iter int, task string, env map[string]string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, program, input, output)
-	cmd.Dir = workDir
-	cmd.Env = append(os.Environ(), fmt.Sprintf("VOLSCHED_ITER=%d", iter), "VOLSCHED_TASK="+task)
+// TaskSpec is a task's run: `program INPUT OUTPUT` in workDir, with
+// VOLSCHED_ITER, VOLSCHED_TASK and the manifest's env. The runner
+// (internal/taskrun) gives it a process group of its own, which a worker
+// stops, continues and kills whole, and kills it with its caller.
+func TaskSpec(program, input, output, workDir string, iter int, task string, env map[string]string) taskrun.Spec {
+	s := taskrun.Spec{Path: program, Args: []string{input, output}, Dir: workDir}
+	s.Env = append(os.Environ(), fmt.Sprintf("VOLSCHED_ITER=%d", iter), "VOLSCHED_TASK="+task)
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+env[k])
+		s.Env = append(s.Env, k+"="+env[k])
 	}
-	setProcessGroup(cmd)
-	return cmd
+	return s
 }
 
 // Entry is the file to execute inside a directory program unpacked at
@@ -445,12 +445,18 @@ func (a *App) RunLocal(ctx context.Context, dir string) (int, error) {
 			if err != nil {
 				return iter, err
 			}
-			var stderr bytes.Buffer
 			outFile := filepath.Join(wd, "OUTPUT")
-			cmd := TaskCommand(ctx, a.Entry(a.ProgramPath), filepath.Join(tasks, n), outFile, wd, iter, n, a.Manifest.Env)
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err != nil {
-				return iter, fmt.Errorf("task %s of iteration %d: %v; its last stderr lines:\n%s", n, iter, err, Tail(stderr.Bytes(), 10))
+			spec := TaskSpec(a.Entry(a.ProgramPath), filepath.Join(tasks, n), outFile, wd, iter, n, a.Manifest.Env)
+			spec.Stderr = wd + ".stderr" // beside the task's directory, not in it
+			task, err := taskrun.Start(ctx, spec)
+			if err != nil {
+				return iter, fmt.Errorf("task %s of iteration %d: %v", n, iter, err)
+			}
+			r := task.Wait()
+			stderr := taskrun.ReadTail(spec.Stderr, 64<<10)
+			os.Remove(spec.Stderr)
+			if !r.OK() {
+				return iter, fmt.Errorf("task %s of iteration %d: %v; its last stderr lines:\n%s", n, iter, r.Err, Tail([]byte(stderr), 10))
 			}
 			if err := os.Rename(outFile, filepath.Join(res, n)); err != nil {
 				return iter, fmt.Errorf("task %s of iteration %d: no OUTPUT file: %v", n, iter, err)

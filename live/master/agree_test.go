@@ -6,9 +6,12 @@ import (
 	"testing"
 
 	"github.com/volsched/volsched/availability"
+	"github.com/volsched/volsched/iterative"
+	"github.com/volsched/volsched/whatif/simulate"
 )
 
-// TestMachineAgreesWithSimulator drives the machine on an emulated
+// TestMachineAgreesWithSimulator (a test may compare the live system with
+// a simulator; the package itself imports none) drives the machine on an emulated
 // platform (no sockets, simulated time: workers follow their chains one
 // draw per slot, transfers and tasks last whole slots) and compares its
 // mean makespan with the slot simulator's for the same chains, heuristic,
@@ -46,11 +49,12 @@ func TestMachineAgreesWithSimulator(t *testing.T) {
 		mean := sum / n
 		sd := math.Sqrt((sum2 - n*mean*mean) / (n - 1))
 		// The simulator with every processor UP at slot 0, as the emulation.
-		smean, ssd, err := predictUp(PredictParams{Chains: chains, W: ws, TProg: 3, TData: 2, NCom: 2, Tasks: 10, Iterations: 2,
-			Heuristic: heuristic(t, h), ExtraReplicas: 2, Runs: 400, Seed: 9})
+		f, err := simulate.ForecastIterative(PredictParams{Heuristic: heuristic(t, h), ExtraReplicas: 2, Runs: 400, Seed: 9, AllUp: true,
+			Instance: iterative.Instance{Chains: chains, W: ws, TProg: 3, TData: 2, NCom: 2, Tasks: 10, Iterations: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		smean, ssd := f.Mean, f.SD
 		se := math.Sqrt(sd*sd/n + ssd*ssd/400)
 		t.Logf("%s: machine %.1f ± %.1f slots (%d runs), simulator %.1f ± %.1f (400 runs)", h, mean, sd, runs, smean, ssd)
 		if d := math.Abs(mean - smean); d > 4*se+0.1*smean {

@@ -1134,8 +1134,8 @@ func (m *Machine) Status() StatusInfo {
 // progress are not carried over (they are counted again: the prediction
 // leans long by up to a transfer and a task). Nil when no worker is known.
 func (m *Machine) predictParams() *PredictParams {
-	p := &PredictParams{TProg: m.TProg(), TData: m.TData(), NCom: m.cfg.NCom, Tasks: len(m.open), Iterations: 1,
-		Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed}
+	p := &PredictParams{Heuristic: m.cfg.Heuristic, ExtraReplicas: m.cfg.ExtraReplicas, Runs: 10, Seed: m.cfg.Seed}
+	p.TProg, p.TData, p.NCom, p.Tasks, p.Iterations = m.TProg(), m.TData(), m.cfg.NCom, len(m.open), 1
 	for _, w := range m.workers {
 		if w.known {
 			st := availability.Down

@@ -34,52 +34,102 @@ import (
 	"github.com/volsched/volsched/live/manifest"
 )
 
-// Options configure a master Server.
+// Options configure a master Server: `volsched master`'s flags, which
+// the CLI only maps (flag --ncom is NCom, and so on; errors name the flag).
 type Options struct {
-	App           *manifest.App
-	State         string       // state directory (CA, database, blobs, output)
-	Listen        string       // address to listen on (default ":7411")
-	Listener      net.Listener // when set, used instead of Listen
-	Hosts         []string     // extra host names / addresses for the certificate
-	Heuristic     Heuristic
-	NCom          int
-	Slot          time.Duration
-	Heartbeat     time.Duration // the workers' heart-beat period
-	DownAfter     time.Duration // missing heart-beats for this long: DOWN
-	ExtraReplicas int
-	Seed          uint64
-	Rate          int64 // when > 0, every blob GET is limited to Rate bytes/s (demos, tests)
-	MaxResult     int64 // largest result accepted (bytes; default 1 GiB)
-	NoUDPBeats    bool  // no heart-beats by UDP (live/beat): all on the sockets
-	Logger        *slog.Logger
+	App       *manifest.App // --app (loaded)
+	State     string        // --state: state directory (CA, database, blobs, output)
+	Listen    string        // --listen: address to listen on
+	Listener  net.Listener  // when set, used instead of Listen
+	Hosts     []string      // --host: extra host names / addresses for the certificate
+	Heuristic Heuristic     // --heuristic: one of the 17 of §6 or a registered one
+	NCom      int           // --ncom: at most NCom transfers at once
+	Slot      time.Duration // --slot: the model's time slot
+	Heartbeat time.Duration // --heartbeat: the workers' heart-beat period
+	// DownAfter (--down-after): missing heart-beats for this long: DOWN
+	// (0: 5 heart-beats).
+	DownAfter     time.Duration
+	ExtraReplicas int    // --replicas: additional copies of a task (§6.1)
+	Seed          uint64 // --seed: the random heuristics' seed
+	Rate          int64  // --rate: when > 0, every blob GET is limited to Rate bytes/s (demos, tests)
+	MaxResult     int64  // largest result accepted (bytes)
+	NoUDPBeats    bool   // --udp-heartbeats=false: no heart-beats by UDP (live/beat): all on the sockets
+	// Predictor predicts the time to finish the iteration for `status`
+	// (nil: no prediction).
+	Predictor Predictor
+	Logger    *slog.Logger // nil: none
 }
 
-// DefaultOptions fills the defaults of the unset fields.
-func (o *Options) defaults() {
-	if o.Listen == "" {
-		o.Listen = ":7411"
+// DefaultOptions are the defaults of `volsched master`'s flags.
+func DefaultOptions() Options {
+	return Options{Listen: ":7411", Heuristic: DefaultHeuristic, NCom: 10, Slot: time.Second, Heartbeat: time.Second,
+		ExtraReplicas: 2, Seed: 1, MaxResult: 1 << 30}
+}
+
+// withDefaults gives the zero options that cannot be zero their value in
+// DefaultOptions (a program may set only what it changes; ExtraReplicas
+// and Seed, which can be zero, keep their zero), and DownAfter 0 its 5
+// heart-beats.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.Listen == "" && o.Listener == nil {
+		o.Listen = d.Listen
 	}
 	if !o.Heuristic.Valid() {
-		o.Heuristic = DefaultHeuristic
+		o.Heuristic = d.Heuristic
 	}
 	if o.NCom == 0 {
-		o.NCom = 10
+		o.NCom = d.NCom
 	}
 	if o.Slot == 0 {
-		o.Slot = time.Second
+		o.Slot = d.Slot
 	}
 	if o.Heartbeat == 0 {
-		o.Heartbeat = time.Second
+		o.Heartbeat = d.Heartbeat
+	}
+	if o.MaxResult == 0 {
+		o.MaxResult = d.MaxResult
 	}
 	if o.DownAfter == 0 {
 		o.DownAfter = 5 * o.Heartbeat
 	}
-	if o.MaxResult == 0 {
-		o.MaxResult = 1 << 30
-	}
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	return o
+}
+
+// Validate checks the options as they are (New gives the zero ones their
+// defaults first; the CLI validates its flags' values, so that --ncom 0 is
+// refused, not taken for the default). Errors name the flag, the value and
+// what is wanted.
+func (o *Options) Validate() error {
+	switch {
+	case o.App == nil:
+		return errors.New("--app: no application, want the application's directory")
+	case o.State == "":
+		return errors.New("--state: none given, want the state directory")
+	case o.Listen == "" && o.Listener == nil:
+		return errors.New("--listen: empty, want an address (HOST:PORT or :PORT)")
+	case o.NCom < 1:
+		return fmt.Errorf("--ncom %d: want ≥ 1", o.NCom)
+	case o.Slot <= 0:
+		return fmt.Errorf("--slot %v: want a duration > 0", o.Slot)
+	case o.Heartbeat <= 0:
+		return fmt.Errorf("--heartbeat %v: want a duration > 0", o.Heartbeat)
+	case o.DownAfter < 0 || o.DownAfter != 0 && o.DownAfter <= o.Heartbeat:
+		return fmt.Errorf("--down-after %v: want more than --heartbeat %v (0: 5 heart-beats), or every worker is DOWN between two heart-beats", o.DownAfter, o.Heartbeat)
+	case o.ExtraReplicas < 0 || o.ExtraReplicas > 64:
+		return fmt.Errorf("--replicas %d: want 0..64", o.ExtraReplicas)
+	case o.Rate < 0:
+		return fmt.Errorf("--rate %d: want ≥ 0 bytes/s (0: no limit)", o.Rate)
+	case o.MaxResult <= 0:
+		return fmt.Errorf("largest result %d bytes: want > 0", o.MaxResult)
+	}
+	if !o.Heuristic.Valid() {
+		return fmt.Errorf("--heuristic: %v", errNoHeuristic)
+	}
+	return nil
 }
 
 // Server drives a Machine with a real clock, TLS sockets, SQLite and the
@@ -247,13 +297,14 @@ type persistReq struct {
 	measures *Saved
 }
 
-// New opens (creating on first start) the state directory: the CA and the
-// server certificate, the database, the blob store; it loads the
-// application's progress and measurements.
+// New checks the options (their zero ones take their defaults:
+// DefaultOptions), opens (creating on first start) the state directory:
+// the CA and the server certificate, the database, the blob store; it
+// loads the application's progress and measurements.
 func New(opt Options) (*Server, error) {
-	opt.defaults()
-	if opt.App == nil {
-		return nil, errors.New("no application")
+	opt = opt.withDefaults()
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(opt.State)
 	if err != nil {
@@ -1126,19 +1177,20 @@ func (s *Server) SubmitResult(ctx context.Context, req *connect.Request[livepb.S
 	return connect.NewResponse(&livepb.SubmitResultResponse{Accepted: true}), nil
 }
 
-// predict runs the slot simulator for Status outside the machine's loop,
-// at most once per 2 s (the result is kept meanwhile) and for at most 2,000
+// predict runs the Predictor for Status outside the machine's loop, at
+// most once per 2 s (the result is kept meanwhile) and for at most 2,000
 // workers.
 func (s *Server) predict(p *PredictParams) float64 {
 	s.predMu.Lock()
 	defer s.predMu.Unlock()
-	if p == nil || len(p.Chains) > 2000 {
+	if p == nil || len(p.Chains) > 2000 || s.opt.Predictor == nil {
 		return -1
 	}
 	if time.Since(s.predAt) < 2*time.Second {
 		return s.predLast
 	}
-	mean, _, err := Predict(*p)
+	f, err := s.opt.Predictor.Predict(*p)
+	mean := f.Mean
 	if err != nil {
 		s.log.Warn("prediction", "err", err)
 		mean = -1

@@ -43,6 +43,14 @@ type CPUProbe struct {
 	lastOurs  map[int]uint64
 }
 
+// validate checks the threshold (--reclaim-load).
+func (p *CPUProbe) validate() error {
+	if !(p.Threshold > 0 && p.Threshold <= 1) {
+		return fmt.Errorf("--reclaim-load %v: want a fraction of the CPUs in (0, 1]", p.Threshold)
+	}
+	return nil
+}
+
 func (p *CPUProbe) Reclaimed(ctx context.Context) bool {
 	total, busy, err := readProcStat()
 	if err != nil {

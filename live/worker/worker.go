@@ -3,10 +3,12 @@
 // its token and the verified content of its cache, then keeps a session:
 // heart-beats with its state (UP, or RECLAIMED when its owner wants the
 // machine back), the master's commands (fetch a blob, run a task copy,
-// cancel one), the results uploaded and submitted. While RECLAIMED the
-// task's process group is stopped (SIGSTOP) and transfers pause; back UP
-// the task continues (SIGCONT) and a paused transfer resumes, by a Range
-// request, once the master grants it a channel again.
+// cancel one), the results uploaded and submitted. Tasks run through the
+// task runner (internal/taskrun): in a process group of their own, killed
+// whole when cancelled and when the worker dies, SIGKILL included. While
+// RECLAIMED the task's process group is stopped (SIGSTOP) and transfers
+// pause; back UP the task continues (SIGCONT) and a paused transfer
+// resumes, by a Range request, once the master grants it a channel again.
 //
 // With an emulated chain the worker follows a 3-state Markov chain one draw
 // per slot: RECLAIMED as above, DOWN drops the connection, wipes the cache
@@ -27,51 +29,130 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"connectrpc.com/connect"
 
 	"github.com/volsched/volsched/availability"
 	"github.com/volsched/volsched/internal/blob"
+	"github.com/volsched/volsched/internal/taskrun"
 	"github.com/volsched/volsched/live/livepb"
 	"github.com/volsched/volsched/live/livepb/livepbconnect"
 	"github.com/volsched/volsched/live/manifest"
 )
 
-// Options configure a worker.
+// Options configure a worker: `volsched worker`'s flags, which the CLI
+// only maps (errors name the flag).
 type Options struct {
-	Master string      // https://host:port
-	Token  string      // the bearer token `volsched master token add` printed
-	Cache  string      // cache directory (blobs, programs, task working directories)
-	TLS    *tls.Config // pinned fingerprint or CA (pki.ClientConfigPinned / ClientConfigCA)
-	// Probe says whether the owner wants the machine (RECLAIMED); nil:
-	// never (only SetManual and emulation reclaim it).
+	Master string      // --master: https://host:port
+	Token  string      // --token: the bearer token `volsched master token add` printed
+	Cache  string      // --cache: cache directory (blobs, programs, task working directories)
+	TLS    *tls.Config // --fingerprint or --ca: pinned fingerprint or CA (pki.ClientConfigPinned / ClientConfigCA)
+	// Probe says whether the owner wants the machine (RECLAIMED; --reclaim,
+	// --reclaim-load, --reclaim-cmd: NewProbe); nil: never (only SetManual
+	// and emulation reclaim it).
 	Probe      Probe
-	ProbeEvery time.Duration
-	// Emulate, when set, makes the worker follow this chain one draw per
-	// slot (the master's slot), from EmulateStart, drawing from
-	// EmulateSeed.
-	Emulate      *availability.Chain
-	EmulateStart availability.State
-	EmulateSeed  uint64
-	// EmulateSlot is the emulation's slot; 0: the master's, learnt when
-	// the worker registers (a worker starting DOWN must be given it).
+	ProbeEvery time.Duration // --probe-every
+	// Emulate (--emulate), when set, makes the worker follow this chain
+	// one draw per slot (the master's slot), from EmulateStart (or, with
+	// EmulateStationary, a state drawn from the chain's stationary
+	// distribution), drawing from EmulateSeed; the Probe is then not used.
+	Emulate           *availability.Chain
+	EmulateStart      availability.State // --emulate-start u, r or d
+	EmulateStationary bool               // --emulate-start stationary
+	EmulateSeed       uint64             // --emulate-seed
+	// EmulateSlot (--emulate-slot) is the emulation's slot; 0: the
+	// master's, learnt when the worker registers (a worker that may start
+	// DOWN must be given it).
 	EmulateSlot time.Duration
-	// ExitWhenDone: return nil when the master says the application is
-	// finished (otherwise wait for a next one).
+	// ExitWhenDone (--exit-when-done): return nil when the master says the
+	// application is finished (otherwise wait for a next one).
 	ExitWhenDone bool
-	// NoUDPBeats: heart-beats on the session socket only, never by UDP
-	// datagram (live/beat), even when the master offers it.
+	// NoUDPBeats (--udp-heartbeats=false): heart-beats on the session
+	// socket only, never by UDP datagram (live/beat), even when the master
+	// offers it.
 	NoUDPBeats bool
-	// BeatAddr: send the heart-beat datagrams to this HOST:PORT instead of
-	// the master's host and the UDP port it gives (a port forwarded from
-	// another address).
+	// BeatAddr (--udp-heartbeat-addr): send the heart-beat datagrams to
+	// this HOST:PORT instead of the master's host and the UDP port it
+	// gives (a port forwarded from another address).
 	BeatAddr string
-	Logger   *slog.Logger
+	Logger   *slog.Logger // nil: none
 	// OnAccepted, when set, is called for every result the master
 	// acknowledged (tests check that each is durable).
 	OnAccepted func(iter, task int, digest string)
+}
+
+// DefaultReclaimLoad is --reclaim-load's default: RECLAIMED while other
+// processes use more than half the CPUs.
+const DefaultReclaimLoad = 0.5
+
+// DefaultOptions are the defaults of `volsched worker`'s flags (the
+// RECLAIMED probe: --reclaim cpu at DefaultReclaimLoad).
+func DefaultOptions() Options {
+	return Options{Probe: &CPUProbe{Threshold: DefaultReclaimLoad}, ProbeEvery: time.Second, EmulateSeed: 1}
+}
+
+// NewProbe is the RECLAIMED probe of --reclaim NAME (cpu: other processes
+// use more than load of the CPUs; none) or, when cmd is not empty, of
+// --reclaim-cmd (RECLAIMED while the shell command exits 0). None: nil.
+func NewProbe(name string, load float64, cmd string) (Probe, error) {
+	switch {
+	case cmd != "":
+		return &CmdProbe{Cmd: cmd}, nil
+	case name == "cpu":
+		p := &CPUProbe{Threshold: load}
+		return p, p.validate()
+	case name == "none":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--reclaim %q: want cpu or none", name)
+}
+
+// Validate checks the options as they are (New gives ProbeEvery 0 its
+// default first; the CLI validates its flags' values). Errors name the
+// flag, the value and what is wanted.
+func (o *Options) Validate() error {
+	switch {
+	case o.Master == "":
+		return errors.New("--master is empty, want the master's URL (https://HOST:PORT)")
+	case !strings.HasPrefix(o.Master, "https://"):
+		return fmt.Errorf("--master %q: want an https:// URL", o.Master)
+	case o.Token == "":
+		return errors.New("--token is empty, want the token `volsched master token add NAME` printed")
+	case o.TLS == nil:
+		return errors.New("no TLS trust: give --fingerprint (the master prints it) or --ca FILE")
+	case o.Cache == "":
+		return errors.New("--cache is empty, want a directory")
+	case o.ProbeEvery <= 0:
+		return fmt.Errorf("--probe-every %v: want a duration > 0", o.ProbeEvery)
+	}
+	if o.BeatAddr != "" {
+		if _, _, err := net.SplitHostPort(o.BeatAddr); err != nil {
+			return fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", o.BeatAddr, err)
+		}
+	}
+	if p, ok := o.Probe.(*CPUProbe); ok && o.Emulate == nil {
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
+	if o.Emulate == nil {
+		return nil
+	}
+	if err := o.Emulate.Validate("--emulate chain"); err != nil {
+		return err
+	}
+	switch {
+	case o.EmulateSlot < 0:
+		return fmt.Errorf("--emulate-slot %v: want ≥ 0 (0: the master's slot, learnt at registration)", o.EmulateSlot)
+	case o.EmulateSlot == 0 && (o.EmulateStationary || o.EmulateStart == availability.Down):
+		start := "d"
+		if o.EmulateStationary {
+			start = "stationary" // (which may draw DOWN)
+		}
+		return fmt.Errorf("--emulate-start %s needs --emulate-slot (the master's --slot): a worker starting DOWN learns the slot only when it registers", start)
+	}
+	return nil
 }
 
 // Worker is one worker process's state.
@@ -137,39 +218,23 @@ func (w *Worker) sinceBack() []*livepb.StateSince {
 // ErrAuth is returned by Run when the master refuses the token.
 var ErrAuth = errors.New("the master refused the token (wrong or revoked)")
 
-// New prepares a worker (its cache directory is created).
+// New checks the options and prepares a worker (its cache directory is
+// created).
 func New(opt Options) (*Worker, error) {
-	if opt.Master == "" {
-		return nil, errors.New("--master is empty, want the master's URL (https://HOST:PORT)")
+	if opt.ProbeEvery == 0 {
+		opt.ProbeEvery = DefaultOptions().ProbeEvery
 	}
-	if !strings.HasPrefix(opt.Master, "https://") {
-		return nil, fmt.Errorf("--master %q: want an https:// URL", opt.Master)
-	}
-	if opt.Token == "" {
-		return nil, errors.New("--token is empty, want the token `volsched master token add NAME` printed")
-	}
-	if opt.TLS == nil {
-		return nil, errors.New("no TLS trust: give --fingerprint (the master prints it) or --ca FILE")
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opt.BeatAddr != "" {
-		if _, _, err := net.SplitHostPort(opt.BeatAddr); err != nil {
-			return nil, fmt.Errorf("--udp-heartbeat-addr %q: want HOST:PORT (%v)", opt.BeatAddr, err)
-		}
-	}
-	if opt.Cache == "" {
-		return nil, errors.New("--cache is empty, want a directory")
 	}
 	abs, err := filepath.Abs(opt.Cache)
 	if err != nil {
 		return nil, err
 	}
 	opt.Cache = abs
-	if opt.ProbeEvery == 0 {
-		opt.ProbeEvery = time.Second
-	}
 	st, err := blob.Open(filepath.Join(opt.Cache, "blobs"))
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %v", opt.Cache, err)
@@ -186,19 +251,31 @@ func New(opt Options) (*Worker, error) {
 	w := &Worker{opt: opt, log: opt.Logger, blobs: st, http: hc, changed: make(chan struct{}, 1), haveSlot: make(chan struct{})}
 	w.client = livepbconnect.NewMasterClient(hc, strings.TrimRight(opt.Master, "/"))
 	if opt.Emulate != nil {
-		if err := opt.Emulate.Validate("--emulate chain"); err != nil {
-			return nil, err
+		w.opt.Probe = nil // the chain decides
+		if opt.EmulateStationary {
+			w.opt.EmulateStart = stationaryStart(*opt.Emulate, opt.EmulateSeed)
 		}
-		if opt.EmulateSlot < 0 || (opt.EmulateStart == availability.Down && opt.EmulateSlot == 0) {
-			return nil, fmt.Errorf("--emulate-slot %v: an emulated worker starting DOWN must be given the master's slot (> 0): it learns it only when it registers", opt.EmulateSlot)
-		}
-		w.emuState.Store(int32(opt.EmulateStart))
+		w.emuState.Store(int32(w.opt.EmulateStart))
 		if opt.EmulateSlot > 0 {
 			w.slot.Store(int64(opt.EmulateSlot))
 			w.slotOnce.Do(func() { close(w.haveSlot) })
 		}
 	}
 	return w, nil
+}
+
+// stationaryStart draws an emulated worker's first state from its chain's
+// stationary distribution (the stream (seed, 1); the emulation's draws use
+// another).
+func stationaryStart(c availability.Chain, seed uint64) availability.State {
+	pi := c.Stationary()
+	switch u := rand.New(rand.NewPCG(seed, 1)).Float64(); {
+	case u < pi[0]:
+		return availability.Up
+	case u < pi[0]+pi[1]:
+		return availability.Reclaimed
+	}
+	return availability.Down
 }
 
 // SetManual sets or clears the manual RECLAIMED state (SIGUSR1/SIGUSR2).
@@ -380,14 +457,10 @@ type fetchState struct {
 }
 
 type processState struct {
-	pid        int
-	started    time.Time
-	stoppedAt  time.Time
-	stopped    time.Duration
-	stderr     *tailBuffer
-	workDir    string
-	output     string
-	cancelProc context.CancelFunc
+	task    *taskrun.Task
+	log     string // the task's standard output and error, beside workDir
+	workDir string
+	output  string
 }
 
 type fetchResult struct {
@@ -399,7 +472,7 @@ type fetchResult struct {
 
 type procResult struct {
 	cp  *copyState
-	err error
+	res taskrun.Result
 }
 
 type submitResult struct {
@@ -578,12 +651,9 @@ func (s *sess) setState(st availability.State) {
 	for _, cp := range s.copies {
 		if p := cp.cmd; p != nil {
 			if st == availability.Reclaimed {
-				syscall.Kill(-p.pid, syscall.SIGSTOP)
-				p.stoppedAt = time.Now()
-			} else if !p.stoppedAt.IsZero() {
-				syscall.Kill(-p.pid, syscall.SIGCONT)
-				p.stopped += time.Since(p.stoppedAt)
-				p.stoppedAt = time.Time{}
+				p.task.Stop()
+			} else {
+				p.task.Continue()
 			}
 		}
 		if st == availability.Reclaimed {
@@ -670,8 +740,7 @@ func (s *sess) kill(cp *copyState) {
 		cp.fetch.cancel()
 	}
 	if p := cp.cmd; p != nil {
-		syscall.Kill(-p.pid, syscall.SIGKILL)
-		p.cancelProc()
+		p.task.Kill()
 	}
 	cp.done = true
 }
@@ -807,23 +876,21 @@ func (s *sess) start(cp *copyState) error {
 	if err := copyFile(s.w.blobs.Path(cp.run.InputDigest), in); err != nil {
 		return err
 	}
-	pctx, pcancel := context.WithCancel(s.ctx)
-	p := &processState{workDir: wd, output: filepath.Join(wd, "OUTPUT"), stderr: &tailBuffer{max: 4096}, cancelProc: pcancel}
-	cmd := manifest.TaskCommand(pctx, prog, in, p.output, wd, int(cp.run.Iteration), cp.run.Name, s.env)
-	cmd.Stderr = p.stderr
-	cmd.Stdout = p.stderr
-	if err := cmd.Start(); err != nil {
-		pcancel()
+	p := &processState{workDir: wd, log: wd + ".log", output: filepath.Join(wd, "OUTPUT")}
+	spec := manifest.TaskSpec(prog, in, p.output, wd, int(cp.run.Iteration), cp.run.Name, s.env)
+	spec.Stdout, spec.Stderr = p.log, p.log
+	task, err := taskrun.Start(s.ctx, spec)
+	if err != nil {
 		return err
 	}
-	p.pid, p.started = cmd.Process.Pid, time.Now()
+	p.task = task
 	cp.cmd = p
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		err := cmd.Wait()
+		res := task.Wait()
 		select {
-		case s.procs <- procResult{cp: cp, err: err}:
+		case s.procs <- procResult{cp: cp, res: res}:
 		case <-s.ctx.Done():
 		}
 	}()
@@ -833,20 +900,18 @@ func (s *sess) start(cp *copyState) error {
 func (s *sess) exited(r procResult) {
 	cp := r.cp
 	p := cp.cmd
-	p.cancelProc()
+	tail := taskrun.ReadTail(p.log, 4096)
+	os.Remove(p.log)
 	if cp.done { // cancelled
 		os.RemoveAll(p.workDir)
 		return
 	}
-	if !p.stoppedAt.IsZero() {
-		p.stopped += time.Since(p.stoppedAt)
-	}
-	compute := time.Since(p.started) - p.stopped
+	compute := r.res.Running
 	cp.done = true
-	if r.err != nil {
-		msg := fmt.Sprintf("%s %s: %v", cp.run.Name, "exited", r.err)
-		if t := p.stderr.String(); t != "" {
-			msg += "; last stderr lines:\n" + manifest.Tail([]byte(t), 10)
+	if r.res.Err != nil {
+		msg := fmt.Sprintf("%s %s: %v", cp.run.Name, "exited", r.res.Err)
+		if tail != "" {
+			msg += "; last stderr lines:\n" + manifest.Tail([]byte(tail), 10)
 		}
 		os.RemoveAll(p.workDir)
 		s.report(cp, msg)
@@ -991,27 +1056,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, data, 0o644)
-}
-
-// tailBuffer keeps the last max bytes written.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

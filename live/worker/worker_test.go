@@ -96,12 +96,3 @@ func TestProgramPathVerifies(t *testing.T) {
 		t.Fatal()
 	}
 }
-
-func TestTailBuffer(t *testing.T) {
-	b := &tailBuffer{max: 5}
-	b.Write([]byte("abc"))
-	b.Write([]byte("defg"))
-	if b.String() != "cdefg" {
-		t.Fatalf("%q", b.String())
-	}
-}

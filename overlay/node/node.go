@@ -112,86 +112,42 @@ type Config struct {
 	Seed uint64
 }
 
-// defaults fills the zero fields and checks the others.
-func (c *Config) defaults() error {
-	if c.Clustering != nil || c.Cells != nil {
-		return errors.New("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the daemons run Fig. 3 with the overlay's cells")
+// DefaultConfig are the defaults of `volsched node`'s flags, but for the
+// policy's options (Options, Bandwidth), whose defaults are the policy's
+// (withDefaults).
+func DefaultConfig() Config {
+	return Config{Mem: 1024, Disk: 10240, Power: 1000, Slots: 1, Heartbeat: time.Second, Detect: time.Minute, StartGrace: 30 * time.Second, Retry: time.Second}
+}
+
+// withDefaults gives the zero fields their defaults: DefaultConfig's,
+// DeadAfter 4 heart-beats, the policy's (Options.WithDefaults; Bandwidth
+// 0: Policy.DefaultBandwidth, < 0: unlimited), a wall clock and a process
+// runner. A program sets only what it changes.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	for _, f := range []struct{ v, def *float64 }{{&c.Mem, &d.Mem}, {&c.Disk, &d.Disk}, {&c.Power, &d.Power}} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
 	}
+	for _, f := range []struct{ v, def *time.Duration }{{&c.Heartbeat, &d.Heartbeat}, {&c.Detect, &d.Detect}, {&c.StartGrace, &d.StartGrace}, {&c.Retry, &d.Retry}} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	if c.Slots == 0 {
+		c.Slots = d.Slots
+	}
+	if c.DeadAfter == 0 {
+		c.DeadAfter = 4 * c.Heartbeat
+	}
+	// The policy's.
 	c.Options = c.Options.WithDefaults()
-	if err := c.Options.Validate(); err != nil {
-		return err
-	}
 	switch {
 	case c.Bandwidth == 0:
 		c.Bandwidth = c.Policy.DefaultBandwidth()
 	case c.Bandwidth < 0:
 		c.Bandwidth = 0
-	case math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0):
-		return fmt.Errorf("bandwidth %g B/s: want a finite value", c.Bandwidth)
-	}
-	if c.State == "" {
-		return errors.New("state directory: none given")
-	}
-	abs, err := filepath.Abs(c.State)
-	if err != nil {
-		return fmt.Errorf("state directory %s: %w", c.State, err)
-	}
-	c.State = abs
-	if c.CA == nil || len(c.Cert.Certificate) == 0 {
-		return errors.New("credentials: a certificate and the cluster's CA are needed")
-	}
-	if c.Mem == 0 {
-		c.Mem = 1024
-	}
-	if c.Disk == 0 {
-		c.Disk = 10240
-	}
-	if c.Power == 0 {
-		c.Power = 1000
-	}
-	if c.Slots == 0 {
-		c.Slots = 1
-	}
-	for _, x := range []struct {
-		n string
-		v float64
-	}{{"memory", c.Mem}, {"disk", c.Disk}, {"power", c.Power}} {
-		if !(x.v > 0) || math.IsInf(x.v, 0) {
-			return fmt.Errorf("%s %g: want a finite value > 0", x.n, x.v)
-		}
-	}
-	if c.Slots < 1 || c.Slots > 1024 {
-		return fmt.Errorf("slots %d: want 1 to 1024", c.Slots)
-	}
-	if c.Heartbeat == 0 {
-		c.Heartbeat = time.Second
-	}
-	if c.Heartbeat < time.Millisecond || c.Heartbeat > time.Hour {
-		return fmt.Errorf("heartbeat %v: want 1ms to 1h", c.Heartbeat)
-	}
-	if c.DeadAfter == 0 {
-		c.DeadAfter = 4 * c.Heartbeat
-	}
-	if c.DeadAfter < 2*c.Heartbeat {
-		return fmt.Errorf("dead-after %v: want at least two heartbeats (%v)", c.DeadAfter, 2*c.Heartbeat)
-	}
-	if c.StartGrace == 0 {
-		c.StartGrace = 30 * time.Second
-	}
-	if c.StartGrace < 0 {
-		return fmt.Errorf("start grace %v: want >= 0", c.StartGrace)
-	}
-	if c.Detect == 0 {
-		c.Detect = time.Minute
-	}
-	if c.Detect < c.DeadAfter {
-		return fmt.Errorf("detect %v: want at least dead-after (%v)", c.Detect, c.DeadAfter)
-	}
-	if c.Retry == 0 {
-		c.Retry = time.Second
-	}
-	if c.Retry < 0 {
-		return fmt.Errorf("retry %v: want > 0", c.Retry)
 	}
 	if c.Clock == nil {
 		c.Clock = wallClock{}
@@ -199,8 +155,76 @@ func (c *Config) defaults() error {
 	if c.Runner == nil {
 		c.Runner = ProcessRunner{}
 	}
-	if len(c.Peers) > 0 && len(c.Join) > 0 {
-		return errors.New("peers and join: give one or the other")
+	return c
+}
+
+// Validate checks the configuration as it is (New gives the zero fields
+// their defaults first; the CLI validates its flags' values, so that
+// --mem 0 is refused, not taken for the default). Errors name the flag of
+// `volsched node`, the value and what is wanted.
+func (c *Config) Validate() error {
+	// The policy's (overlay.Options): --sfmax 0 is the policy's default,
+	// --beta is checked as given; the options that are no flags of the
+	// command (Samples, Horizon) may be zero (the policy's).
+	if c.Clustering != nil || c.Cells != nil {
+		return errors.New("clustering and cells: the authors' variants (package overlay/stars) are options of the accuracy experiment; the daemons run Fig. 3 with the overlay's cells")
+	}
+	if !c.Policy.Valid() {
+		return fmt.Errorf("--policy: none given, want %s", overlay.PolicyNames())
+	}
+	if c.SFMax < 0 || c.SFMax > overlay.MaxSFMax {
+		return fmt.Errorf("--sfmax %d: want 0 (the policy's default) or 1 to %d", c.SFMax, overlay.MaxSFMax)
+	}
+	if !(c.Beta > 0 && c.Beta <= 1) {
+		return fmt.Errorf("--beta %g: want a value in (0, 1]", c.Beta)
+	}
+	if err := c.Options.WithDefaults().Validate(); err != nil {
+		return err
+	}
+	if math.IsNaN(c.Bandwidth) || math.IsInf(c.Bandwidth, 0) {
+		return fmt.Errorf("--bandwidth %g: want a finite value (B/s; 0: the policy's default, < 0: none)", c.Bandwidth)
+	}
+	// The node's.
+	if c.Listener == nil {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			return fmt.Errorf("--listen %q: want host:port", c.Listen)
+		}
+	}
+	if c.Advertise != "" {
+		if err := validNodeAddr("--advertise", c.Advertise); err != nil {
+			return err
+		}
+	}
+	if c.State == "" {
+		return errors.New("--state: none given, want the state directory")
+	}
+	if c.CA == nil || len(c.Cert.Certificate) == 0 {
+		return errors.New("--creds: a certificate and the cluster's CA are needed")
+	}
+	for _, x := range []struct {
+		flag string
+		v    float64
+	}{{"mem", c.Mem}, {"disk", c.Disk}, {"power", c.Power}} {
+		if !(x.v > 0) || math.IsInf(x.v, 0) {
+			return fmt.Errorf("--%s %g: want a finite value > 0", x.flag, x.v)
+		}
+	}
+	if c.Slots < 1 || c.Slots > 1024 {
+		return fmt.Errorf("--slots %d: want 1 to 1024", c.Slots)
+	}
+	switch {
+	case c.Heartbeat < time.Millisecond || c.Heartbeat > time.Hour:
+		return fmt.Errorf("--heartbeat %v: want 1ms to 1h", c.Heartbeat)
+	case c.DeadAfter < 0 || c.DeadAfter != 0 && c.DeadAfter < 2*c.Heartbeat:
+		return fmt.Errorf("--dead-after %v: want at least two heartbeats (%v; 0: four)", c.DeadAfter, 2*c.Heartbeat)
+	case c.Detect <= 0 || c.Detect < c.DeadAfter || c.DeadAfter == 0 && c.Detect < 4*c.Heartbeat:
+		return fmt.Errorf("--detect %v: want at least --dead-after (%v)", c.Detect, max(c.DeadAfter, 4*c.Heartbeat))
+	case c.StartGrace <= 0:
+		return fmt.Errorf("--start-grace %v: want a duration > 0", c.StartGrace)
+	case c.Retry <= 0:
+		return fmt.Errorf("--retry %v: want a duration > 0", c.Retry)
+	case len(c.Peers) > 0 && len(c.Join) > 0:
+		return errors.New("--join and --peers both given: want one")
 	}
 	return nil
 }
@@ -299,12 +323,19 @@ type ConfigError struct{ Err error }
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// New checks the configuration (a *ConfigError if it is wrong), opens the
-// state and the listener. Start runs it.
+// New checks the configuration (a *ConfigError if it is wrong; its zero
+// fields take their defaults first), opens the state and the listener.
+// Start runs it.
 func New(cfg Config) (*Node, error) {
-	if err := cfg.defaults(); err != nil {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
 		return nil, &ConfigError{err}
 	}
+	abs, err := filepath.Abs(cfg.State)
+	if err != nil {
+		return nil, &ConfigError{fmt.Errorf("--state %s: %w", cfg.State, err)}
+	}
+	cfg.State = abs
 	rules, err := overlay.NewRules(cfg.Options)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -313,16 +344,8 @@ func New(cfg Config) (*Node, error) {
 	if codec == nil {
 		codec = defaultCodec()
 	}
-	if cfg.Advertise != "" {
-		if err := validNodeAddr("advertised address", cfg.Advertise); err != nil {
-			return nil, &ConfigError{err}
-		}
-	}
 	ln := cfg.Listener
 	if ln == nil {
-		if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
-			return nil, &ConfigError{fmt.Errorf("listen address %q: want host:port", cfg.Listen)}
-		}
 		ln, err = net.Listen("tcp", cfg.Listen)
 		if err != nil {
 			var oe *net.OpError

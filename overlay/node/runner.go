@@ -1,12 +1,10 @@
 package node
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os/exec"
-	"syscall"
-	"time"
+	"os"
+
+	"github.com/volsched/volsched/internal/taskrun"
 )
 
 // RunSpec is one task to run: `Program Input Output` in Dir.
@@ -30,66 +28,33 @@ type Runner interface {
 	Run(ctx context.Context, s RunSpec) RunResult
 }
 
-// ProcessRunner runs a task as a process in its own process group (killed
-// whole when the task is cancelled), with no standard input.
+// ProcessRunner runs a task as a process through the task runner
+// (internal/taskrun), with no standard input: in a process group of its
+// own, killed whole when the task is cancelled, when it ends (what it left
+// running) and when the daemon dies, SIGKILL included.
 type ProcessRunner struct{}
 
 func (ProcessRunner) Run(ctx context.Context, s RunSpec) RunResult {
-	cmd := exec.Command(s.Program, s.Input, s.Output)
-	cmd.Dir = s.Dir
-	var stderr tailBuffer
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	stderr := s.Dir + ".stderr" // beside the task's directory, not in it
+	defer os.Remove(stderr)
+	task, err := taskrun.Start(ctx, taskrun.Spec{Path: s.Program, Args: []string{s.Input, s.Output}, Dir: s.Dir, Stderr: stderr})
+	if err != nil {
 		return RunResult{Exit: -1, Err: "start: " + err.Error()}
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case err = <-waited:
-		case <-time.After(5 * time.Second):
-		}
+	r := task.Wait()
+	switch {
+	case r.End == taskrun.Cancelled:
 		return RunResult{Exit: -1, Err: "cancelled"}
-	}
-	if err == nil {
+	case r.OK():
 		return RunResult{}
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code := ee.ExitCode()
-		if code < 0 {
-			code = 128
-		}
-		msg := stderr.String()
-		if msg == "" {
-			msg = err.Error()
-		}
-		return RunResult{Exit: code, Err: msg}
+	code := r.Exit
+	if code < 0 {
+		code = 128 // a signal
 	}
-	return RunResult{Exit: -1, Err: err.Error()}
-}
-
-// tailBuffer keeps the last 4 KiB written to it.
-type tailBuffer struct{ b bytes.Buffer }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b.Write(p)
-	if t.b.Len() > 8192 {
-		rest := t.b.Bytes()[t.b.Len()-4096:]
-		t.b = *bytes.NewBuffer(append([]byte(nil), rest...))
+	msg := taskrun.ReadTail(stderr, 4096)
+	if msg == "" {
+		msg = r.Err.Error()
 	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	b := t.b.Bytes()
-	if len(b) > 4096 {
-		b = b[len(b)-4096:]
-	}
-	return string(b)
+	return RunResult{Exit: code, Err: msg}
 }

@@ -51,7 +51,7 @@ func run(w io.Writer, dir string, trials int) error {
 	if err != nil {
 		return err
 	}
-	real := slotsim.NewRealization(slotsim.Markov(in.Chains, opt.Initial, stream.New(2))) // one realization for all
+	real := slotsim.Realize(availability.ChainSources(in.Chains, opt.Initial, stream.New(2))) // one realization for all
 	fmt.Fprintln(w, "slot simulator, one availability realization of a §7 instance (20 workers, 10 tasks × 10 iterations):")
 	for _, h := range []iterative.Heuristic{guard.Heuristic, iterative.EMCTStar, iterative.EMCT} {
 		var log []slotsim.Event

@@ -4,8 +4,8 @@ package node
 
 import "syscall"
 
-// procAttr puts a task in its own process group (killed whole when the
-// task is cancelled).
+// procAttr: only Linux ties a child's life to its parent's; the tests'
+// deferred kills stop the daemons elsewhere.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
